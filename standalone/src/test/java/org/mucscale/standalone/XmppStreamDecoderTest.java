@@ -1,0 +1,180 @@
+package org.mucscale.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.mucscale.engine.stanza.XmlElement;
+
+class XmppStreamDecoderTest {
+    private static final String HEADER = "<?xml version='1.0'?><stream:stream xmlns:stream='http://etherx.jabber.org/streams'"
+            + " xmlns='jabber:component:accept' from='muc.example.test' id='abc123'>";
+
+    private final List<Object> events = new ArrayList<>();
+    private final XmppStreamDecoder.Listener listener = new XmppStreamDecoder.Listener() {
+        @Override
+        public void streamOpened(Map<String, String> attributes) {
+            events.add(attributes);
+        }
+
+        @Override
+        public void element(XmlElement element) {
+            events.add(element);
+        }
+
+        @Override
+        public void streamClosed() {
+            events.add("closed");
+        }
+    };
+
+    private void feed(XmppStreamDecoder d, String text) throws Exception {
+        d.feed(ByteBuffer.wrap(text.getBytes(StandardCharsets.UTF_8)), listener);
+    }
+
+    @Test
+    void feed_oneByteAtATime_yieldsHeaderStanzasAndClose() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        String all = HEADER + "<message to='r@muc.example.test' from='a@example.test/x' type='groupchat'>"
+                + "<body>h\u00e9llo \uD83D\uDE00 &amp; &lt;</body><x xmlns='urn:other'><y/></x></message>  "
+                + "<handshake/></stream:stream>";
+        for (byte b : all.getBytes(StandardCharsets.UTF_8)) {
+            d.feed(ByteBuffer.wrap(new byte[] {b}), listener);
+        }
+        assertThat(events).hasSize(4);
+        @SuppressWarnings("unchecked")
+        Map<String, String> header = (Map<String, String>) events.get(0);
+        assertThat(header).containsEntry("id", "abc123").containsEntry("from", "muc.example.test");
+        XmlElement message = (XmlElement) events.get(1);
+        assertThat(message.namespace()).isNull();
+        assertThat(message.attribute("type")).isEqualTo("groupchat");
+        assertThat(message.childText("body")).isEqualTo("h\u00e9llo \uD83D\uDE00 & <");
+        assertThat(message.child("x").namespace()).isEqualTo("urn:other");
+        assertThat(message.child("x").child("y").namespace()).isNull();
+        assertThat(message.toXml()).isEqualTo("<message to=\"r@muc.example.test\" from=\"a@example.test/x\" "
+                + "type=\"groupchat\"><body>h\u00e9llo \uD83D\uDE00 &amp; &lt;</body><x xmlns=\"urn:other\"><y/></x>"
+                + "</message>");
+        assertThat(((XmlElement) events.get(2)).name()).isEqualTo("handshake");
+        assertThat(events.get(3)).isEqualTo("closed");
+        assertThat(d.isClosed()).isTrue();
+    }
+
+    @Test
+    void feed_streamError_isReportedAsElementInStreamNamespace() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        feed(d, HEADER + "<stream:error><not-authorized xmlns='urn:ietf:params:xml:ns:xmpp-streams'/></stream:error>");
+        XmlElement error = (XmlElement) events.get(1);
+        assertThat(error.name()).isEqualTo("error");
+        assertThat(error.namespace()).isEqualTo(XmppStreamDecoder.STREAM_NS);
+        assertThat(error.child("not-authorized").namespace()).isEqualTo("urn:ietf:params:xml:ns:xmpp-streams");
+    }
+
+    @Test
+    void feed_stanzaOverLimitInOneChunk_failsWithPolicyViolation() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(1000);
+        feed(d, HEADER);
+        assertThatThrownBy(() -> feed(d, "<message><body>" + "x".repeat(2000) + "</body></message>"))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("policy-violation"));
+    }
+
+    @Test
+    void feed_unfinishedStanzaGrowingPastLimit_failsBeforeItEnds() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(1000);
+        feed(d, HEADER + "<message><body>");
+        for (int i = 0; i < 9; i++) {
+            feed(d, "x".repeat(100));
+        }
+        assertThatThrownBy(() -> feed(d, "x".repeat(100)))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("policy-violation"));
+        assertThat(events).hasSize(1);
+    }
+
+    @Test
+    void feed_hugeUnfinishedStartTag_failsWithPolicyViolation() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(1000);
+        feed(d, HEADER + "<message a='");
+        assertThatThrownBy(() -> feed(d, "y".repeat(2000)))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("policy-violation"));
+    }
+
+    @Test
+    void feed_manyStanzasEachUnderLimit_totalOverLimit_allAccepted() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(1000);
+        feed(d, HEADER);
+        for (int i = 0; i < 100; i++) {
+            feed(d, "<message><body>" + "x".repeat(500) + "</body></message> ");
+        }
+        assertThat(events).hasSize(101);
+    }
+
+    @Test
+    void feed_malformedXml_failsWithNotWellFormed() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        feed(d, HEADER + "<message><body>ok</body></message>");
+        assertThatThrownBy(() -> feed(d, "<message><body></message>"))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("not-well-formed"));
+        assertThat(events).hasSize(2);
+    }
+
+    @Test
+    void feed_invalidUtf8_failsWithNotWellFormed() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        feed(d, HEADER + "<message><body>");
+        assertThatThrownBy(() -> d.feed(ByteBuffer.wrap(new byte[] {(byte) 0xC3, (byte) 0x28, '<', '/'}), listener))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("not-well-formed"));
+    }
+
+    @Test
+    void feed_deepNesting_failsWithPolicyViolation() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(100_000);
+        feed(d, HEADER);
+        assertThatThrownBy(() -> feed(d, "<a>".repeat(XmppStreamDecoder.MAX_DEPTH + 2)))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("policy-violation"));
+    }
+
+    @Test
+    void feed_comment_failsWithRestrictedXml() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        feed(d, HEADER);
+        assertThatThrownBy(() -> feed(d, "<message><!-- hi --></message>"))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("restricted-xml"));
+    }
+
+    @Test
+    void feed_doctype_failsBeforeAnyEntityExpansion() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        assertThatThrownBy(() -> feed(d, "<?xml version='1.0'?><!DOCTYPE lol [<!ENTITY a 'aaaa'>]>"
+                + "<stream:stream xmlns:stream='http://etherx.jabber.org/streams'>"))
+                .isInstanceOf(XmppStreamDecoder.StreamErrorException.class);
+    }
+
+    @Test
+    void feed_wrongRootElement_failsWithInvalidNamespace() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        assertThatThrownBy(() -> feed(d, "<html>"))
+                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
+                        e -> assertThat(e.condition()).isEqualTo("invalid-namespace"));
+    }
+
+    @Test
+    void feed_prefixedAttribute_keepsItsDeclarationSoItCanBeWrittenAgain() throws Exception {
+        XmppStreamDecoder d = new XmppStreamDecoder(4096);
+        feed(d, HEADER + "<message xml:lang='en'><x xmlns='urn:a' xmlns:p='urn:p' p:q='1'/></message>");
+        XmlElement m = (XmlElement) events.get(1);
+        assertThat(m.attribute("xml:lang")).isEqualTo("en");
+        assertThat(m.child("x").attribute("p:q")).isEqualTo("1");
+        assertThat(m.child("x").attribute("xmlns:p")).isEqualTo("urn:p");
+    }
+}
