@@ -1,0 +1,20 @@
+package org.mucscale.standalone;
+
+/**
+ * Counters of one component connection, since it was created (all reconnects included).
+ *
+ * @param stanzasReceived stanzas handed to the engine
+ * @param stanzasSent stanzas written to the server's queue
+ * @param bytesSent bytes written to the server's queue
+ * @param outboundDroppedQueueFull stanzas not sent because the write queue was full (policy DROP_NEWEST or RECONNECT)
+ * @param outboundDroppedDisconnected stanzas not sent because no stream was up at that moment
+ * @param streamErrorsSent stream errors we sent (malformed or oversized input)
+ * @param streamErrorsReceived stream errors the server sent
+ * @param handshakes successful handshakes (1 + reconnects that succeeded)
+ * @param connectFailures failed connection or handshake attempts
+ * @param handlerFailures stanzas the engine threw on (logged; the stream goes on)
+ */
+public record ComponentStats(long stanzasReceived, long stanzasSent, long bytesSent, long outboundDroppedQueueFull,
+                             long outboundDroppedDisconnected, long streamErrorsSent, long streamErrorsReceived,
+                             long handshakes, long connectFailures, long handlerFailures) {
+}

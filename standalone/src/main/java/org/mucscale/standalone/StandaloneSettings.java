@@ -1,0 +1,132 @@
+package org.mucscale.standalone;
+
+import java.time.Duration;
+import java.util.List;
+import org.mucscale.engine.config.Setting;
+
+/**
+ * Settings of the standalone XEP-0114 component ({@code mucscale.standalone.*}). The config file holds these next
+ * to the engine's own {@code mucscale.*} keys; an unknown {@code mucscale.} key is refused so a typo is not ignored.
+ */
+public final class StandaloneSettings {
+    private StandaloneSettings() {
+    }
+
+    /** What happens to an outbound stanza when the connection's write queue is full. */
+    public enum WriteQueueOverflow {
+        /** The new stanza is not written; counted in {@code outboundDroppedQueueFull} and logged. */
+        DROP_NEWEST,
+        /** The stream is closed and reopened (the server sees the component go and come back); counted and logged. */
+        RECONNECT
+    }
+
+    public static final Setting<String> SERVER_HOST = Setting.ofString("mucscale.standalone.server-host", "127.0.0.1",
+            false, "Host name or address of the XMPP server's component port.", StandaloneSettings::hostRule);
+
+    public static final Setting<Integer> SERVER_PORT = Setting.ofInt("mucscale.standalone.server-port", 5275, 1, 65535,
+            false, "TCP port where the XMPP server accepts XEP-0114 components.");
+
+    public static final Setting<String> COMPONENT_DOMAIN = Setting.ofString("mucscale.standalone.component-domain",
+            "conference.localhost", false,
+            "The component's domain as configured on the server; rooms live at room@<this domain>.",
+            StandaloneSettings::domainRule);
+
+    public static final Setting<String> COMPONENT_SECRET = Setting.ofString("mucscale.standalone.component-secret", "",
+            false, "The shared secret the server expects for this component (required).");
+
+    public static final Setting<String> DATABASE_URL = Setting.ofString("mucscale.standalone.database-url",
+            "jdbc:hsqldb:file:mucscale-data/mucscale;shutdown=true", false,
+            "JDBC URL of the database for persistent rooms and history; embedded HSQLDB file database by default.",
+            StandaloneSettings::jdbcRule);
+
+    public static final Setting<String> DATABASE_USER = Setting.ofString("mucscale.standalone.database-user", "SA",
+            false, "Database user name.");
+
+    public static final Setting<String> DATABASE_PASSWORD = Setting.ofString("mucscale.standalone.database-password",
+            "", false, "Database password.");
+
+    public static final Setting<Duration> CONNECT_TIMEOUT = Setting.ofDuration("mucscale.standalone.connect-timeout",
+            Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMinutes(5), false,
+            "How long one attempt to open the TCP connection to the server may take.");
+
+    public static final Setting<Duration> HANDSHAKE_TIMEOUT = Setting.ofDuration(
+            "mucscale.standalone.handshake-timeout", Duration.ofSeconds(10), Duration.ofMillis(100),
+            Duration.ofMinutes(5), false,
+            "How long the server may take to answer the stream header and the handshake before the attempt fails.");
+
+    public static final Setting<Duration> KEEPALIVE_INTERVAL = Setting.ofDuration(
+            "mucscale.standalone.keepalive-interval", Duration.ofSeconds(30), Duration.ofSeconds(1),
+            Duration.ofHours(1), false,
+            "After this long without writing, a single space is sent so idle connections are not cut by the server "
+                    + "or a middlebox.");
+
+    public static final Setting<Duration> RECONNECT_INITIAL_DELAY = Setting.ofDuration(
+            "mucscale.standalone.reconnect-initial-delay", Duration.ofMillis(500), Duration.ofMillis(10),
+            Duration.ofMinutes(5), false,
+            "Wait before the first reconnect after the connection is lost; doubles on each failed attempt.");
+
+    public static final Setting<Duration> RECONNECT_MAX_DELAY = Setting.ofDuration(
+            "mucscale.standalone.reconnect-max-delay", Duration.ofSeconds(30), Duration.ofMillis(10),
+            Duration.ofHours(1), false, "Upper bound of the reconnect back-off.");
+
+    public static final Setting<Integer> MAX_STANZA_BYTES = Setting.ofInt("mucscale.standalone.max-stanza-bytes",
+            1024 * 1024, 1024, 64 * 1024 * 1024, false,
+            "Largest stanza accepted from the server; a larger one is a policy-violation stream error "
+                    + "(keep it above the server's own client stanza limit).");
+
+    public static final Setting<Long> WRITE_QUEUE_MAX_BYTES = Setting.ofLong("mucscale.standalone.write-queue-max-bytes",
+            64L * 1024 * 1024, 64 * 1024, 4L * 1024 * 1024 * 1024, false,
+            "Bytes that may wait in the outbound queue to the server before the overflow policy applies.");
+
+    public static final Setting<WriteQueueOverflow> WRITE_QUEUE_OVERFLOW = Setting.ofEnum(
+            "mucscale.standalone.write-queue-overflow", WriteQueueOverflow.class, WriteQueueOverflow.DROP_NEWEST, false,
+            "What happens to a stanza when the outbound queue is full: DROP_NEWEST or RECONNECT; both are counted "
+                    + "and logged.");
+
+    public static final List<Setting<?>> ALL = List.of(SERVER_HOST, SERVER_PORT, COMPONENT_DOMAIN, COMPONENT_SECRET,
+            DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT, KEEPALIVE_INTERVAL,
+            RECONNECT_INITIAL_DELAY, RECONNECT_MAX_DELAY, MAX_STANZA_BYTES, WRITE_QUEUE_MAX_BYTES,
+            WRITE_QUEUE_OVERFLOW);
+
+    static String hostRule(String value) {
+        if (value == null) {
+            return "a host name or IP address";
+        }
+        if (value.isBlank() || hasSpaceOrControl(value)) {
+            return "a host name or IP address";
+        }
+        return null;
+    }
+
+    static String domainRule(String value) {
+        String rule = "a domain name such as conference.example.org (no '@', '/', spaces or leading/trailing dot)";
+        if (value == null || value.isEmpty() || value.length() > 1023 || hasSpaceOrControl(value)
+                || value.startsWith(".") || value.endsWith(".")) {
+            return rule;
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '@' || c == '/' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '&') {
+                return rule;
+            }
+        }
+        return null;
+    }
+
+    static String jdbcRule(String value) {
+        if (value == null || !value.startsWith("jdbc:") || hasSpaceOrControl(value.trim())) {
+            return "a JDBC URL starting with jdbc: (e.g. jdbc:hsqldb:file:mucscale-data/mucscale)";
+        }
+        return null;
+    }
+
+    private static boolean hasSpaceOrControl(String value) {
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (Character.isWhitespace(c) || Character.isISOControl(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
