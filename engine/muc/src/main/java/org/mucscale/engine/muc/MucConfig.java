@@ -1,0 +1,99 @@
+package org.mucscale.engine.muc;
+
+import java.util.LinkedHashSet;
+import java.util.Set;
+
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.stanza.Jid;
+
+/**
+ * The MUC service's configuration: immutable, validated by {@link MucSettings} when the {@link Settings} snapshot was
+ * built. Build with {@link #from(Settings)}; {@link #defaults()} for tests.
+ */
+public final class MucConfig {
+    final String serviceName;
+    final int shardThreads;
+    final int commandQueueCapacity;
+    final RoomCreationPolicy roomCreation;
+    final Set<Jid> roomCreators;
+    final Set<Jid> serviceAdmins;
+    final int historySize;
+    final int defaultMaxOccupants;
+    final PresencePolicy defaultPresencePolicy;
+    final int presenceBroadcastLimit;
+    final boolean defaultPublic;
+    final boolean defaultPersistent;
+    final boolean defaultNonAnonymous;
+    final boolean defaultParticipantsChangeSubject;
+    final boolean privateMessages;
+    final int occupantMessagesPerSecond;
+    final int occupantBurst;
+    final int roomMessagesPerSecond;
+    final int roomBurst;
+    final int maxMessageBytes;
+    final int maxMessageLines;
+    final int maxStanzaChars;
+    final boolean moderatorsExempt;
+    final int maxNicknameLength;
+    final boolean logAllRooms;
+    final String stanzaIdNode;
+
+    private MucConfig(Settings s) {
+        serviceName = s.get(MucSettings.SERVICE_NAME);
+        int threads = s.get(MucSettings.SHARD_THREADS);
+        shardThreads = threads == 0 ? Math.max(1, Runtime.getRuntime().availableProcessors()) : threads;
+        commandQueueCapacity = s.get(MucSettings.COMMAND_QUEUE_CAPACITY);
+        roomCreation = s.get(MucSettings.ROOM_CREATION);
+        roomCreators = jids(s.get(MucSettings.ROOM_CREATORS));
+        serviceAdmins = jids(s.get(MucSettings.SERVICE_ADMINS));
+        historySize = s.get(MucSettings.HISTORY_SIZE);
+        defaultMaxOccupants = s.get(MucSettings.DEFAULT_MAX_OCCUPANTS);
+        defaultPresencePolicy = s.get(MucSettings.DEFAULT_PRESENCE_POLICY);
+        presenceBroadcastLimit = s.get(MucSettings.PRESENCE_BROADCAST_LIMIT);
+        defaultPublic = s.get(MucSettings.DEFAULT_PUBLIC);
+        defaultPersistent = s.get(MucSettings.DEFAULT_PERSISTENT);
+        defaultNonAnonymous = s.get(MucSettings.DEFAULT_NON_ANONYMOUS);
+        defaultParticipantsChangeSubject = s.get(MucSettings.DEFAULT_PARTICIPANTS_CHANGE_SUBJECT);
+        privateMessages = s.get(MucSettings.PRIVATE_MESSAGES);
+        occupantMessagesPerSecond = s.get(MucSettings.OCCUPANT_MESSAGES_PER_SECOND);
+        occupantBurst = s.get(MucSettings.OCCUPANT_BURST);
+        roomMessagesPerSecond = s.get(MucSettings.ROOM_MESSAGES_PER_SECOND);
+        roomBurst = s.get(MucSettings.ROOM_BURST);
+        maxMessageBytes = s.get(MucSettings.MAX_MESSAGE_BYTES);
+        maxMessageLines = s.get(MucSettings.MAX_MESSAGE_LINES);
+        maxStanzaChars = s.get(MucSettings.MAX_STANZA_CHARS);
+        moderatorsExempt = s.get(MucSettings.MODERATORS_EXEMPT);
+        maxNicknameLength = s.get(MucSettings.MAX_NICKNAME_LENGTH);
+        logAllRooms = s.get(MucSettings.LOG_ALL_ROOMS);
+        stanzaIdNode = s.get(MucSettings.STANZA_ID_NODE);
+    }
+
+    /** Reads the {@code mucscale.muc.*} values of a snapshot (which must contain {@link MucSettings#ALL}). */
+    public static MucConfig from(Settings settings) {
+        return new MucConfig(settings);
+    }
+
+    /** Every setting at its default. */
+    public static MucConfig defaults() {
+        return new MucConfig(Settings.defaults(MucSettings.ALL));
+    }
+
+    public int shardThreads() {
+        return shardThreads;
+    }
+
+    public int commandQueueCapacity() {
+        return commandQueueCapacity;
+    }
+
+    private static Set<Jid> jids(String list) {
+        Set<Jid> out = new LinkedHashSet<>();
+        for (String part : list.split(",")) {
+            String p = part.trim();
+            if (!p.isEmpty()) {
+                out.add(Jid.parse(p).bare());
+            }
+        }
+        return Set.copyOf(out);
+    }
+}

@@ -1,0 +1,50 @@
+package org.mucscale.engine.muc;
+
+import org.mucscale.engine.stanza.Jid;
+
+/**
+ * Metrics port. Called on room threads (and on transport threads for {@link #commandQueueFull} and
+ * {@link #stanzaRefused}), so implementations must be cheap and thread-safe. All methods default to no-ops.
+ */
+public interface MucListener {
+
+    /** A groupchat message was broadcast: arrival at {@link MucService#process}, and after the last delivery. */
+    default void messageDelivered(Jid room, long arrivalNs, long deliveredNs, int fanOut) {
+    }
+
+    /** A message was refused by flood control. */
+    default void floodRejected(Jid room, FloodLimit limit) {
+    }
+
+    /** The content filter returned a non-PASS action. */
+    default void filtered(Jid room, MessageInspector.Action action) {
+    }
+
+    /** The log sink refused a message. */
+    default void logRefused(Jid room) {
+    }
+
+    /** A room thread's queue was full; the sender got resource-constraint. */
+    default void commandQueueFull(int shard) {
+    }
+
+    /** A stanza could not be handled (malformed, no sender, internal error); {@code reason} is a constant. */
+    default void stanzaRefused(String reason) {
+    }
+
+    default void occupantJoined(Jid room, long joinNs) {
+    }
+
+    default void occupantLeft(Jid room) {
+    }
+
+    /** Totals after each change (eventually consistent across shards). */
+    default void population(int rooms, int occupants) {
+    }
+
+    /** Which flood limit was hit. */
+    enum FloodLimit { OCCUPANT_RATE, ROOM_RATE, MESSAGE_SIZE, MESSAGE_LINES, STANZA_SIZE }
+
+    MucListener NONE = new MucListener() {
+    };
+}

@@ -1,0 +1,416 @@
+package org.mucscale.engine.muc;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import org.mucscale.engine.muc.Stanzas.Condition;
+import org.mucscale.engine.port.Clock;
+import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.XmlElement;
+
+/**
+ * The multi-user chat service (XEP-0045) of one domain, e.g. {@code muc.example.org}: host-independent, driven by a
+ * transport (the XEP-0114 component or the Openfire adapter).
+ *
+ * <pre>{@code
+ * MucService muc = MucService.builder("muc.example.org", MucConfig.from(settings), delivery)
+ *         .clock(Clock.SYSTEM).inspector(filter).logSink(store).repository(rooms).listener(metrics).build();
+ * muc.start();
+ * muc.process(stanza);   // from any transport thread, for stanzas addressed to the service or one of its rooms
+ * muc.stop();            // tells occupants (status 332), drains, joins every thread
+ * }</pre>
+ *
+ * <p>Threading (design note): {@link #process} runs on the caller's thread only long enough to parse the addresses,
+ * answer service-level queries (disco, ping) and put the stanza on the queue of the room thread that owns the room
+ * ({@code Math.floorMod(roomJid.hashCode(), shards)}); it never blocks and never throws. A full queue is answered at
+ * once with {@code resource-constraint} (type wait). Each room is read and written only by its room thread
+ * ({@link RoomShard}), which also makes the deliveries, with no lock held. A sender's stanzas to one room keep their
+ * order because they go through one queue. Service-wide state (the public-room directory, population counters) is in
+ * concurrent structures written by room threads and read by transport threads (eventually consistent).
+ *
+ * <p>Outbound stanzas go to {@link Delivery}: broadcasts are rendered once and delivered with
+ * {@link Delivery#deliver(org.mucscale.engine.stanza.RenderedStanza, Jid)} per occupant; single stanzas with
+ * {@link Delivery#send(XmlElement)}. The {@code from} of inbound stanzas must be the sender's full JID.
+ */
+public final class MucService {
+    private static final Logger LOG = Logger.getLogger(MucService.class.getName());
+    private static final long STOP_WAIT_MS = 5_000;
+
+    private final ServiceContext ctx;
+    private final RoomShard[] shards;
+    private final AtomicInteger state = new AtomicInteger(NEW);
+    private static final int NEW = 0;
+    private static final int RUNNING = 1;
+    private static final int STOPPED = 2;
+
+    /** The service with no filter, log, repository or metrics. */
+    public MucService(String serviceDomain, MucConfig config, Delivery delivery, Clock clock) {
+        this(builder(serviceDomain, config, delivery).clock(clock));
+    }
+
+    private MucService(Builder b) {
+        Jid service = Jid.parse(b.serviceDomain);
+        if (!service.isBare() || service.local() != null) {
+            throw new IllegalArgumentException("the MUC service address must be a domain, was " + b.serviceDomain);
+        }
+        ctx = new ServiceContext(service, b.config, b.delivery, b.clock, b.inspector, b.logSink, b.repository,
+                b.listener);
+        shards = new RoomShard[b.config.shardThreads];
+        for (int i = 0; i < shards.length; i++) {
+            shards[i] = new RoomShard(i, ctx, b.config.commandQueueCapacity);
+        }
+    }
+
+    public static Builder builder(String serviceDomain, MucConfig config, Delivery delivery) {
+        return new Builder(serviceDomain, config, delivery);
+    }
+
+    /** The service's address. */
+    public Jid serviceJid() {
+        return ctx.serviceJid;
+    }
+
+    /** Loads persistent rooms from the repository and starts the room threads. */
+    public void start() {
+        if (!state.compareAndSet(NEW, RUNNING)) {
+            throw new IllegalStateException("the MUC service can be started once");
+        }
+        for (StoredRoom stored : ctx.repository.loadAll()) {
+            Jid room = normalizeRoom(stored.room());
+            if (room == null || !room.domain().equals(ctx.serviceJid.domain())) {
+                LOG.warning("skipping stored room " + stored.room() + ": not a room of " + ctx.serviceJid);
+                continue;
+            }
+            // before the threads start: Thread.start() publishes these rooms to their shard threads
+            Room.restore(shardOf(room), stored);
+        }
+        for (RoomShard s : shards) {
+            s.start();
+        }
+    }
+
+    /**
+     * Stops accepting stanzas, tells every occupant their room is going away (status 332), drains the queues and
+     * joins the room threads (waiting at most 5 s each). No thread of the service survives.
+     */
+    public void stop() {
+        int before = state.getAndSet(STOPPED);
+        if (before != RUNNING) {
+            return;
+        }
+        for (RoomShard s : shards) {
+            Command shutdown = new Command(shard -> {
+                for (Room r : new ArrayList<>(shard.rooms.values())) {
+                    r.shutdown();
+                }
+            });
+            if (!s.offer(shutdown)) {
+                LOG.warning("room thread " + s.index + " queue full at stop; occupants are not told about the stop");
+            }
+            s.requestStop();
+        }
+        for (RoomShard s : shards) {
+            try {
+                if (!s.join(STOP_WAIT_MS)) {
+                    LOG.warning(s.thread().getName() + " did not stop within " + STOP_WAIT_MS + " ms; interrupting");
+                    s.thread().interrupt();
+                    s.join(STOP_WAIT_MS);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    public boolean isRunning() {
+        return state.get() == RUNNING;
+    }
+
+    /** Rooms in existence now (eventually consistent). */
+    public int roomCount() {
+        return ctx.roomCount.get();
+    }
+
+    /** Occupants of all rooms now (eventually consistent). */
+    public int occupantCount() {
+        return ctx.occupantCount.get();
+    }
+
+    /**
+     * Handles one stanza addressed to the service or to a room. Safe from any thread; never blocks for long, never
+     * throws: bad input gets an XMPP error reply (a stanza without a usable {@code from} is counted and dropped,
+     * since there is nobody to answer).
+     */
+    public void process(XmlElement stanza) {
+        long arrivalNs = ctx.clock.nanoTime();
+        try {
+            route(stanza, arrivalNs);
+        } catch (RuntimeException e) {
+            ctx.listener.stanzaRefused("internal-error");
+            LOG.log(Level.WARNING, "could not handle a stanza", e);
+            try {
+                Jid from = Jid.tryParse(stanza.attribute("from"));
+                if (from != null && !Stanzas.isError(stanza)) {
+                    ctx.delivery.send(Stanzas.error(stanza, ctx.serviceJid, from, Condition.INTERNAL_SERVER_ERROR,
+                            "the service could not handle this stanza"));
+                }
+            } catch (RuntimeException ignored) {
+                // nothing more can be done for this stanza
+            }
+        }
+    }
+
+    private void route(XmlElement stanza, long arrivalNs) {
+        String kind = stanza.name();
+        if (!kind.equals("message") && !kind.equals("presence") && !kind.equals("iq")) {
+            ctx.listener.stanzaRefused("not-a-stanza");
+            return;
+        }
+        Jid from = Jid.tryParse(stanza.attribute("from"));
+        if (from == null) {
+            ctx.listener.stanzaRefused("no-sender");
+            return;
+        }
+        boolean isError = Stanzas.isError(stanza);
+        String toText = stanza.attribute("to");
+        Jid to = toText == null ? ctx.serviceJid : Jid.tryParse(toText);
+        if (to == null) {
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, ctx.serviceJid, from, Condition.JID_MALFORMED,
+                        "the 'to' address is not a valid JID"));
+            }
+            ctx.listener.stanzaRefused("bad-address");
+            return;
+        }
+        if (!to.domain().equals(ctx.serviceJid.domain())) {
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, ctx.serviceJid, from, Condition.ITEM_NOT_FOUND,
+                        "this service only serves " + ctx.serviceJid));
+            }
+            ctx.listener.stanzaRefused("wrong-domain");
+            return;
+        }
+        if (state.get() != RUNNING) {
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
+                        "the chat service is not running"));
+            }
+            ctx.listener.stanzaRefused("not-running");
+            return;
+        }
+        if (kind.equals("iq") && !isError && !"result".equals(stanza.attribute("type"))) {
+            String type = stanza.attribute("type");
+            if (!"get".equals(type) && !"set".equals(type) || stanza.attribute("id") == null) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.BAD_REQUEST,
+                        "an IQ needs an id and a type of get or set"));
+                ctx.listener.stanzaRefused("bad-iq");
+                return;
+            }
+        }
+        int limit = ctx.config.maxStanzaChars;
+        if (Stanzas.approximateChars(stanza, limit) > limit) {
+            ctx.listener.floodRejected(to.bare(), MucListener.FloodLimit.STANZA_SIZE);
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.POLICY_VIOLATION,
+                        "the stanza is too large: at most " + limit + " characters"));
+            }
+            return;
+        }
+        if (to.local() == null) {
+            if (to.resource() == null) {
+                serviceStanza(stanza, from, to);
+            } else if (!isError && kind.equals("iq")) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE, null));
+            }
+            return;
+        }
+        Jid room = normalizeRoom(to);
+        if (room == null) {
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.JID_MALFORMED,
+                        "the room address is not valid"));
+            }
+            return;
+        }
+        RoomShard shard = shardOf(room);
+        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs))) {
+            ctx.listener.commandQueueFull(shard.index);
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
+                        "the chat service is overloaded; try again shortly"));
+            }
+        }
+    }
+
+    /** Room addresses are case-insensitive: the local part is lower-cased (nodeprep's case mapping). */
+    private static Jid normalizeRoom(Jid jid) {
+        try {
+            return Jid.of(jid.local().toLowerCase(Locale.ROOT), jid.domain(), null);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private RoomShard shardOf(Jid room) {
+        return shards[Math.floorMod(room.hashCode(), shards.length)];
+    }
+
+    // ---------------------------------------------------------------------------------------- service-level
+
+    private void serviceStanza(XmlElement stanza, Jid from, Jid to) {
+        if (Stanzas.isError(stanza) || !stanza.name().equals("iq")) {
+            if (stanza.name().equals("message") && !Stanzas.isError(stanza)) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
+                        "send messages to a room, not to the service"));
+            }
+            return;
+        }
+        String type = stanza.attribute("type");
+        if (!"get".equals(type) && !"set".equals(type)) {
+            return;
+        }
+        XmlElement payload = Stanzas.firstElement(stanza);
+        String ns = payload == null || payload.namespace() == null ? "" : payload.namespace();
+        boolean get = "get".equals(type);
+        if (get && ns.equals(Stanzas.NS_DISCO_INFO) && payload.attribute("node") == null) {
+            XmlElement q = XmlElement.builder("query", Stanzas.NS_DISCO_INFO)
+                    .child(XmlElement.builder("identity").attribute("category", "conference")
+                            .attribute("type", "text").attribute("name", ctx.config.serviceName).build())
+                    .child(Stanzas.feature(Stanzas.NS_MUC))
+                    .child(Stanzas.feature(Stanzas.NS_DISCO_INFO))
+                    .child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS))
+                    .child(Stanzas.feature(Stanzas.NS_PING))
+                    .child(Stanzas.feature(Stanzas.NS_SID))
+                    .child(Stanzas.feature(Stanzas.NS_SELF_PING))
+                    .build();
+            ctx.delivery.send(Stanzas.result(stanza, to, from, q));
+        } else if (get && ns.equals(Stanzas.NS_DISCO_ITEMS) && payload.attribute("node") == null) {
+            XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_ITEMS);
+            for (Map.Entry<Jid, String> e : ctx.directory.entrySet()) {
+                q.child(XmlElement.builder("item").attribute("jid", e.getKey().toString())
+                        .attribute("name", e.getValue()).build());
+            }
+            ctx.delivery.send(Stanzas.result(stanza, to, from, q.build()));
+        } else if (get && ns.equals(Stanzas.NS_PING)) {
+            ctx.delivery.send(Stanzas.result(stanza, to, from, null));
+        } else if (payload == null) {
+            ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.BAD_REQUEST, "an IQ needs a payload"));
+        } else {
+            ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
+                    "the service does not support " + (ns.isEmpty() ? payload.name() : ns)));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------- test support
+
+    /** Runs {@code task} on the thread owning {@code room} and waits for its result (tests and admin tools). */
+    <T> T onRoomThread(Jid room, Function<RoomShard, T> task) {
+        return onShard(shardOf(normalizeRoom(room)), task);
+    }
+
+    private <T> T onShard(RoomShard shard, Function<RoomShard, T> task) {
+        CompletableFuture<T> f = new CompletableFuture<>();
+        Command c = new Command(s -> {
+            try {
+                f.complete(task.apply(s));
+            } catch (RuntimeException e) {
+                f.completeExceptionally(e);
+            }
+        });
+        if (!shard.offer(c)) {
+            throw new IllegalStateException("room thread queue full");
+        }
+        try {
+            return f.get(10, TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw (RuntimeException) e.getCause();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Checks every room's internal consistency on its own thread; throws on the first violation. */
+    void checkInvariants() {
+        for (RoomShard s : shards) {
+            onShard(s, shard -> {
+                for (Room r : shard.rooms.values()) {
+                    r.checkInvariants();
+                }
+                return null;
+            });
+        }
+    }
+
+    /** Waits until every queued command has run (tests). */
+    void awaitIdle() {
+        for (RoomShard s : shards) {
+            onShard(s, shard -> null);
+        }
+    }
+
+    List<Thread> threads() {
+        List<Thread> out = new ArrayList<>();
+        for (RoomShard s : shards) {
+            out.add(s.thread());
+        }
+        return out;
+    }
+
+    /** Optional ports; each defaults to a no-op. */
+    public static final class Builder {
+        private final String serviceDomain;
+        private final MucConfig config;
+        private final Delivery delivery;
+        private Clock clock = Clock.SYSTEM;
+        private MessageInspector inspector = MessageInspector.PASS_ALL;
+        private RoomLogSink logSink = RoomLogSink.NONE;
+        private RoomRepository repository = RoomRepository.NONE;
+        private MucListener listener = MucListener.NONE;
+
+        private Builder(String serviceDomain, MucConfig config, Delivery delivery) {
+            this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
+            this.config = Objects.requireNonNull(config, "config");
+            this.delivery = Objects.requireNonNull(delivery, "delivery");
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock);
+            return this;
+        }
+
+        public Builder inspector(MessageInspector inspector) {
+            this.inspector = Objects.requireNonNull(inspector);
+            return this;
+        }
+
+        public Builder logSink(RoomLogSink logSink) {
+            this.logSink = Objects.requireNonNull(logSink);
+            return this;
+        }
+
+        public Builder repository(RoomRepository repository) {
+            this.repository = Objects.requireNonNull(repository);
+            return this;
+        }
+
+        public Builder listener(MucListener listener) {
+            this.listener = Objects.requireNonNull(listener);
+            return this;
+        }
+
+        public MucService build() {
+            return new MucService(this);
+        }
+    }
+}

@@ -1,0 +1,1543 @@
+package org.mucscale.engine.muc;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.mucscale.engine.muc.Stanzas.Condition;
+import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+import org.mucscale.engine.stanza.XmlElement;
+
+import static org.mucscale.engine.muc.Stanzas.NS_MUC;
+import static org.mucscale.engine.muc.Stanzas.NS_MUC_ADMIN;
+import static org.mucscale.engine.muc.Stanzas.NS_MUC_OWNER;
+import static org.mucscale.engine.muc.Stanzas.NS_MUC_USER;
+
+/**
+ * One room: occupants, affiliations, configuration, history, and the XEP-0045 protocol. Touched only by its shard's
+ * thread ({@link RoomShard}), so nothing here is synchronised; deliveries are made directly from that thread.
+ *
+ * <p>Occupants live in an array (for the fan-out loop, which allocates nothing per recipient) and in two maps, by
+ * nickname key and by real JID; {@link #checkInvariants()} verifies they agree.
+ */
+final class Room {
+    static final String FIELD_PRESENCE_POLICY = "mucscale#roomconfig_presencepolicy";
+
+    final Jid jid;
+    private final RoomShard shard;
+    private final ServiceContext ctx;
+    private final Delivery delivery;
+
+    // configuration
+    String name;
+    String description = "";
+    boolean isPublic;
+    boolean persistent;
+    boolean moderated;
+    boolean membersOnly;
+    String password; // null: none
+    int maxOccupants;
+    boolean nonAnonymous;
+    boolean participantsChangeSubject;
+    String allowPrivateMessages = "anyone"; // anyone, participants, moderators, none
+    boolean loggingEnabled;
+    PresencePolicy presencePolicy;
+    Set<Role> presenceBroadcastRoles = EnumSet.of(Role.MODERATOR, Role.PARTICIPANT, Role.VISITOR);
+    /** True from creation until the owner configures the room or accepts the instant room (XEP-0045 10.1). */
+    boolean locked;
+
+    // state
+    private final Map<Jid, Affiliation> affiliations = new HashMap<>();
+    private Occupant[] occupants = new Occupant[8];
+    private int occupantCount;
+    private final Map<String, Occupant> byNick = new HashMap<>();
+    private final Map<Jid, Occupant> byRealJid = new HashMap<>();
+    private final HistoryRing history;
+    private final TokenBucket roomBucket;
+    private XmlElement subjectMessage; // as broadcast, from room/nick
+    String subject = "";
+
+    private Room(RoomShard shard, Jid jid) {
+        this.shard = shard;
+        this.ctx = shard.ctx;
+        this.delivery = ctx.delivery;
+        this.jid = jid;
+        MucConfig c = ctx.config;
+        this.name = jid.local();
+        this.isPublic = c.defaultPublic;
+        this.persistent = c.defaultPersistent;
+        this.maxOccupants = c.defaultMaxOccupants;
+        this.nonAnonymous = c.defaultNonAnonymous;
+        this.participantsChangeSubject = c.defaultParticipantsChangeSubject;
+        this.presencePolicy = c.defaultPresencePolicy;
+        this.history = new HistoryRing(c.historySize);
+        this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
+    }
+
+    // ------------------------------------------------------------------------------------------------ creation
+
+    /** A stanza for a room that does not exist: creates it (first join) or answers with the right error. */
+    static Room createOrRefuse(RoomShard shard, Command c) {
+        ServiceContext ctx = shard.ctx;
+        XmlElement s = c.stanza;
+        String type = s.attribute("type");
+        if ("error".equals(type) || (s.name().equals("iq") && ("result".equals(type)))) {
+            return null;
+        }
+        if (s.name().equals("presence")) {
+            if (type != null) {
+                return null; // unavailable/probe/subscription to a room that does not exist: nothing to do
+            }
+            if (c.to.resource() == null) {
+                reply(ctx, c, Condition.JID_MALFORMED, "a nickname is required to join a room");
+                return null;
+            }
+            if (!ctx.mayCreateRooms(c.from.bare())) {
+                reply(ctx, c, Condition.NOT_ALLOWED, "you may not create rooms on this service");
+                return null;
+            }
+            if (Nicknames.normalize(c.to.resource(), ctx.config.maxNicknameLength) == null) {
+                reply(ctx, c, Condition.JID_MALFORMED, "the nickname is not acceptable");
+                return null;
+            }
+            Room room = new Room(shard, c.roomJid);
+            room.locked = true;
+            room.affiliations.put(c.from.bare(), Affiliation.OWNER);
+            shard.addRoom(room);
+            return room;
+        }
+        reply(ctx, c, Condition.ITEM_NOT_FOUND, "no such room");
+        return null;
+    }
+
+    /** Restores a persistent room (at start, before the shard thread runs). */
+    static Room restore(RoomShard shard, StoredRoom stored) {
+        Room room = new Room(shard, stored.room());
+        room.name = stored.name();
+        room.description = stored.description() == null ? "" : stored.description();
+        room.subject = stored.subject() == null ? "" : stored.subject();
+        if (!room.subject.isEmpty()) {
+            room.subjectMessage = XmlElement.builder("message").attribute("from", room.jid.toString())
+                    .attribute("type", "groupchat").textChild("subject", room.subject).build();
+        }
+        room.isPublic = stored.isPublic();
+        room.persistent = true;
+        room.moderated = stored.moderated();
+        room.membersOnly = stored.membersOnly();
+        room.password = stored.password();
+        room.maxOccupants = stored.maxOccupants();
+        room.nonAnonymous = stored.nonAnonymous();
+        room.participantsChangeSubject = stored.participantsChangeSubject();
+        room.allowPrivateMessages = stored.allowPrivateMessages();
+        room.loggingEnabled = stored.loggingEnabled();
+        room.presencePolicy = stored.presencePolicy();
+        room.affiliations.putAll(stored.affiliations());
+        room.affiliations.values().removeIf(a -> a == Affiliation.NONE);
+        room.locked = false;
+        shard.addRoom(room);
+        room.updateDirectory();
+        return room;
+    }
+
+    StoredRoom snapshot() {
+        return new StoredRoom(jid, name, description, subject, isPublic, moderated, membersOnly, password,
+                maxOccupants, nonAnonymous, participantsChangeSubject, allowPrivateMessages, loggingEnabled,
+                presencePolicy, affiliations);
+    }
+
+    private void saveIfPersistent() {
+        if (persistent && !locked) {
+            ctx.repository.save(snapshot());
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ dispatch
+
+    void handle(Command c) {
+        switch (c.stanza.name()) {
+            case "presence" -> handlePresence(c);
+            case "message" -> handleMessage(c);
+            case "iq" -> handleIq(c);
+            default -> ctx.listener.stanzaRefused("unknown-stanza");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ presence
+
+    private void handlePresence(Command c) {
+        XmlElement s = c.stanza;
+        String type = s.attribute("type");
+        Occupant self = byRealJid.get(c.from);
+        if ("error".equals(type)) {
+            // a bounce from an occupant's server: the occupant is gone (XEP-0045 status 333)
+            if (self != null) {
+                removeOccupant(self, "unavailable", new int[] {333}, null, null, null, true);
+            }
+            return;
+        }
+        if ("unavailable".equals(type)) {
+            if (self != null) {
+                leave(self, s);
+            }
+            return;
+        }
+        if (type != null) {
+            return; // probes and subscriptions are not meaningful for rooms
+        }
+        if (c.to.resource() == null) {
+            reply(c, Condition.JID_MALFORMED, "a nickname is required to join a room");
+            return;
+        }
+        String nick = Nicknames.normalize(c.to.resource(), ctx.config.maxNicknameLength);
+        if (nick == null) {
+            reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable (empty, too long, or contains control,"
+                    + " formatting or unassigned characters)");
+            return;
+        }
+        if (self != null) {
+            if (Nicknames.key(nick).equals(self.nickKey)) {
+                updatePresence(self, s);
+            } else {
+                changeNick(self, nick, c);
+            }
+            return;
+        }
+        join(c, nick, !nick.equals(c.to.resource()));
+    }
+
+    private void join(Command c, String nick, boolean nickModified) {
+        XmlElement s = c.stanza;
+        Jid bare = c.from.bare();
+        Affiliation aff = affiliationOf(bare);
+        boolean creating = locked && occupantCount == 0 && aff == Affiliation.OWNER;
+        if (locked && aff != Affiliation.OWNER) {
+            reply(c, Condition.ITEM_NOT_FOUND, "the room is locked until its owner configures it");
+            return;
+        }
+        if (aff == Affiliation.OUTCAST) {
+            reply(c, Condition.FORBIDDEN, "you are banned from this room");
+            return;
+        }
+        if (membersOnly && !aff.atLeast(Affiliation.MEMBER)) {
+            reply(c, Condition.REGISTRATION_REQUIRED, "this room is for members only");
+            return;
+        }
+        if (password != null && !aff.atLeast(Affiliation.OWNER)) {
+            XmlElement x = s.child("x", NS_MUC);
+            String given = x == null ? null : x.childText("password");
+            if (given == null || !given.equals(password)) {
+                reply(c, Condition.NOT_AUTHORIZED, given == null ? "this room needs a password"
+                        : "the password is not correct");
+                return;
+            }
+        }
+        String key = Nicknames.key(nick);
+        if (byNick.containsKey(key)) {
+            reply(c, Condition.CONFLICT, "that nickname is in use in this room");
+            return;
+        }
+        if (occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
+            reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + maxOccupants + " occupants)");
+            return;
+        }
+        Jid occupantJid;
+        try {
+            occupantJid = jid.withResource(nick);
+        } catch (Jid.InvalidJidException e) {
+            reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable: " + e.getMessage());
+            return;
+        }
+        Occupant o = new Occupant(nick, occupantJid, c.from, defaultRole(aff), aff, s,
+                new TokenBucket(ctx.config.occupantBurst, ctx.clock.nanoTime()));
+        // 1. the existing occupants' presence to the joiner
+        boolean joinerSeesJids = nonAnonymous || o.isModerator();
+        for (int i = 0; i < occupantCount; i++) {
+            Occupant other = occupants[i];
+            if (broadcastsPresenceOf(other, occupantCount + 1)) {
+                delivery.deliver(cachedPresence(other, joinerSeesJids), o.realJid);
+            }
+        }
+        addOccupant(o);
+        // 2. the joiner's presence to the others, 3. self-presence
+        int[] selfCodes = selfCodes(creating, nickModified);
+        broadcastPresence(o, null, null, null, selfCodes, null, null);
+        // 4. history
+        sendHistory(o, s.child("x", NS_MUC));
+        // 5. subject (always, empty when none: XEP-0045 7.2.15)
+        sendSubject(o);
+        ctx.listener.occupantJoined(jid, c.arrivalNs);
+    }
+
+    private int[] selfCodes(boolean creating, boolean nickModified) {
+        int n = 1 + (nonAnonymous ? 1 : 0) + (loggingEnabled ? 1 : 0) + (creating ? 1 : 0) + (nickModified ? 1 : 0);
+        int[] codes = new int[n];
+        int i = 0;
+        codes[i++] = 110;
+        if (nonAnonymous) {
+            codes[i++] = 100;
+        }
+        if (loggingEnabled) {
+            codes[i++] = 170;
+        }
+        if (creating) {
+            codes[i++] = 201;
+        }
+        if (nickModified) {
+            codes[i] = 210;
+        }
+        return codes;
+    }
+
+    private Role defaultRole(Affiliation aff) {
+        return switch (aff) {
+            case OWNER, ADMIN -> Role.MODERATOR;
+            case MEMBER -> Role.PARTICIPANT;
+            case NONE -> moderated ? Role.VISITOR : Role.PARTICIPANT;
+            case OUTCAST -> Role.NONE;
+        };
+    }
+
+    private void updatePresence(Occupant o, XmlElement presence) {
+        o.presence = presence;
+        o.invalidatePresence();
+        broadcastPresence(o, null, null, null, new int[] {110}, null, null);
+    }
+
+    private void leave(Occupant o, XmlElement unavailable) {
+        removeOccupant(o, "unavailable", null, null, null, unavailable, true);
+    }
+
+    private void changeNick(Occupant o, String newNick, Command c) {
+        String newKey = Nicknames.key(newNick);
+        if (byNick.containsKey(newKey)) {
+            reply(c, Condition.CONFLICT, "that nickname is in use in this room");
+            return;
+        }
+        Jid newOccupantJid;
+        try {
+            newOccupantJid = jid.withResource(newNick);
+        } catch (Jid.InvalidJidException e) {
+            reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable: " + e.getMessage());
+            return;
+        }
+        // unavailable from the old nick with 303 and the new nick, then available from the new nick (XEP-0045 7.6)
+        broadcastPresence(o, "unavailable", new int[] {303}, newNick, new int[] {110, 303}, null, null);
+        byNick.remove(o.nickKey);
+        o.nick = newNick;
+        o.nickKey = newKey;
+        o.occupantJid = newOccupantJid;
+        byNick.put(newKey, o);
+        o.presence = c.stanza;
+        o.invalidatePresence();
+        broadcastPresence(o, null, null, null, new int[] {110}, null, null);
+    }
+
+    /**
+     * Removes an occupant, telling the others (per presence policy) and the occupant itself.
+     *
+     * @param codes status codes for everyone (kick 307, ban 301 ...), or null
+     */
+    private void removeOccupant(Occupant o, String type, int[] codes, String reason, String actorNick,
+                                XmlElement unavailable, boolean destroyIfEmpty) {
+        if (unavailable != null) {
+            o.presence = unavailable;
+        }
+        boolean visible = broadcastsPresenceOf(o, occupantCount);
+        o.role = Role.NONE;
+        o.invalidatePresence();
+        int[] selfCodes;
+        if (codes == null) {
+            selfCodes = new int[] {110};
+        } else {
+            selfCodes = new int[codes.length + 1];
+            selfCodes[0] = 110;
+            System.arraycopy(codes, 0, selfCodes, 1, codes.length);
+        }
+        XmlElement extra = reasonAndActor(reason, actorNick);
+        broadcastPresence(visible, o, type, codes, null, selfCodes, extra, null);
+        detachOccupant(o);
+        ctx.listener.occupantLeft(jid);
+        if (destroyIfEmpty && occupantCount == 0 && !persistent) {
+            shard.removeRoom(this);
+        }
+    }
+
+    private static XmlElement reasonAndActor(String reason, String actorNick) {
+        if (reason == null && actorNick == null) {
+            return null;
+        }
+        XmlElement.Builder b = XmlElement.builder("item"); // a carrier, its children are copied into the item
+        if (actorNick != null) {
+            b.child(XmlElement.builder("actor").attribute("nick", actorNick).build());
+        }
+        if (reason != null) {
+            b.child(XmlElement.builder("reason").text(reason).build());
+        }
+        return b.build();
+    }
+
+    // ------------------------------------------------------------------------------------------------ occupants
+
+    private void addOccupant(Occupant o) {
+        if (occupantCount == occupants.length) {
+            occupants = java.util.Arrays.copyOf(occupants, occupants.length * 2);
+        }
+        o.index = occupantCount;
+        occupants[occupantCount++] = o;
+        byNick.put(o.nickKey, o);
+        byRealJid.put(o.realJid, o);
+        ctx.occupantCount.incrementAndGet();
+        ctx.populationChanged();
+    }
+
+    private void detachOccupant(Occupant o) {
+        int last = occupantCount - 1;
+        Occupant moved = occupants[last];
+        occupants[o.index] = moved;
+        moved.index = o.index;
+        occupants[last] = null;
+        occupantCount = last;
+        byNick.remove(o.nickKey);
+        byRealJid.remove(o.realJid);
+        ctx.occupantCount.decrementAndGet();
+        ctx.populationChanged();
+    }
+
+    Affiliation affiliationOf(Jid bare) {
+        if (ctx.isServiceAdmin(bare)) {
+            return Affiliation.OWNER;
+        }
+        return affiliations.getOrDefault(bare, Affiliation.NONE);
+    }
+
+    int occupantCount() {
+        return occupantCount;
+    }
+
+    Occupant occupant(String nick) {
+        return byNick.get(Nicknames.key(nick));
+    }
+
+    /** Throws when the array and both maps disagree (tests call this on the shard thread). */
+    void checkInvariants() {
+        if (byNick.size() != occupantCount || byRealJid.size() != occupantCount) {
+            throw new IllegalStateException(jid + ": " + occupantCount + " occupants, " + byNick.size() + " nicks, "
+                    + byRealJid.size() + " JIDs");
+        }
+        for (int i = 0; i < occupantCount; i++) {
+            Occupant o = occupants[i];
+            if (o.index != i || byNick.get(o.nickKey) != o || byRealJid.get(o.realJid) != o) {
+                throw new IllegalStateException(jid + ": occupant " + o.nick + " is not in every index");
+            }
+            if (!o.occupantJid.resource().equals(o.nick) || o.role == Role.NONE) {
+                throw new IllegalStateException(jid + ": occupant " + o.nick + " has a stale address or no role");
+            }
+        }
+        for (int i = occupantCount; i < occupants.length; i++) {
+            if (occupants[i] != null) {
+                throw new IllegalStateException(jid + ": a removed occupant is still referenced");
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ presence out
+
+    /** Whether {@code o}'s presence goes to others, given the room size. */
+    private boolean broadcastsPresenceOf(Occupant o, int roomSize) {
+        if (!presenceBroadcastRoles.contains(o.role)) {
+            return false;
+        }
+        return switch (presencePolicy) {
+            case FULL -> true;
+            case MODERATORS_ONLY -> o.role == Role.MODERATOR || o.affiliation.atLeast(Affiliation.ADMIN);
+            case NONE_ABOVE_N -> roomSize <= ctx.config.presenceBroadcastLimit || o.role == Role.MODERATOR;
+        };
+    }
+
+    private RenderedStanza cachedPresence(Occupant o, boolean withJid) {
+        if (withJid) {
+            if (o.presenceWithJid == null) {
+                o.presenceWithJid = RenderedStanza.render(presenceOf(o, null, true, null, null, null, null));
+            }
+            return o.presenceWithJid;
+        }
+        if (o.presenceWithoutJid == null) {
+            o.presenceWithoutJid = RenderedStanza.render(presenceOf(o, null, false, null, null, null, null));
+        }
+        return o.presenceWithoutJid;
+    }
+
+    /**
+     * Sends {@code o}'s presence to every other occupant (per policy; moderators, or everyone in a non-anonymous
+     * room, see the real JID) and to {@code o} itself with {@code selfCodes}. One render per audience.
+     */
+    private void broadcastPresence(Occupant o, String type, int[] codes, String newNick, int[] selfCodes,
+                                   XmlElement reasonAndActor, XmlElement destroy) {
+        broadcastPresence(broadcastsPresenceOf(o, occupantCount), o, type, codes, newNick, selfCodes, reasonAndActor,
+                destroy);
+    }
+
+    private void broadcastPresence(boolean others, Occupant o, String type, int[] codes, String newNick,
+                                   int[] selfCodes, XmlElement reasonAndActor, XmlElement destroy) {
+        if (others && occupantCount > 1) {
+            RenderedStanza withJid = null;
+            RenderedStanza withoutJid = null;
+            for (int i = 0; i < occupantCount; i++) {
+                Occupant r = occupants[i];
+                if (r == o) {
+                    continue;
+                }
+                if (nonAnonymous || r.isModerator()) {
+                    if (withJid == null) {
+                        withJid = RenderedStanza.render(presenceOf(o, type, true, codes, newNick, reasonAndActor,
+                                destroy));
+                    }
+                    delivery.deliver(withJid, r.realJid);
+                } else {
+                    if (withoutJid == null) {
+                        withoutJid = RenderedStanza.render(presenceOf(o, type, false, codes, newNick, reasonAndActor,
+                                destroy));
+                    }
+                    delivery.deliver(withoutJid, r.realJid);
+                }
+            }
+        }
+        if (selfCodes != null) {
+            delivery.send(presenceOf(o, type, true, selfCodes, newNick, reasonAndActor, destroy).withAttribute("to",
+                    o.realJid.toString()));
+        }
+    }
+
+    /** {@code o}'s presence as the room shows it: the user's own children plus the muc#user item. */
+    private XmlElement presenceOf(Occupant o, String type, boolean withJid, int[] codes, String newNick,
+                                  XmlElement reasonAndActor, XmlElement destroy) {
+        XmlElement.Builder p = XmlElement.builder("presence").attribute("from", o.occupantJid.toString());
+        if (type != null) {
+            p.attribute("type", type);
+        }
+        if (o.presence != null) {
+            for (Object child : o.presence.children()) {
+                if (child instanceof XmlElement e) {
+                    if ("x".equals(e.name()) && (NS_MUC.equals(e.namespace()) || NS_MUC_USER.equals(e.namespace()))) {
+                        continue;
+                    }
+                    if (type != null && !"status".equals(e.name())) {
+                        continue; // unavailable presence carries only the status text
+                    }
+                    p.child(e);
+                }
+            }
+        }
+        XmlElement.Builder item = XmlElement.builder("item").attribute("affiliation", o.affiliation.xmlName())
+                .attribute("role", o.role.xmlName());
+        if (withJid) {
+            item.attribute("jid", o.realJid.toString());
+        }
+        if (newNick != null) {
+            item.attribute("nick", newNick);
+        }
+        if (reasonAndActor != null) {
+            for (XmlElement e : reasonAndActor.elements()) {
+                item.child(e);
+            }
+        }
+        XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER).child(item.build());
+        if (destroy != null && "destroy".equals(destroy.name())) {
+            x.child(destroy);
+        }
+        if (codes != null) {
+            for (int code : codes) {
+                x.child(XmlElement.builder("status").attribute("code", Integer.toString(code)).build());
+            }
+        }
+        return p.child(x.build()).build();
+    }
+
+    // ------------------------------------------------------------------------------------------------ history
+
+    private void sendHistory(Occupant o, XmlElement mucX) {
+        int n = history.size();
+        if (n == 0) {
+            return;
+        }
+        XmlElement h = mucX == null ? null : mucX.child("history");
+        int maxStanzas = Integer.MAX_VALUE;
+        int maxChars = Integer.MAX_VALUE;
+        long notBeforeMillis = Long.MIN_VALUE;
+        if (h != null) {
+            maxStanzas = parseLimit(h.attribute("maxstanzas"), maxStanzas);
+            maxChars = parseLimit(h.attribute("maxchars"), maxChars);
+            int seconds = parseLimit(h.attribute("seconds"), -1);
+            if (seconds >= 0) {
+                notBeforeMillis = ctx.clock.currentTimeMillis() - seconds * 1000L;
+            }
+            String since = h.attribute("since");
+            if (since != null) {
+                try {
+                    notBeforeMillis = Math.max(notBeforeMillis, Instant.parse(since).toEpochMilli() + 1);
+                } catch (DateTimeParseException e) {
+                    // an unreadable date limits nothing; the join itself is valid
+                }
+            }
+        }
+        int first = n;
+        int chars = 0;
+        while (first > 0 && n - first < maxStanzas) {
+            int i = first - 1;
+            if (history.timestampMillis(i) < notBeforeMillis) {
+                break;
+            }
+            chars += history.chars(i);
+            if (chars > maxChars) {
+                break;
+            }
+            first = i;
+        }
+        for (int i = first; i < n; i++) {
+            XmlElement m = history.message(i);
+            XmlElement delay = XmlElement.builder("delay", Stanzas.NS_DELAY).attribute("from", jid.toString())
+                    .attribute("stamp", Instant.ofEpochMilli(history.timestampMillis(i)).toString()).build();
+            delivery.send(m.toBuilder().attribute("to", o.realJid.toString()).child(delay).build());
+        }
+    }
+
+    private static int parseLimit(String s, int absent) {
+        if (s == null) {
+            return absent;
+        }
+        try {
+            return Math.max(0, Integer.parseInt(s.trim()));
+        } catch (NumberFormatException e) {
+            return absent;
+        }
+    }
+
+    private void sendSubject(Occupant o) {
+        XmlElement m = subjectMessage != null ? subjectMessage
+                : XmlElement.builder("message").attribute("from", jid.toString()).attribute("type", "groupchat")
+                .child(XmlElement.builder("subject").build()).build();
+        delivery.send(m.withAttribute("to", o.realJid.toString()));
+    }
+
+    // ------------------------------------------------------------------------------------------------ messages
+
+    private void handleMessage(Command c) {
+        XmlElement s = c.stanza;
+        String type = s.attribute("type");
+        if ("error".equals(type)) {
+            return;
+        }
+        Occupant sender = byRealJid.get(c.from);
+        if (c.to.resource() != null) {
+            privateMessage(c, sender, type);
+            return;
+        }
+        if ("groupchat".equals(type)) {
+            groupchat(c, sender);
+            return;
+        }
+        XmlElement x = s.child("x", NS_MUC_USER);
+        if (x != null && (x.child("invite") != null || x.child("decline") != null)) {
+            invitation(c, sender, x);
+            return;
+        }
+        reply(c, Condition.NOT_ACCEPTABLE, "only groupchat messages and invitations may be sent to the room");
+    }
+
+    private void groupchat(Command c, Occupant sender) {
+        XmlElement s = c.stanza;
+        if (sender == null) {
+            reply(c, Condition.NOT_ACCEPTABLE, "join the room before sending messages to it");
+            return;
+        }
+        String body = s.childText("body");
+        XmlElement subjectElement = s.child("subject");
+        String newSubject = subjectElement == null ? null : subjectElement.text();
+        if (sender.role == Role.VISITOR) {
+            reply(c, Condition.FORBIDDEN, "visitors may not speak in this moderated room");
+            return;
+        }
+        if (subjectElement != null && body == null) {
+            if (!(sender.isModerator() || (participantsChangeSubject && sender.role == Role.PARTICIPANT))) {
+                reply(c, Condition.FORBIDDEN, "you may not change the subject of this room");
+                return;
+            }
+        } else if (body == null) {
+            // chat states and other body-less content: broadcast, but neither logged nor kept in history
+            broadcastMessage(c, sender, s, null, null, false, null);
+            return;
+        }
+        if (!withinLimits(c, sender, body, newSubject)) {
+            return;
+        }
+        MessageInspector.Verdict verdict = ctx.inspector.inspect(jid, sender.nick, sender.realJid, body, newSubject);
+        MessageInspector.Action action = verdict.action();
+        if (action != MessageInspector.Action.PASS) {
+            ctx.listener.filtered(jid, action);
+            switch (action) {
+                case REJECT -> {
+                    reply(c, Condition.NOT_ACCEPTABLE, verdict.errorText() == null
+                            ? "the message was refused by the content filter" : verdict.errorText());
+                    return;
+                }
+                case DROP -> {
+                    return;
+                }
+                case MASK -> {
+                    if (body != null && verdict.body() != null) {
+                        body = verdict.body();
+                    }
+                    if (newSubject != null && verdict.subject() != null) {
+                        newSubject = verdict.subject();
+                    }
+                }
+                default -> {
+                }
+            }
+        }
+        String stanzaId = ctx.stanzaIds.next();
+        long nowMillis = ctx.clock.currentTimeMillis();
+        if ((ctx.config.logAllRooms || loggingEnabled)
+                && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject, action)) {
+            ctx.listener.logRefused(jid);
+            reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
+            return;
+        }
+        boolean masked = action == MessageInspector.Action.MASK;
+        XmlElement sent = broadcastMessage(c, sender, s, masked ? body : null, masked ? newSubject : null, true,
+                stanzaId);
+        if (body != null) {
+            history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE));
+        }
+        if (newSubject != null) {
+            subject = newSubject;
+            subjectMessage = body == null ? sent : XmlElement.builder("message")
+                    .attribute("from", sender.occupantJid.toString()).attribute("type", "groupchat")
+                    .textChild("subject", newSubject).build();
+            saveIfPersistent();
+        }
+    }
+
+    /** Size, line and rate limits; moderators may be exempt from the rates. False when refused (reply sent). */
+    private boolean withinLimits(Command c, Occupant sender, String body, String newSubject) {
+        MucConfig cfg = ctx.config;
+        int bytes = utf8Length(body) + utf8Length(newSubject);
+        if (bytes > cfg.maxMessageBytes) {
+            ctx.listener.floodRejected(jid, MucListener.FloodLimit.MESSAGE_SIZE);
+            reply(c, Condition.POLICY_VIOLATION, "the message is too long: " + bytes + " bytes, at most "
+                    + cfg.maxMessageBytes + " allowed");
+            return false;
+        }
+        if (body != null) {
+            int lines = 1;
+            for (int i = 0, n = body.length(); i < n; i++) {
+                if (body.charAt(i) == '\n') {
+                    lines++;
+                }
+            }
+            if (lines > cfg.maxMessageLines) {
+                ctx.listener.floodRejected(jid, MucListener.FloodLimit.MESSAGE_LINES);
+                reply(c, Condition.POLICY_VIOLATION, "the message has too many lines: " + lines + ", at most "
+                        + cfg.maxMessageLines + " allowed");
+                return false;
+            }
+        }
+        if (cfg.moderatorsExempt && sender.isModerator()) {
+            return true;
+        }
+        long now = ctx.clock.nanoTime();
+        if (!sender.bucket.tryTake(now, cfg.occupantMessagesPerSecond, cfg.occupantBurst)) {
+            ctx.listener.floodRejected(jid, MucListener.FloodLimit.OCCUPANT_RATE);
+            reply(c, Condition.RESOURCE_CONSTRAINT, "you are sending too fast: at most "
+                    + cfg.occupantMessagesPerSecond + " messages per second (burst " + cfg.occupantBurst + ")");
+            return false;
+        }
+        if (!roomBucket.tryTake(now, cfg.roomMessagesPerSecond, cfg.roomBurst)) {
+            ctx.listener.floodRejected(jid, MucListener.FloodLimit.ROOM_RATE);
+            reply(c, Condition.RESOURCE_CONSTRAINT, "this room is receiving too many messages: at most "
+                    + cfg.roomMessagesPerSecond + " per second; try again shortly");
+            return false;
+        }
+        return true;
+    }
+
+    private static int utf8Length(String s) {
+        if (s == null) {
+            return 0;
+        }
+        int n = 0;
+        for (int i = 0, len = s.length(); i < len; i++) {
+            char ch = s.charAt(i);
+            if (ch < 0x80) {
+                n++;
+            } else if (ch < 0x800) {
+                n += 2;
+            } else if (Character.isHighSurrogate(ch)) {
+                n += 4;
+                i++;
+            } else {
+                n += 3;
+            }
+        }
+        return n;
+    }
+
+    /**
+     * Builds the room's copy of a groupchat message once, renders it once and delivers it to every occupant
+     * (the sender included: XEP-0045 reflection). Foreign stanza-ids claiming to be by this room are stripped.
+     */
+    private XmlElement broadcastMessage(Command c, Occupant sender, XmlElement original, String maskedBody,
+                                        String maskedSubject, boolean counted, String stanzaId) {
+        XmlElement.Builder m = XmlElement.builder("message").attribute("from", sender.occupantJid.toString())
+                .attribute("type", "groupchat");
+        String id = original.attribute("id");
+        if (id != null) {
+            m.attribute("id", id);
+        }
+        for (Object child : original.children()) {
+            if (child instanceof XmlElement e) {
+                if (Stanzas.NS_SID.equals(e.namespace()) && jid.toString().equals(e.attribute("by"))) {
+                    continue;
+                }
+                if ("x".equals(e.name()) && NS_MUC_USER.equals(e.namespace())) {
+                    continue;
+                }
+                if (maskedBody != null && "body".equals(e.name()) && e.namespace() == null) {
+                    m.textChild("body", maskedBody);
+                    continue;
+                }
+                if (maskedSubject != null && "subject".equals(e.name()) && e.namespace() == null) {
+                    m.textChild("subject", maskedSubject);
+                    continue;
+                }
+                m.child(e);
+            }
+        }
+        if (stanzaId != null) {
+            m.child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", stanzaId)
+                    .attribute("by", jid.toString()).build());
+        }
+        XmlElement sent = m.build();
+        RenderedStanza rendered = RenderedStanza.render(sent);
+        Occupant[] all = occupants;
+        int n = occupantCount;
+        for (int i = 0; i < n; i++) {
+            delivery.deliver(rendered, all[i].realJid);
+        }
+        if (counted) {
+            ctx.listener.messageDelivered(jid, c.arrivalNs, ctx.clock.nanoTime(), n);
+        }
+        return sent;
+    }
+
+    private void privateMessage(Command c, Occupant sender, String type) {
+        if ("groupchat".equals(type)) {
+            reply(c, Condition.BAD_REQUEST, "groupchat messages go to the room, not to an occupant");
+            return;
+        }
+        if (sender == null) {
+            reply(c, Condition.NOT_ACCEPTABLE, "join the room before sending private messages");
+            return;
+        }
+        Occupant target = occupant(c.to.resource());
+        if (target == null) {
+            reply(c, Condition.ITEM_NOT_FOUND, "no occupant with that nickname");
+            return;
+        }
+        if (!ctx.config.privateMessages || !mayPrivateMessage(sender)) {
+            reply(c, Condition.NOT_ALLOWED, "private messages are not allowed in this room");
+            return;
+        }
+        if (Stanzas.approximateChars(c.stanza, ctx.config.maxMessageBytes + 1024) > ctx.config.maxMessageBytes + 1024) {
+            ctx.listener.floodRejected(jid, MucListener.FloodLimit.MESSAGE_SIZE);
+            reply(c, Condition.POLICY_VIOLATION, "the message is too long");
+            return;
+        }
+        if (!(ctx.config.moderatorsExempt && sender.isModerator())
+                && !sender.bucket.tryTake(ctx.clock.nanoTime(), ctx.config.occupantMessagesPerSecond,
+                ctx.config.occupantBurst)) {
+            ctx.listener.floodRejected(jid, MucListener.FloodLimit.OCCUPANT_RATE);
+            reply(c, Condition.RESOURCE_CONSTRAINT, "you are sending too fast: at most "
+                    + ctx.config.occupantMessagesPerSecond + " messages per second");
+            return;
+        }
+        XmlElement.Builder m = c.stanza.toBuilder().attribute("from", sender.occupantJid.toString())
+                .attribute("to", target.realJid.toString());
+        m.removeChildren("x");
+        for (XmlElement e : c.stanza.elements("x")) {
+            if (!NS_MUC_USER.equals(e.namespace())) {
+                m.child(e);
+            }
+        }
+        m.child(XmlElement.builder("x", NS_MUC_USER).build());
+        delivery.send(m.build());
+    }
+
+    private boolean mayPrivateMessage(Occupant sender) {
+        return switch (allowPrivateMessages) {
+            case "anyone" -> true;
+            case "participants" -> sender.role == Role.PARTICIPANT || sender.role == Role.MODERATOR;
+            case "moderators" -> sender.role == Role.MODERATOR;
+            default -> false;
+        };
+    }
+
+    private void invitation(Command c, Occupant sender, XmlElement x) {
+        XmlElement invite = x.child("invite");
+        if (invite != null) {
+            if (sender == null) {
+                reply(c, Condition.NOT_ACCEPTABLE, "join the room before inviting others");
+                return;
+            }
+            Jid invitee = Jid.tryParse(invite.attribute("to"));
+            if (invitee == null) {
+                reply(c, Condition.JID_MALFORMED, "the invitation needs a valid 'to' address");
+                return;
+            }
+            if (membersOnly) {
+                if (!sender.affiliation.atLeast(Affiliation.ADMIN)) {
+                    reply(c, Condition.FORBIDDEN, "only admins may invite to this members-only room");
+                    return;
+                }
+                if (!affiliationOf(invitee.bare()).atLeast(Affiliation.MEMBER)) {
+                    setAffiliation(invitee.bare(), Affiliation.MEMBER);
+                }
+            }
+            XmlElement.Builder inv = XmlElement.builder("invite").attribute("from", c.from.toString());
+            XmlElement reason = invite.child("reason");
+            if (reason != null) {
+                inv.child(reason);
+            }
+            XmlElement.Builder ux = XmlElement.builder("x", NS_MUC_USER).child(inv.build());
+            if (password != null) {
+                ux.textChild("password", password);
+            }
+            delivery.send(XmlElement.builder("message").attribute("from", jid.toString())
+                    .attribute("to", invitee.toString()).attribute("id", c.stanza.attribute("id"))
+                    .child(ux.build()).build());
+            return;
+        }
+        XmlElement decline = x.child("decline");
+        Jid inviter = Jid.tryParse(decline.attribute("to"));
+        if (inviter == null) {
+            reply(c, Condition.JID_MALFORMED, "the decline needs a valid 'to' address");
+            return;
+        }
+        XmlElement.Builder dec = XmlElement.builder("decline").attribute("from", c.from.bare().toString());
+        XmlElement reason = decline.child("reason");
+        if (reason != null) {
+            dec.child(reason);
+        }
+        delivery.send(XmlElement.builder("message").attribute("from", jid.toString())
+                .attribute("to", inviter.toString())
+                .child(XmlElement.builder("x", NS_MUC_USER).child(dec.build()).build()).build());
+    }
+
+    // ------------------------------------------------------------------------------------------------ IQ
+
+    private void handleIq(Command c) {
+        XmlElement s = c.stanza;
+        String type = s.attribute("type");
+        Occupant sender = byRealJid.get(c.from);
+        if (c.to.resource() != null) {
+            occupantIq(c, sender, type);
+            return;
+        }
+        if (!"get".equals(type) && !"set".equals(type)) {
+            return; // results and errors addressed to the room itself: nothing waits for them
+        }
+        XmlElement payload = Stanzas.firstElement(s);
+        if (payload == null) {
+            reply(c, Condition.BAD_REQUEST, "an IQ needs exactly one payload element");
+            return;
+        }
+        String ns = payload.namespace() == null ? "" : payload.namespace();
+        boolean get = "get".equals(type);
+        switch (ns) {
+            case Stanzas.NS_DISCO_INFO -> {
+                if (get) {
+                    discoInfo(c, payload.attribute("node"));
+                } else {
+                    reply(c, Condition.BAD_REQUEST, "disco#info only answers get");
+                }
+            }
+            case Stanzas.NS_DISCO_ITEMS -> {
+                if (get) {
+                    discoItems(c, sender);
+                } else {
+                    reply(c, Condition.BAD_REQUEST, "disco#items only answers get");
+                }
+            }
+            case Stanzas.NS_PING -> result(c, null);
+            case NS_MUC_ADMIN -> {
+                if (get) {
+                    adminGet(c, sender, payload);
+                } else {
+                    adminSet(c, sender, payload);
+                }
+            }
+            case NS_MUC_OWNER -> {
+                if (get) {
+                    ownerGet(c, payload);
+                } else {
+                    ownerSet(c, payload);
+                }
+            }
+            default -> reply(c, Condition.SERVICE_UNAVAILABLE, "the room does not support " + ns);
+        }
+    }
+
+    /** IQs to room@service/nick: XEP-0410 self-ping, otherwise relayed between occupants (XEP-0045 7.3, 6.6). */
+    private void occupantIq(Command c, Occupant sender, String type) {
+        XmlElement s = c.stanza;
+        boolean request = "get".equals(type) || "set".equals(type);
+        Occupant target = occupant(c.to.resource());
+        if (!request) {
+            // a reply from an occupant to another occupant's relayed request
+            if (sender != null && target != null) {
+                delivery.send(s.toBuilder().attribute("from", sender.occupantJid.toString())
+                        .attribute("to", target.realJid.toString()).build());
+            }
+            return;
+        }
+        XmlElement payload = Stanzas.firstElement(s);
+        boolean ping = payload != null && "ping".equals(payload.name()) && Stanzas.NS_PING.equals(payload.namespace());
+        if (sender == null) {
+            if (ping) {
+                reply(c, Condition.NOT_ACCEPTABLE, "you are not an occupant of this room");
+            } else {
+                reply(c, Condition.BAD_REQUEST, "only occupants may query other occupants");
+            }
+            return;
+        }
+        if (target == null) {
+            reply(c, Condition.ITEM_NOT_FOUND, "no occupant with that nickname");
+            return;
+        }
+        if (ping && target == sender) {
+            result(c, null);
+            return;
+        }
+        delivery.send(s.toBuilder().attribute("from", sender.occupantJid.toString())
+                .attribute("to", target.realJid.toString()).build());
+    }
+
+    private void discoInfo(Command c, String node) {
+        if (node != null) {
+            reply(c, Condition.ITEM_NOT_FOUND, "no such node");
+            return;
+        }
+        XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_INFO);
+        q.child(XmlElement.builder("identity").attribute("category", "conference").attribute("type", "text")
+                .attribute("name", name == null || name.isEmpty() ? jid.local() : name).build());
+        q.child(Stanzas.feature(Stanzas.NS_MUC));
+        q.child(Stanzas.feature(membersOnly ? "muc_membersonly" : "muc_open"));
+        q.child(Stanzas.feature(moderated ? "muc_moderated" : "muc_unmoderated"));
+        q.child(Stanzas.feature(password != null ? "muc_passwordprotected" : "muc_unsecured"));
+        q.child(Stanzas.feature(persistent ? "muc_persistent" : "muc_temporary"));
+        q.child(Stanzas.feature(isPublic ? "muc_public" : "muc_hidden"));
+        q.child(Stanzas.feature(nonAnonymous ? "muc_nonanonymous" : "muc_semianonymous"));
+        q.child(Stanzas.feature(Stanzas.NS_SID));
+        q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
+        q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
+        q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
+        q.child(Stanzas.feature(Stanzas.NS_PING));
+        XmlElement form = XmlElement.builder("x", Stanzas.NS_DATA).attribute("type", "result")
+                .child(Stanzas.formField("FORM_TYPE", "hidden", null, "http://jabber.org/protocol/muc#roominfo"))
+                .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", description))
+                .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", subject))
+                .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
+                        Integer.toString(occupantCount)))
+                .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", name))
+                .child(Stanzas.formField("muc#roomconfig_maxusers", "text-single", "Maximum occupants",
+                        Integer.toString(maxOccupants)))
+                .child(Stanzas.formField("muc#roomconfig_changesubject", "boolean", "Occupants may change the subject",
+                        participantsChangeSubject ? "1" : "0"))
+                .child(Stanzas.formField(FIELD_PRESENCE_POLICY, "text-single", "Presence policy",
+                        presencePolicy.name().toLowerCase(java.util.Locale.ROOT)))
+                .build();
+        q.child(form);
+        result(c, q.build());
+    }
+
+    private void discoItems(Command c, Occupant sender) {
+        XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_ITEMS);
+        // the occupant list; large rooms under a restricted presence policy show only what their presence shows
+        for (int i = 0; i < occupantCount; i++) {
+            Occupant o = occupants[i];
+            if (presencePolicy == PresencePolicy.FULL || broadcastsPresenceOf(o, occupantCount) || o == sender) {
+                q.child(XmlElement.builder("item").attribute("jid", o.occupantJid.toString()).build());
+            }
+        }
+        result(c, q.build());
+    }
+
+    // ------------------------------------------------------------------------------------------------ admin
+
+    private void adminGet(Command c, Occupant sender, XmlElement query) {
+        XmlElement item = query.child("item");
+        if (item == null) {
+            reply(c, Condition.BAD_REQUEST, "the query needs an item with a role or an affiliation");
+            return;
+        }
+        Affiliation actorAff = affiliationOf(c.from.bare());
+        XmlElement.Builder q = XmlElement.builder("query", NS_MUC_ADMIN);
+        String affText = item.attribute("affiliation");
+        String roleText = item.attribute("role");
+        if (affText != null) {
+            Affiliation wanted = Affiliation.fromXml(affText);
+            if (wanted == null) {
+                reply(c, Condition.BAD_REQUEST, "unknown affiliation '" + affText + "'");
+                return;
+            }
+            boolean memberMayList = wanted == Affiliation.MEMBER && membersOnly && actorAff == Affiliation.MEMBER;
+            if (!actorAff.atLeast(Affiliation.ADMIN) && !memberMayList) {
+                reply(c, Condition.FORBIDDEN, "only admins and owners may list affiliations");
+                return;
+            }
+            for (Map.Entry<Jid, Affiliation> e : affiliations.entrySet()) {
+                if (e.getValue() == wanted) {
+                    q.child(XmlElement.builder("item").attribute("affiliation", wanted.xmlName())
+                            .attribute("jid", e.getKey().toString()).build());
+                }
+            }
+        } else if (roleText != null) {
+            Role wanted = Role.fromXml(roleText);
+            if (wanted == null) {
+                reply(c, Condition.BAD_REQUEST, "unknown role '" + roleText + "'");
+                return;
+            }
+            if (sender == null || !sender.isModerator()) {
+                reply(c, Condition.FORBIDDEN, "only moderators may list roles");
+                return;
+            }
+            for (int i = 0; i < occupantCount; i++) {
+                Occupant o = occupants[i];
+                if (o.role == wanted) {
+                    q.child(XmlElement.builder("item").attribute("affiliation", o.affiliation.xmlName())
+                            .attribute("role", o.role.xmlName()).attribute("nick", o.nick)
+                            .attribute("jid", o.realJid.toString()).build());
+                }
+            }
+        } else {
+            reply(c, Condition.BAD_REQUEST, "the item needs a role or an affiliation");
+            return;
+        }
+        result(c, q.build());
+    }
+
+    private void adminSet(Command c, Occupant sender, XmlElement query) {
+        List<XmlElement> items = query.elements("item");
+        if (items.isEmpty()) {
+            reply(c, Condition.BAD_REQUEST, "the query needs at least one item");
+            return;
+        }
+        for (XmlElement item : items) {
+            Condition problem;
+            String[] why = new String[1];
+            if (item.attribute("role") != null) {
+                problem = changeRole(c, sender, item, why);
+            } else if (item.attribute("affiliation") != null) {
+                problem = changeAffiliation(c, sender, item, why);
+            } else {
+                problem = Condition.BAD_REQUEST;
+                why[0] = "each item needs a role or an affiliation";
+            }
+            if (problem != null) {
+                reply(c, problem, why[0]);
+                return;
+            }
+        }
+        result(c, null);
+    }
+
+    private Condition changeRole(Command c, Occupant actor, XmlElement item, String[] why) {
+        Role role = Role.fromXml(item.attribute("role"));
+        if (role == null) {
+            why[0] = "unknown role '" + item.attribute("role") + "'";
+            return Condition.BAD_REQUEST;
+        }
+        String nick = item.attribute("nick");
+        if (nick == null) {
+            why[0] = "a role change needs the occupant's nick";
+            return Condition.BAD_REQUEST;
+        }
+        if (actor == null || !actor.isModerator()) {
+            why[0] = "only moderators may change roles";
+            return Condition.FORBIDDEN;
+        }
+        Occupant target = occupant(nick);
+        if (target == null) {
+            why[0] = "no occupant with the nickname '" + nick + "'";
+            return Condition.ITEM_NOT_FOUND;
+        }
+        String reason = item.childText("reason");
+        boolean targetPrivileged = target.affiliation.atLeast(Affiliation.ADMIN);
+        switch (role) {
+            case NONE -> {
+                if (targetPrivileged || (target.isModerator() && !actor.affiliation.atLeast(Affiliation.ADMIN))) {
+                    why[0] = "admins and owners cannot be kicked";
+                    return Condition.NOT_ALLOWED;
+                }
+                removeOccupant(target, "unavailable", new int[] {307}, reason, actor.nick, null, true);
+                return null;
+            }
+            case VISITOR -> {
+                if (targetPrivileged || (target.isModerator() && !actor.affiliation.atLeast(Affiliation.ADMIN))) {
+                    why[0] = "the voice of admins, owners and moderators cannot be revoked";
+                    return Condition.NOT_ALLOWED;
+                }
+            }
+            case PARTICIPANT -> {
+                if (target.isModerator()) {
+                    if (!actor.affiliation.atLeast(Affiliation.ADMIN)) {
+                        why[0] = "only admins and owners may revoke moderator status";
+                        return Condition.NOT_ALLOWED;
+                    }
+                    if (target.affiliation.compareTo(actor.affiliation) > 0 || targetPrivileged) {
+                        why[0] = "moderator status of an admin or owner cannot be revoked";
+                        return Condition.NOT_ALLOWED;
+                    }
+                }
+            }
+            case MODERATOR -> {
+                if (!actor.affiliation.atLeast(Affiliation.ADMIN)) {
+                    why[0] = "only admins and owners may grant moderator status";
+                    return Condition.FORBIDDEN;
+                }
+            }
+            default -> {
+            }
+        }
+        if (target.role != role) {
+            target.role = role;
+            target.invalidatePresence();
+            broadcastPresence(target, null, null, null, new int[] {110}, reasonAndActor(reason, actor.nick), null);
+        }
+        return null;
+    }
+
+    private Condition changeAffiliation(Command c, Occupant actorOccupant, XmlElement item, String[] why) {
+        Affiliation aff = Affiliation.fromXml(item.attribute("affiliation"));
+        if (aff == null) {
+            why[0] = "unknown affiliation '" + item.attribute("affiliation") + "'";
+            return Condition.BAD_REQUEST;
+        }
+        Jid target;
+        String jidText = item.attribute("jid");
+        if (jidText != null) {
+            target = Jid.tryParse(jidText);
+            if (target == null) {
+                why[0] = "'" + jidText + "' is not a valid JID";
+                return Condition.JID_MALFORMED;
+            }
+            target = target.bare();
+        } else if (item.attribute("nick") != null) {
+            Occupant o = occupant(item.attribute("nick"));
+            if (o == null) {
+                why[0] = "no occupant with the nickname '" + item.attribute("nick") + "'";
+                return Condition.ITEM_NOT_FOUND;
+            }
+            target = o.bareJid;
+        } else {
+            why[0] = "an affiliation change needs a jid";
+            return Condition.BAD_REQUEST;
+        }
+        Affiliation actor = affiliationOf(c.from.bare());
+        Affiliation current = affiliationOf(target);
+        if (!actor.atLeast(Affiliation.ADMIN)) {
+            why[0] = "only admins and owners may change affiliations";
+            return Condition.FORBIDDEN;
+        }
+        boolean ownerOnly = aff.atLeast(Affiliation.ADMIN) || current.atLeast(Affiliation.ADMIN);
+        if (ownerOnly && actor != Affiliation.OWNER) {
+            why[0] = "only owners may change the affiliation of admins and owners";
+            return current.atLeast(Affiliation.ADMIN) ? Condition.NOT_ALLOWED : Condition.FORBIDDEN;
+        }
+        if (current == Affiliation.OWNER && aff != Affiliation.OWNER && ownerCount() <= 1) {
+            why[0] = "the room's only owner cannot give up ownership";
+            return Condition.CONFLICT;
+        }
+        if (ctx.isServiceAdmin(target) && aff != Affiliation.OWNER) {
+            why[0] = "service admins own every room";
+            return Condition.NOT_ALLOWED;
+        }
+        applyAffiliation(target, aff, item.childText("reason"), actorOccupant == null ? null : actorOccupant.nick);
+        return null;
+    }
+
+    private int ownerCount() {
+        int n = 0;
+        for (Affiliation a : affiliations.values()) {
+            if (a == Affiliation.OWNER) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private void setAffiliation(Jid bare, Affiliation aff) {
+        if (aff == Affiliation.NONE) {
+            affiliations.remove(bare);
+        } else {
+            affiliations.put(bare, aff);
+        }
+        saveIfPersistent();
+    }
+
+    /** Stores the affiliation and updates every session of that user in the room (roles, removal, presence). */
+    private void applyAffiliation(Jid bare, Affiliation aff, String reason, String actorNick) {
+        setAffiliation(bare, aff);
+        List<Occupant> sessions = new ArrayList<>(1);
+        for (int i = 0; i < occupantCount; i++) {
+            if (occupants[i].bareJid.equals(bare)) {
+                sessions.add(occupants[i]);
+            }
+        }
+        for (Occupant o : sessions) {
+            Affiliation before = o.affiliation;
+            o.affiliation = aff;
+            o.invalidatePresence();
+            if (aff == Affiliation.OUTCAST) {
+                removeOccupant(o, "unavailable", new int[] {301}, reason, actorNick, null, false);
+            } else if (membersOnly && !aff.atLeast(Affiliation.MEMBER)) {
+                removeOccupant(o, "unavailable", new int[] {321}, reason, actorNick, null, false);
+            } else {
+                Role newRole = o.role;
+                if (aff.atLeast(Affiliation.ADMIN)) {
+                    newRole = Role.MODERATOR;
+                } else if (before.atLeast(Affiliation.ADMIN)) {
+                    newRole = defaultRole(aff);
+                } else if (aff == Affiliation.MEMBER && o.role == Role.VISITOR) {
+                    newRole = Role.PARTICIPANT;
+                }
+                o.role = newRole;
+                broadcastPresence(o, null, null, null, new int[] {110}, reasonAndActor(reason, actorNick), null);
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ owner
+
+    private void ownerGet(Command c, XmlElement query) {
+        if (affiliationOf(c.from.bare()) != Affiliation.OWNER) {
+            reply(c, Condition.FORBIDDEN, "only owners may configure the room");
+            return;
+        }
+        result(c, XmlElement.builder("query", NS_MUC_OWNER).child(RoomConfigForm.form(this, ownersAndAdmins()))
+                .build());
+    }
+
+    private Map<Affiliation, List<Jid>> ownersAndAdmins() {
+        Map<Affiliation, List<Jid>> out = new LinkedHashMap<>();
+        out.put(Affiliation.OWNER, new ArrayList<>());
+        out.put(Affiliation.ADMIN, new ArrayList<>());
+        for (Map.Entry<Jid, Affiliation> e : affiliations.entrySet()) {
+            List<Jid> list = out.get(e.getValue());
+            if (list != null) {
+                list.add(e.getKey());
+            }
+        }
+        return out;
+    }
+
+    private void ownerSet(Command c, XmlElement query) {
+        if (affiliationOf(c.from.bare()) != Affiliation.OWNER) {
+            reply(c, Condition.FORBIDDEN, "only owners may configure or destroy the room");
+            return;
+        }
+        XmlElement destroy = query.child("destroy");
+        if (destroy != null) {
+            result(c, null);
+            destroy(destroy.attribute("jid"), destroy.childText("reason"), destroy.childText("password"));
+            return;
+        }
+        XmlElement form = query.child("x", Stanzas.NS_DATA);
+        if (form == null) {
+            reply(c, Condition.BAD_REQUEST, "expected a data form or a destroy request");
+            return;
+        }
+        String formType = form.attribute("type");
+        if ("cancel".equals(formType)) {
+            result(c, null);
+            if (locked) {
+                destroy(null, "the owner cancelled the room's creation", null);
+            }
+            return;
+        }
+        if (!"submit".equals(formType)) {
+            reply(c, Condition.BAD_REQUEST, "the form must be of type submit or cancel");
+            return;
+        }
+        RoomConfigForm.Submission sub;
+        try {
+            sub = RoomConfigForm.parse(form, ctx.config);
+        } catch (IllegalArgumentException e) {
+            reply(c, Condition.NOT_ACCEPTABLE, e.getMessage());
+            return;
+        }
+        if (sub.ownersOrNull() != null && sub.ownersOrNull().isEmpty()) {
+            reply(c, Condition.NOT_ACCEPTABLE, "a room needs at least one owner");
+            return;
+        }
+        boolean wasLocked = locked;
+        boolean wasPersistent = persistent;
+        boolean wasNonAnonymous = nonAnonymous;
+        boolean wasMembersOnly = membersOnly;
+        sub.applyTo(this);
+        locked = false;
+        result(c, null);
+        if (sub.ownersOrNull() != null) {
+            replaceAffiliation(Affiliation.OWNER, sub.ownersOrNull());
+        }
+        if (sub.adminsOrNull() != null) {
+            replaceAffiliation(Affiliation.ADMIN, sub.adminsOrNull());
+        }
+        if (!wasMembersOnly && membersOnly) {
+            for (Occupant o : occupantsSnapshot()) {
+                if (!o.affiliation.atLeast(Affiliation.MEMBER)) {
+                    removeOccupant(o, "unavailable", new int[] {322}, null, null, null, false);
+                }
+            }
+        }
+        for (int i = 0; i < occupantCount; i++) {
+            occupants[i].invalidatePresence();
+        }
+        if (persistent) {
+            ctx.repository.save(snapshot());
+        } else if (wasPersistent) {
+            ctx.repository.delete(jid);
+        }
+        updateDirectory();
+        if (!wasLocked) {
+            // XEP-0045 10.2.1: tell occupants the configuration changed (104), and about anonymity (172/173)
+            XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER)
+                    .child(XmlElement.builder("status").attribute("code", "104").build());
+            if (wasNonAnonymous != nonAnonymous) {
+                x.child(XmlElement.builder("status").attribute("code", nonAnonymous ? "172" : "173").build());
+            }
+            RenderedStanza note = RenderedStanza.render(XmlElement.builder("message")
+                    .attribute("from", jid.toString()).attribute("type", "groupchat").child(x.build()).build());
+            for (int i = 0; i < occupantCount; i++) {
+                delivery.deliver(note, occupants[i].realJid);
+            }
+        }
+        if (occupantCount == 0 && !persistent) {
+            shard.removeRoom(this);
+        }
+    }
+
+    private void replaceAffiliation(Affiliation aff, List<Jid> jids) {
+        List<Jid> old = new ArrayList<>();
+        for (Map.Entry<Jid, Affiliation> e : affiliations.entrySet()) {
+            if (e.getValue() == aff && !jids.contains(e.getKey())) {
+                old.add(e.getKey());
+            }
+        }
+        for (Jid j : old) {
+            applyAffiliation(j, Affiliation.NONE, null, null);
+        }
+        for (Jid j : jids) {
+            if (affiliationOf(j) != aff) {
+                applyAffiliation(j, aff, null, null);
+            }
+        }
+    }
+
+    private List<Occupant> occupantsSnapshot() {
+        List<Occupant> list = new ArrayList<>(occupantCount);
+        for (int i = 0; i < occupantCount; i++) {
+            list.add(occupants[i]);
+        }
+        return list;
+    }
+
+    void updateDirectory() {
+        if (isPublic && !locked) {
+            ctx.directory.put(jid, name == null || name.isEmpty() ? jid.local() : name);
+        } else {
+            ctx.directory.remove(jid);
+        }
+    }
+
+    /** Destroys the room: every occupant gets unavailable presence with the destroy notice (XEP-0045 10.9). */
+    void destroy(String alternateVenue, String reason, String alternatePassword) {
+        XmlElement.Builder d = XmlElement.builder("destroy");
+        Jid alt = alternateVenue == null ? null : Jid.tryParse(alternateVenue);
+        if (alt != null) {
+            d.attribute("jid", alt.toString());
+        }
+        if (reason != null) {
+            d.textChild("reason", reason);
+        }
+        if (alternatePassword != null) {
+            d.textChild("password", alternatePassword);
+        }
+        XmlElement destroyElement = d.build();
+        for (Occupant o : occupantsSnapshot()) {
+            o.role = Role.NONE;
+            o.affiliation = Affiliation.NONE;
+            XmlElement p = XmlElement.builder("presence").attribute("from", o.occupantJid.toString())
+                    .attribute("to", o.realJid.toString()).attribute("type", "unavailable")
+                    .child(XmlElement.builder("x", NS_MUC_USER)
+                            .child(XmlElement.builder("item").attribute("affiliation", "none")
+                                    .attribute("role", "none").build())
+                            .child(destroyElement).build())
+                    .build();
+            delivery.send(p);
+            detachOccupant(o);
+            ctx.listener.occupantLeft(jid);
+        }
+        if (persistent) {
+            ctx.repository.delete(jid);
+        }
+        history.clear();
+        shard.removeRoom(this);
+    }
+
+    /** Service shutdown: occupants are told the room is going away with status 332. */
+    void shutdown() {
+        for (Occupant o : occupantsSnapshot()) {
+            XmlElement p = XmlElement.builder("presence").attribute("from", o.occupantJid.toString())
+                    .attribute("to", o.realJid.toString()).attribute("type", "unavailable")
+                    .child(XmlElement.builder("x", NS_MUC_USER)
+                            .child(XmlElement.builder("item").attribute("affiliation", o.affiliation.xmlName())
+                                    .attribute("role", "none").build())
+                            .child(XmlElement.builder("status").attribute("code", "110").build())
+                            .child(XmlElement.builder("status").attribute("code", "332").build()).build())
+                    .build();
+            delivery.send(p);
+            detachOccupant(o);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ replies
+
+    private void reply(Command c, Condition condition, String text) {
+        reply(ctx, c, condition, text);
+    }
+
+    static void reply(ServiceContext ctx, Command c, Condition condition, String text) {
+        if (Stanzas.isError(c.stanza)) {
+            return;
+        }
+        ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
+    }
+
+    private void result(Command c, XmlElement payload) {
+        delivery.send(Stanzas.result(c.stanza, c.to, c.from, payload));
+    }
+
+    static int utf8(String s) {
+        return s == null ? 0 : s.getBytes(StandardCharsets.UTF_8).length;
+    }
+}

@@ -1,0 +1,35 @@
+package org.mucscale.engine.muc;
+
+import java.util.Collection;
+import java.util.List;
+
+import org.mucscale.engine.stanza.Jid;
+
+/**
+ * Persistent rooms: configuration and affiliations. {@link #loadAll()} is called once by {@link MucService#start()};
+ * {@link #save} and {@link #delete} are called on a room thread when an owner changes a persistent room (never on the
+ * message path), so implementations should be quick or hand the write off.
+ */
+public interface RoomRepository {
+
+    Collection<StoredRoom> loadAll();
+
+    void save(StoredRoom room);
+
+    void delete(Jid room);
+
+    RoomRepository NONE = new RoomRepository() {
+        @Override
+        public Collection<StoredRoom> loadAll() {
+            return List.of();
+        }
+
+        @Override
+        public void save(StoredRoom room) {
+        }
+
+        @Override
+        public void delete(Jid room) {
+        }
+    };
+}

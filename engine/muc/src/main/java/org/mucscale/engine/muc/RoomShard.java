@@ -1,0 +1,149 @@
+package org.mucscale.engine.muc;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+import org.mucscale.engine.stanza.Jid;
+
+/**
+ * One room thread ({@code mucscale-room-N}): the single writer of every room that hashes to it.
+ *
+ * <p>Design: transport threads {@link #offer} commands into a bounded {@link ManyToOneCommandQueue}; this thread
+ * drains it and runs each command to completion, touching room state alone, so rooms need no locks and per-sender
+ * order is the queue's order. Deliveries are made from this thread without any lock held. When the queue is empty the
+ * thread parks; producers unpark it only when it announced it is parking (one volatile read per offer otherwise).
+ * An exception in a command is counted and logged, never kills the loop. {@link #stop} drains what is queued, then
+ * the thread ends.
+ */
+final class RoomShard implements Runnable {
+    private static final Logger LOG = Logger.getLogger(RoomShard.class.getName());
+    private static final long PARK_NS = 100_000_000L;
+
+    final int index;
+    final ServiceContext ctx;
+    private final ManyToOneCommandQueue<Command> queue;
+    /** Rooms owned by this shard; touched by this thread only. */
+    final Map<Jid, Room> rooms = new HashMap<>();
+    private final Thread thread;
+    private volatile boolean running = true;
+    private volatile boolean parked;
+    private long failures;
+
+    RoomShard(int index, ServiceContext ctx, int queueCapacity) {
+        this.index = index;
+        this.ctx = ctx;
+        this.queue = new ManyToOneCommandQueue<>(queueCapacity);
+        this.thread = new Thread(this, "mucscale-room-" + index);
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    /** From any thread; false when the queue is full (the caller answers with resource-constraint). */
+    boolean offer(Command c) {
+        if (!queue.offer(c)) {
+            return false;
+        }
+        if (parked) {
+            LockSupport.unpark(thread);
+        }
+        return true;
+    }
+
+    boolean isShardThread() {
+        return Thread.currentThread() == thread;
+    }
+
+    @Override
+    public void run() {
+        while (true) {
+            Command c = queue.poll();
+            if (c != null) {
+                execute(c);
+                continue;
+            }
+            if (!running) {
+                // drain once more after stop was requested, then end
+                Command last = queue.poll();
+                if (last == null) {
+                    break;
+                }
+                execute(last);
+                continue;
+            }
+            parked = true;
+            if (queue.size() == 0 && running) {
+                LockSupport.parkNanos(this, PARK_NS);
+            }
+            parked = false;
+        }
+    }
+
+    private void execute(Command c) {
+        try {
+            if (c.task != null) {
+                c.task.accept(this);
+            } else {
+                handle(c);
+            }
+        } catch (RuntimeException | StackOverflowError e) {
+            failures++;
+            ctx.listener.stanzaRefused("internal-error");
+            if (failures < 10 || Long.bitCount(failures) == 1) {
+                LOG.log(Level.WARNING, "room thread " + index + " failed on a command (" + failures + " so far)", e);
+            }
+            if (c.stanza != null && !Stanzas.isError(c.stanza) && c.from != null) {
+                try {
+                    ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, Stanzas.Condition.INTERNAL_SERVER_ERROR,
+                            "the room could not handle this stanza"));
+                } catch (RuntimeException ignored) {
+                    // the delivery adapter reports its own failures
+                }
+            }
+        }
+    }
+
+    private void handle(Command c) {
+        Room room = rooms.get(c.roomJid);
+        if (room == null) {
+            room = Room.createOrRefuse(this, c);
+            if (room == null) {
+                return;
+            }
+        }
+        room.handle(c);
+    }
+
+    void addRoom(Room room) {
+        rooms.put(room.jid, room);
+        ctx.roomCount.incrementAndGet();
+        ctx.populationChanged();
+    }
+
+    void removeRoom(Room room) {
+        if (rooms.remove(room.jid) != null) {
+            ctx.roomCount.decrementAndGet();
+            ctx.directory.remove(room.jid);
+            ctx.populationChanged();
+        }
+    }
+
+    void requestStop() {
+        running = false;
+        LockSupport.unpark(thread);
+    }
+
+    boolean join(long millis) throws InterruptedException {
+        thread.join(millis);
+        return !thread.isAlive();
+    }
+
+    Thread thread() {
+        return thread;
+    }
+}

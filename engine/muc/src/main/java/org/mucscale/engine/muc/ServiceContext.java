@@ -1,0 +1,58 @@
+package org.mucscale.engine.muc;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.mucscale.engine.port.Clock;
+import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.stanza.Jid;
+
+/**
+ * What every room shares: configuration, ports and service-wide state. Written by room threads: the public-room
+ * directory (a concurrent map, read by transport threads answering disco#items; eventually consistent) and the
+ * population counters (atomics).
+ */
+final class ServiceContext {
+    final Jid serviceJid;
+    final MucConfig config;
+    final Delivery delivery;
+    final Clock clock;
+    final MessageInspector inspector;
+    final RoomLogSink logSink;
+    final RoomRepository repository;
+    final MucListener listener;
+    final StanzaIds stanzaIds;
+    /** Public, unlocked rooms: room JID to display name. */
+    final ConcurrentHashMap<Jid, String> directory = new ConcurrentHashMap<>();
+    final AtomicInteger roomCount = new AtomicInteger();
+    final AtomicInteger occupantCount = new AtomicInteger();
+
+    ServiceContext(Jid serviceJid, MucConfig config, Delivery delivery, Clock clock, MessageInspector inspector,
+                   RoomLogSink logSink, RoomRepository repository, MucListener listener) {
+        this.serviceJid = serviceJid;
+        this.config = config;
+        this.delivery = delivery;
+        this.clock = clock;
+        this.inspector = inspector;
+        this.logSink = logSink;
+        this.repository = repository;
+        this.listener = listener;
+        this.stanzaIds = new StanzaIds(config.stanzaIdNode, clock.currentTimeMillis());
+    }
+
+    boolean isServiceAdmin(Jid bare) {
+        return config.serviceAdmins.contains(bare);
+    }
+
+    boolean mayCreateRooms(Jid bare) {
+        return switch (config.roomCreation) {
+            case ANYONE -> true;
+            case LISTED -> config.roomCreators.contains(bare) || isServiceAdmin(bare);
+            case ADMINS_ONLY -> isServiceAdmin(bare);
+        };
+    }
+
+    void populationChanged() {
+        listener.population(roomCount.get(), occupantCount.get());
+    }
+}
