@@ -1,0 +1,19 @@
+package org.jivesoftware.util;
+
+import java.nio.file.Path;
+
+/** Compile-only declaration of Openfire 5.1.1 {@code org.jivesoftware.util.JiveGlobals} (members mucscale uses). */
+public class JiveGlobals {
+
+    public static Path getHomePath() { return null; }
+
+    public static String getXMLProperty(String name) { return null; }
+
+    public static String getProperty(String name) { return null; }
+
+    public static String getProperty(String name, String defaultValue) { return defaultValue; }
+
+    public static void setProperty(String name, String value) { }
+
+    public static void deleteProperty(String name) { }
+}

@@ -1,0 +1,33 @@
+package org.mucscale.openfire;
+
+import java.util.List;
+import org.mucscale.engine.config.Setting;
+
+/** Settings of the Openfire adapter itself (the engine's capabilities declare their own). */
+public final class OpenfireSettings {
+    private OpenfireSettings() {
+    }
+
+    public static final Setting<String> SUBDOMAIN = Setting.ofString("mucscale.openfire.subdomain", "mucscale", false,
+            "Subdomain of the server's XMPP domain on which the MUC Scale group chat service is reachable "
+                    + "(e.g. mucscale.example.org).",
+            OpenfireSettings::subdomainProblem);
+
+    public static final List<Setting<?>> ALL = List.of(SUBDOMAIN);
+
+    /** Null when {@code s} is one DNS label (letters, digits, hyphens; 1-63 characters), else what is allowed. */
+    static String subdomainProblem(String s) {
+        String rule = "one DNS label of 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen";
+        if (s == null || s.isEmpty() || s.length() > 63 || s.charAt(0) == '-' || s.charAt(s.length() - 1) == '-') {
+            return rule;
+        }
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+            if (!ok) {
+                return rule;
+            }
+        }
+        return null;
+    }
+}
