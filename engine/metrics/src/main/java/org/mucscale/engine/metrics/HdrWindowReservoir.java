@@ -1,0 +1,174 @@
+package org.mucscale.engine.metrics;
+
+import com.codahale.metrics.Reservoir;
+import com.codahale.metrics.Snapshot;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+import org.mucscale.engine.port.Clock;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A Dropwizard {@link Reservoir} that keeps every value of a sliding time window in HdrHistogram form, so p99.9 and
+ * max are right to the histogram's precision (3 significant digits for latencies) instead of being sampled away as in
+ * Dropwizard's decaying or sliding reservoirs.
+ *
+ * <p><b>Concurrency.</b> Any number of threads write ({@link #update}): a {@link Recorder} makes that wait-free and
+ * allocation-free (a few atomic increments). Readers (JMX, Prometheus, the dashboard sampler) take the synchronized
+ * read side: each read swaps the recorder's active histogram out and adds it into the ring slot of the current time
+ * bucket ({@code intervalNs} wide, aligned to the clock); a window snapshot merges the slots whose bucket lies inside
+ * the window. Every recorded value therefore lands in exactly one slot, however often anyone reads. Values above the
+ * highest trackable value are clamped to it (and counted in {@link #clampedCount()}), never dropped; negatives count
+ * as 0.
+ *
+ * <p>A value belongs to the bucket in which a reader first collects it, so it may count up to one read interval late;
+ * {@link MucScaleMetrics} drains every reservoir each dashboard sample (5 s by default), which bounds that delay.
+ *
+ * <p>The dashboard sampler is the single consumer of {@link #drainSinceLastDrain}: it gets each value once, in the
+ * sample it was recorded in, independently of the window.
+ */
+public final class HdrWindowReservoir implements Reservoir {
+
+    private final Recorder recorder;
+    private final long lowestDiscernibleValue;
+    private final long highestTrackableValue;
+    private final int significantDigits;
+    private final long intervalNs;
+    private final int windowBuckets;
+    private final Clock clock;
+    private final LongAdder clamped = new LongAdder();
+
+    // Read side; guarded by this.
+    private final Histogram[] slots;
+    private final long[] slotBucket;
+    private final Histogram merged;
+    private final Histogram sinceLastDrain;
+    private Histogram recycle;
+
+    /**
+     * @param lowestDiscernibleValue smallest value told apart from 0 (e.g. 1000 ns: latencies below 2 ms keep 1 us)
+     * @param highestTrackableValue  values above are clamped
+     * @param significantDigits      precision, 1..5
+     * @param windowNs               how far back a snapshot reaches
+     * @param intervalNs             granularity: the window slides in steps of this
+     */
+    public HdrWindowReservoir(long lowestDiscernibleValue, long highestTrackableValue, int significantDigits,
+                              long windowNs, long intervalNs, Clock clock) {
+        if (lowestDiscernibleValue < 1 || highestTrackableValue < 2 * lowestDiscernibleValue) {
+            throw new IllegalArgumentException("need 1 <= lowestDiscernibleValue and highestTrackableValue >= twice it, was "
+                    + lowestDiscernibleValue + " and " + highestTrackableValue);
+        }
+        if (intervalNs <= 0 || windowNs < intervalNs) {
+            throw new IllegalArgumentException("need 0 < intervalNs <= windowNs, was interval " + intervalNs
+                    + " ns, window " + windowNs + " ns");
+        }
+        this.lowestDiscernibleValue = lowestDiscernibleValue;
+        this.highestTrackableValue = highestTrackableValue;
+        this.significantDigits = significantDigits;
+        this.intervalNs = intervalNs;
+        this.windowBuckets = (int) Math.min(1024, (windowNs + intervalNs - 1) / intervalNs);
+        this.clock = clock;
+        this.recorder = new Recorder(lowestDiscernibleValue, highestTrackableValue, significantDigits);
+        // One more slot than the window holds, so the bucket being filled never evicts one still inside the window.
+        this.slots = new Histogram[windowBuckets + 1];
+        this.slotBucket = new long[windowBuckets + 1];
+        java.util.Arrays.fill(slotBucket, Long.MIN_VALUE);
+        this.merged = newCompatibleHistogram();
+        this.sinceLastDrain = newCompatibleHistogram();
+    }
+
+    /** A reservoir for latencies in nanoseconds: 1 us resolution below 2 ms, 3 significant digits, up to 100 s. */
+    public static HdrWindowReservoir forNanos(long windowNs, long intervalNs, Clock clock) {
+        return new HdrWindowReservoir(1_000L, 100_000_000_000L, 3, windowNs, intervalNs, clock);
+    }
+
+    /** A reservoir for sizes and counts: 2 significant digits, up to ten million. */
+    public static HdrWindowReservoir forCounts(long windowNs, long intervalNs, Clock clock) {
+        return new HdrWindowReservoir(1L, 10_000_000L, 2, windowNs, intervalNs, clock);
+    }
+
+    @Override
+    public void update(long value) {
+        if (value > highestTrackableValue) {
+            clamped.increment();
+            value = highestTrackableValue;
+        } else if (value < 0) {
+            value = 0;
+        }
+        recorder.recordValue(value);
+    }
+
+    /** How many values were above the trackable range and recorded as its top. */
+    public long clampedCount() {
+        return clamped.sum();
+    }
+
+    public long highestTrackableValue() {
+        return highestTrackableValue;
+    }
+
+    /** Number of values in the current window. */
+    @Override
+    public synchronized int size() {
+        return (int) Math.min(Integer.MAX_VALUE, windowHistogram().getTotalCount());
+    }
+
+    @Override
+    public synchronized Snapshot getSnapshot() {
+        return new HdrSnapshot(windowHistogram().copy());
+    }
+
+    /** A copy of the window's histogram, for callers that want HdrHistogram directly. */
+    public synchronized Histogram windowCopy() {
+        return windowHistogram().copy();
+    }
+
+    /**
+     * Copies every value recorded since the previous call into {@code into} (which is reset first). One consumer
+     * only (the dashboard sampler): a second one would split the values between them.
+     */
+    public synchronized void drainSinceLastDrain(Histogram into) {
+        collect(clock.nanoTime());
+        into.reset();
+        into.add(sinceLastDrain);
+        sinceLastDrain.reset();
+    }
+
+    /** An empty histogram of this reservoir's shape. */
+    public Histogram newCompatibleHistogram() {
+        return new Histogram(lowestDiscernibleValue, highestTrackableValue, significantDigits);
+    }
+
+    private Histogram windowHistogram() {
+        long now = clock.nanoTime();
+        long bucket = collect(now);
+        merged.reset();
+        for (int i = 0; i < slots.length; i++) {
+            if (slots[i] != null && slotBucket[i] > bucket - windowBuckets) {
+                merged.add(slots[i]);
+            }
+        }
+        return merged;
+    }
+
+    /** Moves what the recorder holds into the slot of the current bucket; returns that bucket. */
+    private long collect(long now) {
+        long bucket = Math.floorDiv(now, intervalNs);
+        int index = (int) Math.floorMod(bucket, (long) slots.length);
+        Histogram interval = recorder.getIntervalHistogram(recycle);
+        recycle = interval;
+        if (slotBucket[index] != bucket) {
+            if (slots[index] == null) {
+                slots[index] = newCompatibleHistogram();
+            } else {
+                slots[index].reset();
+            }
+            slotBucket[index] = bucket;
+        }
+        if (interval.getTotalCount() > 0) {
+            slots[index].add(interval);
+            sinceLastDrain.add(interval);
+        }
+        return bucket;
+    }
+}

@@ -1,0 +1,406 @@
+package org.mucscale.engine.metrics;
+
+import com.codahale.metrics.Counter;
+import com.codahale.metrics.Gauge;
+import com.codahale.metrics.Histogram;
+import com.codahale.metrics.MetricRegistry;
+import com.codahale.metrics.jmx.JmxReporter;
+import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.dropwizard.DropwizardExports;
+import io.prometheus.client.dropwizard.samplebuilder.CustomMappingSampleBuilder;
+import io.prometheus.client.dropwizard.samplebuilder.MapperConfig;
+import io.prometheus.client.exporter.common.TextFormat;
+import org.mucscale.engine.port.Clock;
+
+import java.io.IOException;
+import java.io.Writer;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryUsage;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
+
+/**
+ * The registry facade every part of mucscale records into, over Dropwizard Metrics. The runtime adapts the MUC
+ * engine's, filter's and store's listener ports to the plain recording methods here, so this module depends on core
+ * only.
+ *
+ * <p><b>Concurrency.</b> Recording methods are called by any thread (room shards, delivery threads, the store writer),
+ * take no lock and allocate nothing: latencies and sizes go into {@link HdrWindowReservoir}s, counts into
+ * {@link Counter}s (LongAdder). Two exceptions allocate only on first use of a name: {@link #filterAction} for a new
+ * list/action pair, and {@link TopRooms} when a room enters the tracked set. {@link #start()} and {@link #close()}
+ * are called by the host's lifecycle thread; the sampler ({@link DashboardData}) runs on its own daemon thread.
+ *
+ * <p>Metric names (Prometheus names replace dots by underscores; latencies are in nanoseconds, as the name says):
+ * <ul>
+ *   <li>{@code mucscale.muc.delivery.latency.ns}: arrival at the service to last local delivery written</li>
+ *   <li>{@code mucscale.muc.fanout}, {@code mucscale.muc.messages}, {@code mucscale.muc.deliveries}</li>
+ *   <li>{@code mucscale.filter.time.ns}, {@code mucscale.filter.actions.<list>.<action>}, {@code mucscale.filter.acted},
+ *       {@code mucscale.filter.flood.rejections}</li>
+ *   <li>{@code mucscale.store.commit.latency.ns} (enqueue to commit), {@code mucscale.store.batch.size},
+ *       {@code mucscale.store.batch.time.ns}, {@code mucscale.store.spilled}, {@code mucscale.store.dead.letters}</li>
+ *   <li>{@code mucscale.queue.<name>.depth}, {@code mucscale.muc.rooms}, {@code mucscale.muc.occupants},
+ *       {@code mucscale.muc.messages.per.second}, {@code mucscale.muc.deliveries.per.second}</li>
+ *   <li>{@code mucscale.probe.latency.ns}, {@code mucscale.jvm.gc.pause.ns}, {@code mucscale.jvm.gc.pauses},
+ *       {@code mucscale.jvm.gc.cycles}, {@code mucscale.jvm.heap.used.bytes},
+ *       {@code mucscale.jvm.allocation.bytes.per.second}, {@code mucscale.jvm.threads}</li>
+ * </ul>
+ */
+public final class MucScaleMetrics implements AutoCloseable {
+
+    /** JMX domain of every MBean. */
+    public static final String JMX_DOMAIN = "org.mucscale";
+
+    /** Distinct filter list/action pairs kept as their own counters; more pairs count as list "other". */
+    static final int MAX_FILTER_ACTION_PAIRS = 64;
+    /** Distinct queues with their own depth gauge. */
+    static final int MAX_QUEUES = 16;
+
+    private final MetricsConfig config;
+    private final Clock clock;
+    private final MetricRegistry registry = new MetricRegistry();
+
+    final HdrWindowReservoir deliveryLatency;
+    final HdrWindowReservoir fanout;
+    final HdrWindowReservoir filterTime;
+    final HdrWindowReservoir storeCommitLatency;
+    final HdrWindowReservoir storeBatchSize;
+    final HdrWindowReservoir storeBatchTime;
+    final HdrWindowReservoir probeLatency;
+    final HdrWindowReservoir gcPause;
+
+    private final Histogram deliveryLatencyHistogram;
+    private final Histogram fanoutHistogram;
+    private final Histogram filterTimeHistogram;
+    private final Histogram storeCommitLatencyHistogram;
+    private final Histogram storeBatchSizeHistogram;
+    private final Histogram storeBatchTimeHistogram;
+    private final Histogram probeLatencyHistogram;
+    private final Histogram gcPauseHistogram;
+
+    final Counter messages;
+    final Counter deliveries;
+    final Counter floodRejections;
+    final Counter storeCommitted;
+    final Counter storeSpilled;
+    final Counter storeDeadLetters;
+    final Counter gcPauses;
+    final Counter gcCycles;
+    final Counter probesSent;
+    final Counter probesReceived;
+    final Counter filterActionsTotal;
+
+    final TopRooms topRooms;
+    final TopRooms topFilterRooms;
+
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter>> filterActions = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, Counter> filterActionsByKey = new ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, LongSupplier> queueDepths = new ConcurrentHashMap<>();
+    private volatile LongSupplier rooms = () -> 0;
+    private volatile LongSupplier occupants = () -> 0;
+
+    private final GcMonitor gcMonitor;
+    private final DashboardData dashboard;
+    private final CollectorRegistry prometheus = new CollectorRegistry();
+    private JmxReporter jmxReporter;
+    private boolean started;
+
+    public MucScaleMetrics(MetricsConfig config, Clock clock) {
+        this.config = config;
+        this.clock = clock;
+        long windowNs = config.window().toNanos();
+        // The window slides in sixths: a 60 s window forgets values in 10 s steps.
+        long intervalNs = Math.max(1_000_000_000L, windowNs / 6);
+        deliveryLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        fanout = HdrWindowReservoir.forCounts(windowNs, intervalNs, clock);
+        filterTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        storeCommitLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        storeBatchSize = HdrWindowReservoir.forCounts(windowNs, intervalNs, clock);
+        storeBatchTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        probeLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        gcPause = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+
+        deliveryLatencyHistogram = histogram("mucscale.muc.delivery.latency.ns", deliveryLatency);
+        fanoutHistogram = histogram("mucscale.muc.fanout", fanout);
+        filterTimeHistogram = histogram("mucscale.filter.time.ns", filterTime);
+        storeCommitLatencyHistogram = histogram("mucscale.store.commit.latency.ns", storeCommitLatency);
+        storeBatchSizeHistogram = histogram("mucscale.store.batch.size", storeBatchSize);
+        storeBatchTimeHistogram = histogram("mucscale.store.batch.time.ns", storeBatchTime);
+        probeLatencyHistogram = histogram("mucscale.probe.latency.ns", probeLatency);
+        gcPauseHistogram = histogram("mucscale.jvm.gc.pause.ns", gcPause);
+
+        messages = registry.counter("mucscale.muc.messages");
+        deliveries = registry.counter("mucscale.muc.deliveries");
+        floodRejections = registry.counter("mucscale.filter.flood.rejections");
+        filterActionsTotal = registry.counter("mucscale.filter.acted");
+        storeCommitted = registry.counter("mucscale.store.committed");
+        storeSpilled = registry.counter("mucscale.store.spilled");
+        storeDeadLetters = registry.counter("mucscale.store.dead.letters");
+        gcPauses = registry.counter("mucscale.jvm.gc.pauses");
+        gcCycles = registry.counter("mucscale.jvm.gc.cycles");
+        probesSent = registry.counter("mucscale.probe.sent");
+        probesReceived = registry.counter("mucscale.probe.received");
+
+        topRooms = new TopRooms(config.topRooms() * 4);
+        topFilterRooms = new TopRooms(config.topRooms() * 4);
+
+        gcMonitor = new GcMonitor(this::onGc, 4096);
+        dashboard = new DashboardData(this, gcMonitor, config, clock);
+
+        registry.register("mucscale.muc.rooms", (Gauge<Long>) () -> rooms.getAsLong());
+        registry.register("mucscale.muc.occupants", (Gauge<Long>) () -> occupants.getAsLong());
+        registry.register("mucscale.muc.messages.per.second", (Gauge<Double>) dashboard::messagesPerSecond);
+        registry.register("mucscale.muc.deliveries.per.second", (Gauge<Double>) dashboard::deliveriesPerSecond);
+        registry.register("mucscale.jvm.allocation.bytes.per.second", (Gauge<Double>) dashboard::allocationBytesPerSecond);
+        registry.register("mucscale.jvm.heap.used.bytes",
+                (Gauge<Long>) () -> ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed());
+        registry.register("mucscale.jvm.heap.max.bytes", (Gauge<Long>) () -> {
+            MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
+            return heap.getMax() < 0 ? heap.getCommitted() : heap.getMax();
+        });
+        registry.register("mucscale.jvm.threads", (Gauge<Integer>) () -> ManagementFactory.getThreadMXBean().getThreadCount());
+
+        new DropwizardExports(registry, new CustomMappingSampleBuilder(List.of(
+                new MapperConfig("mucscale.filter.actions.*.*", "mucscale_filter_actions",
+                        Map.of("list", "${0}", "action", "${1}")),
+                new MapperConfig("mucscale.queue.*.depth", "mucscale_queue_depth", Map.of("queue", "${0}")))))
+                .register(prometheus);
+    }
+
+    private Histogram histogram(String name, HdrWindowReservoir reservoir) {
+        return registry.register(name, new Histogram(reservoir));
+    }
+
+    /** Starts GC notifications, the dashboard sampler and (if enabled) the JMX reporter. */
+    public synchronized void start() {
+        if (started) {
+            return;
+        }
+        started = true;
+        gcMonitor.start();
+        dashboard.start();
+        if (config.jmxEnabled()) {
+            jmxReporter = JmxReporter.forRegistry(registry).inDomain(JMX_DOMAIN).build();
+            jmxReporter.start();
+        }
+    }
+
+    /** Stops everything {@link #start()} started, in reverse order; afterwards no listener, thread or MBean is left. */
+    @Override
+    public synchronized void close() {
+        if (!started) {
+            return;
+        }
+        started = false;
+        if (jmxReporter != null) {
+            try {
+                jmxReporter.stop();
+            } finally {
+                jmxReporter = null;
+            }
+        }
+        try {
+            dashboard.close();
+        } finally {
+            gcMonitor.close();
+        }
+    }
+
+    // ---- recording: hot path, no lock, no allocation ----
+
+    /** In-server latency: arrival at the service to the last local delivery written. */
+    public void recordDeliveryLatencyNs(long latencyNs) {
+        deliveryLatencyHistogram.update(latencyNs);
+    }
+
+    /** Number of local recipients of one message. */
+    public void recordFanout(int recipients) {
+        fanoutHistogram.update(recipients);
+    }
+
+    /** One groupchat message fully handled: counts it, its deliveries and its room's traffic, and records both. */
+    public void recordMessage(String room, int recipients, long deliveryLatencyNs) {
+        messages.inc();
+        deliveries.inc(recipients);
+        fanoutHistogram.update(recipients);
+        deliveryLatencyHistogram.update(deliveryLatencyNs);
+        topRooms.record(room, 1);
+    }
+
+    /** Counts one message for a room's traffic (when {@link #recordMessage} is not used). */
+    public void countRoomMessage(String room) {
+        messages.inc();
+        topRooms.record(room, 1);
+    }
+
+    /** Counts deliveries written (when {@link #recordMessage} is not used). */
+    public void countDeliveries(int n) {
+        deliveries.inc(n);
+    }
+
+    /** Time the filter spent on one message. */
+    public void recordFilterNs(long filterNs) {
+        filterTimeHistogram.update(filterNs);
+    }
+
+    /**
+     * The filter acted on a message in {@code room} because of word list {@code list} ({@code action}, e.g. "mask",
+     * "reject"). List and action become metric name parts: anything but letters, digits, '-' and '_' becomes '_'.
+     */
+    public void filterAction(String room, String list, String action) {
+        filterActionCounter(list, action).inc();
+        filterActionsTotal.inc();
+        topFilterRooms.record(room, 1);
+    }
+
+    /** A message refused by flood control. */
+    public void floodRejected(String room) {
+        floodRejections.inc();
+    }
+
+    /** One message's time from enqueue in the write-behind store to its commit. */
+    public void recordStoreCommitLatencyNs(long latencyNs) {
+        storeCommitLatencyHistogram.update(latencyNs);
+    }
+
+    /** The store committed a batch of {@code batchSize} messages in {@code batchNs}. */
+    public void storeCommitted(int batchSize, long batchNs) {
+        storeCommitted.inc(batchSize);
+        storeBatchSizeHistogram.update(batchSize);
+        storeBatchTimeHistogram.update(batchNs);
+    }
+
+    public void storeSpilled(int messages) {
+        storeSpilled.inc(messages);
+    }
+
+    public void storeDeadLettered(int messages) {
+        storeDeadLetters.inc(messages);
+    }
+
+    /** End-to-end probe: send to receive through the real delivery path. */
+    public void recordProbeLatencyNs(long latencyNs) {
+        probeLatencyHistogram.update(latencyNs);
+        probesReceived.inc();
+    }
+
+    void probeSent() {
+        probesSent.inc();
+    }
+
+    // ---- gauges the runtime provides ----
+
+    public void gaugeRooms(LongSupplier count) {
+        rooms = count;
+    }
+
+    public void gaugeOccupants(LongSupplier count) {
+        occupants = count;
+    }
+
+    /**
+     * Registers a queue's depth as {@code mucscale.queue.<name>.depth}. Name: letters, digits, '-' and '_'.
+     * Returns a handle that unregisters it.
+     */
+    public AutoCloseable gaugeQueueDepth(String queueName, LongSupplier depth) {
+        String name = sanitizeNamePart(queueName);
+        if (!name.equals(queueName)) {
+            throw new IllegalArgumentException("queue names are letters, digits, '-' and '_', was '" + queueName + "'");
+        }
+        if (queueDepths.size() >= MAX_QUEUES && !queueDepths.containsKey(name)) {
+            throw new IllegalStateException("at most " + MAX_QUEUES + " queues have a depth gauge");
+        }
+        String metric = "mucscale.queue." + name + ".depth";
+        registry.remove(metric);
+        queueDepths.put(name, depth);
+        registry.register(metric, (Gauge<Long>) depth::getAsLong);
+        return () -> {
+            queueDepths.remove(name, depth);
+            registry.remove(metric);
+        };
+    }
+
+    // ---- reading ----
+
+    public MetricRegistry registry() {
+        return registry;
+    }
+
+    public DashboardData dashboard() {
+        return dashboard;
+    }
+
+    public GcMonitor gcMonitor() {
+        return gcMonitor;
+    }
+
+    public MetricsConfig config() {
+        return config;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /** Writes every metric in the Prometheus text format 0.0.4 ({@link #PROMETHEUS_CONTENT_TYPE}). */
+    public void writePrometheus(Writer out) throws IOException {
+        TextFormat.write004(out, prometheus.metricFamilySamples());
+    }
+
+    public static final String PROMETHEUS_CONTENT_TYPE = TextFormat.CONTENT_TYPE_004;
+
+    private void onGc(GcMonitor.GcEvent event) {
+        if (event.pause()) {
+            gcPauses.inc();
+            gcPauseHistogram.update(event.durationMs() * 1_000_000L);
+        } else {
+            gcCycles.inc();
+        }
+    }
+
+    private Counter filterActionCounter(String list, String action) {
+        ConcurrentHashMap<String, Counter> byAction = filterActions.get(list);
+        if (byAction != null) {
+            Counter c = byAction.get(action);
+            if (c != null) {
+                return c;
+            }
+        }
+        return newFilterActionCounter(list, action);
+    }
+
+    private synchronized Counter newFilterActionCounter(String list, String action) {
+        ConcurrentHashMap<String, Counter> byAction = filterActions.computeIfAbsent(list, k -> new ConcurrentHashMap<>());
+        Counter existing = byAction.get(action);
+        if (existing != null) {
+            return existing;
+        }
+        String key = sanitizeNamePart(list) + "." + sanitizeNamePart(action);
+        if (filterActionsByKey.size() >= MAX_FILTER_ACTION_PAIRS && !filterActionsByKey.containsKey(key)) {
+            key = "other." + sanitizeNamePart(action);
+        }
+        Counter counter = filterActionsByKey.computeIfAbsent(key, k -> registry.counter("mucscale.filter.actions." + k));
+        byAction.put(action, counter);
+        return counter;
+    }
+
+    /** Letters, digits, '-' and '_' kept; anything else becomes '_'; empty becomes "none"; at most 64 chars. */
+    static String sanitizeNamePart(String s) {
+        if (s == null || s.isEmpty()) {
+            return "none";
+        }
+        int n = Math.min(64, s.length());
+        StringBuilder sb = new StringBuilder(n);
+        for (int i = 0; i < n; i++) {
+            char c = s.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+            sb.append(ok ? c : '_');
+        }
+        // A Prometheus label value may hold anything, but a glob part must start with a letter, digit or '_'.
+        if (sb.charAt(0) == '-') {
+            sb.setCharAt(0, '_');
+        }
+        return sb.toString();
+    }
+}
