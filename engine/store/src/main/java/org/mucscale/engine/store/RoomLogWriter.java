@@ -1,0 +1,516 @@
+package org.mucscale.engine.store;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.mucscale.engine.port.Clock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The room log's write-behind writer. The message path calls {@link #offer} (or {@link #appendDurable} in
+ * write-ahead mode), which only enqueues into a bounded {@link RecordQueue}: no lock, no blocking, no allocation
+ * beyond the record. One writer thread commits batches of up to {@code batchSize} rows, when a batch is full or its
+ * oldest record is {@code maxBatchAge} old, one transaction per batch, idempotent by stanza id.
+ *
+ * <p>Failures: an error that is not one row's fault (database down, lock timeout, missing table) keeps the batch and
+ * the queue and retries with exponential backoff; meanwhile the queue fills and the overflow policy applies (spill to
+ * a local file, or refuse). An error caused by a row's data splits the batch in halves until the bad row is alone,
+ * parks it in {@link DeadLetters} and stores the rest. Shutdown drains for {@code drainTimeout}, then spills what is
+ * left; the next start replays spill files (and, in write-ahead mode, the write-ahead segments).
+ *
+ * <p>Threads: producers (room threads) call offer; the writer thread {@code mucscale-store-writer} owns batches,
+ * connections, replay and the counters it writes (volatile, single writer); {@link #pendingFor} may be called from
+ * any thread and sees records in the queue and in the batch being written.
+ */
+public final class RoomLogWriter implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(RoomLogWriter.class);
+    private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final DataSource dataSource;
+    private final RoomLogSql sql;
+    private final StoreConfig config;
+    private final Clock clock;
+    private final StoreListener listener;
+    private final RecordQueue queue;
+    private final SpillFiles spill;
+    private final DeadLetters deadLetters;
+    private final RoomLogRecord[] batch;
+    private final Thread thread;
+    private WriteAheadLog wal;
+
+    private volatile boolean running;
+    private volatile boolean closed;
+    // The batch being written: batch[0, inFlightCount). Published before the queue releases those slots.
+    private volatile int inFlightCount;
+
+    // Counters: written by the writer thread only, except spilled/rejected (overflow path, any thread).
+    private volatile long committed;
+    private volatile long batches;
+    private volatile long replayed;
+    private volatile long deadLettered;
+    private volatile long retries;
+    private final AtomicLong spilled = new AtomicLong();
+    private final AtomicLong rejected = new AtomicLong();
+
+    public RoomLogWriter(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
+                         StoreListener listener) {
+        this.dataSource = dataSource;
+        this.sql = new RoomLogSql(type);
+        this.config = config;
+        this.clock = clock;
+        this.listener = listener;
+        this.queue = new RecordQueue(config.queueCapacity());
+        try {
+            this.spill = new SpillFiles(config.spillDirectory());
+        } catch (IOException e) {
+            throw new UncheckedIOException("mucscale store cannot use spill directory " + config.spillDirectory(), e);
+        }
+        this.deadLetters = new DeadLetters(dataSource, config.spillDirectory(), clock);
+        this.batch = new RoomLogRecord[config.batchSize()];
+        this.thread = new Thread(this::run, "mucscale-store-writer");
+        this.thread.setDaemon(true);
+    }
+
+    /**
+     * Starts the writer: counts spill files left by an earlier run (replayed in the background), and in write-ahead
+     * mode recovers the write-ahead segments into the queue (or spill) before opening a new one.
+     */
+    public synchronized void start() {
+        if (running || closed) {
+            return;
+        }
+        try {
+            long leftOver = spill.countExisting();
+            if (leftOver > 0) {
+                LOG.info("mucscale store: {} messages from spill files of an earlier run will be replayed", leftOver);
+            }
+            if (config.durability() == DurabilityMode.WRITE_AHEAD_LOG) {
+                Path walDir = config.spillDirectory().resolve("wal");
+                List<RoomLogRecord> recovered = WriteAheadLog.recover(walDir);
+                if (!recovered.isEmpty()) {
+                    LOG.info("mucscale store: recovered {} messages from the write-ahead log", recovered.size());
+                }
+                for (RoomLogRecord r : recovered) {
+                    acceptDurable(r);
+                }
+                wal = new WriteAheadLog(walDir, WriteAheadLog.nextSegmentNumber(walDir), this::acceptDurable);
+                wal.start();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("mucscale store could not read its spill/write-ahead files in "
+                    + config.spillDirectory(), e);
+        }
+        running = true;
+        thread.start();
+    }
+
+    /**
+     * Hands one record to the store from the message path: never blocks, allocates nothing beyond the record.
+     * QUEUED normally; when the queue is full, SPILLED or REJECTED per the overflow policy (REJECTED also when the
+     * spill file cannot be written). After {@link #close()} began, records go straight to the overflow policy.
+     */
+    public OfferResult offer(RoomLogRecord record) {
+        record.enqueueNanos = clock.nanoTime();
+        if (!closed && queue.offer(record)) {
+            listener.enqueued();
+            return QUEUED;
+        }
+        return overflow(record);
+    }
+
+    private static final OfferResult QUEUED = OfferResult.QUEUED;
+
+    /**
+     * Write-ahead mode: appends the record to the local write-ahead file; the future completes once it is fsynced
+     * (group commit) and handed to the writer, so the caller broadcasts only after completion. In BATCHED mode this
+     * is {@link #offer} with a completed future.
+     */
+    public CompletableFuture<OfferResult> appendDurable(RoomLogRecord record) {
+        WriteAheadLog w = wal;
+        if (w == null) {
+            return CompletableFuture.completedFuture(offer(record));
+        }
+        if (config.overflowPolicy() == OverflowPolicy.REJECT_WITH_ERROR && queue.size() >= queue.capacity()) {
+            rejected.incrementAndGet();
+            listener.rejected();
+            return CompletableFuture.completedFuture(OfferResult.REJECTED);
+        }
+        record.enqueueNanos = clock.nanoTime();
+        return w.append(record);
+    }
+
+    /** Write-ahead flusher (and recovery): the record is already durable, so it is queued or spilled, never refused. */
+    private OfferResult acceptDurable(RoomLogRecord record) {
+        record.enqueueNanos = clock.nanoTime();
+        if (!closed && queue.offer(record)) {
+            listener.enqueued();
+            return OfferResult.QUEUED;
+        }
+        try {
+            spill.append(record);
+            spill.force();
+            spilled.incrementAndGet();
+            listener.spilled(1);
+            releaseWal(record);
+        } catch (IOException e) {
+            // Still in the write-ahead segment (not released), so the next start replays it.
+            LOG.error("mucscale store: spill failed for a write-ahead message {}; it stays in the write-ahead log: {}",
+                    record.stanzaId(), e.toString());
+        }
+        return OfferResult.SPILLED;
+    }
+
+    private OfferResult overflow(RoomLogRecord record) {
+        if (config.overflowPolicy() == OverflowPolicy.SPILL_TO_DISK) {
+            try {
+                spill.append(record);
+                spilled.incrementAndGet();
+                listener.spilled(1);
+                return OfferResult.SPILLED;
+            } catch (IOException e) {
+                LOG.error("mucscale store: queue full and spill file not writable ({}); message {} refused",
+                        e.toString(), record.stanzaId());
+            }
+        }
+        rejected.incrementAndGet();
+        listener.rejected();
+        return OfferResult.REJECTED;
+    }
+
+    /** Records of {@code roomJid} not yet committed (queue and batch in flight), oldest first; any thread. */
+    public void pendingFor(String roomJid, List<RoomLogRecord> out) {
+        queue.snapshot(roomJid, out);
+        int n = inFlightCount;
+        for (int i = 0; i < n; i++) {
+            RoomLogRecord r = batch[i];
+            if (r != null && r.roomJid().equals(roomJid)) {
+                out.add(r);
+            }
+        }
+    }
+
+    public int queueDepth() {
+        return queue.size();
+    }
+
+    public StoreStats stats() {
+        return new StoreStats(queue.totalOffered(), committed, batches, spilled.get(), replayed, rejected.get(),
+                deadLettered, retries, queue.size(), spill.pendingRecords());
+    }
+
+    /** Waits until nothing is queued, in flight or waiting in spill files; true when reached in time. */
+    public boolean awaitIdle(long timeoutMs) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (System.nanoTime() < deadline) {
+            if (queue.size() == 0 && inFlightCount == 0 && !spill.hasPending()) {
+                return true;
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+        return false;
+    }
+
+    Path deadLetterFile() {
+        return deadLetters.file();
+    }
+
+    // ---------------------------------------------------------------- writer thread
+
+    private void run() {
+        List<Path> replayFiles = new ArrayList<>();
+        while (running) {
+            try {
+                if (flush(false, Long.MAX_VALUE)) {
+                    continue;
+                }
+                if (replayFiles.isEmpty() && spill.hasPending()) {
+                    replayFiles.addAll(spill.sealAndList());
+                }
+                if (!replayFiles.isEmpty()) {
+                    replay(replayFiles.remove(0));
+                    continue;
+                }
+                LockSupport.parkNanos(IDLE_PARK_NANOS);
+            } catch (RuntimeException | IOException e) {
+                LOG.error("mucscale store: writer loop error (retrying): {}", e.toString(), e);
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(config.retryBackoffMinMs()));
+            }
+        }
+        drainAndSpill();
+    }
+
+    /**
+     * Takes one batch from the queue if due (full, or oldest older than the batch age, or {@code force}) and writes
+     * it. Returns false when nothing was due. A batch not committed by {@code deadlineNanos} is spilled.
+     */
+    private boolean flush(boolean force, long deadlineNanos) {
+        int depth = queue.size();
+        if (depth == 0) {
+            return false;
+        }
+        if (!force && depth < batch.length) {
+            RoomLogRecord oldest = queue.peek();
+            if (oldest == null || clock.nanoTime() - oldest.enqueueNanos < config.maxBatchAgeNanos()) {
+                return false;
+            }
+        }
+        int n = queue.peekInto(batch, batch.length);
+        if (n == 0) {
+            return false;
+        }
+        inFlightCount = n;
+        queue.release(n);
+        boolean done = commitWithRetry(batch, n, deadlineNanos, false);
+        if (done) {
+            long now = clock.nanoTime();
+            for (int i = 0; i < n; i++) {
+                listener.committedLatency(now - batch[i].enqueueNanos);
+                releaseWal(batch[i]);
+            }
+        } else {
+            spillAll(batch, n);
+        }
+        inFlightCount = 0;
+        java.util.Arrays.fill(batch, 0, n, null);
+        return true;
+    }
+
+    /** Replays one sealed spill file in batch-sized transactions, serving due live batches in between. */
+    private void replay(Path file) throws IOException {
+        List<RoomLogRecord> records = SpillFiles.readAll(file);
+        RoomLogRecord[] chunk = new RoomLogRecord[batch.length];
+        for (int i = 0; i < records.size() && running; i += chunk.length) {
+            int n = Math.min(chunk.length, records.size() - i);
+            for (int k = 0; k < n; k++) {
+                chunk[k] = records.get(i + k);
+            }
+            if (!commitWithRetry(chunk, n, Long.MAX_VALUE, true)) {
+                return;
+            }
+            replayed += n;
+            listener.replayed(n);
+            flush(false, Long.MAX_VALUE);
+        }
+        if (running) {
+            spill.delete(file, records.size());
+        }
+    }
+
+    /**
+     * Commits records[0,n) in one transaction, retrying with backoff while the failure is not one row's fault.
+     * Returns false only when shutdown's drain deadline passed (or, for replays, shutdown began) before it committed.
+     */
+    private boolean commitWithRetry(RoomLogRecord[] records, int n, long deadlineNanos, boolean isReplay) {
+        long backoffMs = config.retryBackoffMinMs();
+        long failingSinceNanos = 0;
+        long lastLogNanos = 0;
+        while (true) {
+            long startNanos = clock.nanoTime();
+            SQLException failure = writeRange(records, 0, n);
+            if (failure == null) {
+                if (failingSinceNanos != 0) {
+                    LOG.info("mucscale store: database writes work again after {} ms; {} messages queued",
+                            TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - failingSinceNanos), queue.size());
+                }
+                committed += n;
+                batches++;
+                listener.batchCommitted(n, clock.nanoTime() - startNanos);
+                return true;
+            }
+            long now = clock.nanoTime();
+            if (failingSinceNanos == 0) {
+                failingSinceNanos = now;
+            }
+            String reason = describe(failure);
+            retries++;
+            listener.retried(reason, backoffMs);
+            if (lastLogNanos == 0 || now - lastLogNanos > FAILURE_LOG_INTERVAL_NANOS) {
+                lastLogNanos = now;
+                LOG.warn("mucscale store: cannot write room log ({}); keeping {} messages queued and retrying in {} ms"
+                        + " (failing for {} ms, {} spilled so far)", reason, queue.size() + n, backoffMs,
+                        TimeUnit.NANOSECONDS.toMillis(now - failingSinceNanos), spilled.get());
+            }
+            if ((isReplay && !running) || now >= deadlineNanos) {
+                return false;
+            }
+            long wakeNanos = Math.min(deadlineNanos, now + TimeUnit.MILLISECONDS.toNanos(backoffMs));
+            while (clock.nanoTime() < wakeNanos && (running || deadlineNanos != Long.MAX_VALUE)) {
+                LockSupport.parkNanos(Math.min(wakeNanos - clock.nanoTime(), TimeUnit.MILLISECONDS.toNanos(50)));
+            }
+            if (!running && deadlineNanos == Long.MAX_VALUE) {
+                return false;
+            }
+            backoffMs = Math.min(config.retryBackoffMaxMs(), backoffMs * 2);
+        }
+    }
+
+    /**
+     * Writes records[from,to) in one transaction. Returns null when stored (bad rows parked), or the exception when
+     * the failure is not one row's fault (the caller retries the whole range; idempotent inserts make that safe).
+     */
+    private SQLException writeRange(RoomLogRecord[] records, int from, int to) {
+        SQLException failure;
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                sql.insert(c, records, from, to);
+                c.commit();
+                return null;
+            } catch (SQLException e) {
+                rollbackQuietly(c);
+                failure = e;
+            } finally {
+                restoreAutoCommit(c, autoCommit);
+            }
+        } catch (SQLException e) {
+            return e;
+        }
+        if (!RoomLogSql.isRowLevel(failure)) {
+            return failure;
+        }
+        if (to - from == 1) {
+            deadLettered++;
+            String reason = describe(failure);
+            listener.deadLettered(records[from].stanzaId(), reason);
+            deadLetters.park(records[from], reason);
+            return null;
+        }
+        int mid = (from + to) >>> 1;
+        SQLException left = writeRange(records, from, mid);
+        if (left != null) {
+            return left;
+        }
+        return writeRange(records, mid, to);
+    }
+
+    private void drainAndSpill() {
+        long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs());
+        int emptySweeps = 0;
+        // Offers racing with close() may still land for a moment: sweep until the queue stays empty.
+        while (emptySweeps < 3) {
+            if (queue.size() == 0) {
+                emptySweeps++;
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+                continue;
+            }
+            emptySweeps = 0;
+            if (clock.nanoTime() < deadline) {
+                flush(true, deadline);
+            } else {
+                int n = queue.peekInto(batch, batch.length);
+                inFlightCount = n;
+                queue.release(n);
+                spillAll(batch, n);
+                inFlightCount = 0;
+                java.util.Arrays.fill(batch, 0, n, null);
+            }
+        }
+        try {
+            spill.force();
+            spill.close();
+        } catch (IOException e) {
+            LOG.error("mucscale store: could not fsync spill file on shutdown: {}", e.toString());
+        }
+    }
+
+    private void spillAll(RoomLogRecord[] records, int n) {
+        int ok = 0;
+        for (int i = 0; i < n; i++) {
+            try {
+                spill.append(records[i]);
+                ok++;
+            } catch (IOException e) {
+                LOG.error("mucscale store: could not spill message {} of room {} on shutdown: {}",
+                        records[i].stanzaId(), records[i].roomJid(), e.toString());
+            }
+        }
+        try {
+            spill.force();
+            for (int i = 0; i < n; i++) {
+                releaseWal(records[i]);
+            }
+        } catch (IOException e) {
+            LOG.error("mucscale store: could not fsync spill file: {}", e.toString());
+        }
+        spilled.addAndGet(ok);
+        listener.spilled(ok);
+        if (ok > 0) {
+            LOG.info("mucscale store: spilled {} messages to {} for replay on next start", ok, config.spillDirectory());
+        }
+    }
+
+    private static void releaseWal(RoomLogRecord r) {
+        WriteAheadLog.Segment s = r.walSegment;
+        if (s != null) {
+            r.walSegment = null;
+            s.release();
+        }
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        try {
+            c.rollback();
+        } catch (SQLException ignored) {
+            // the connection is likely broken; the pool discards it
+        }
+    }
+
+    private static void restoreAutoCommit(Connection c, boolean autoCommit) {
+        try {
+            c.setAutoCommit(autoCommit);
+        } catch (SQLException ignored) {
+            // broken connection
+        }
+    }
+
+    static String describe(SQLException e) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("SQLState ").append(e.getSQLState()).append(", error ").append(e.getErrorCode()).append(": ")
+                .append(e.getMessage());
+        SQLException next = e.getNextException();
+        if (next != null && next != e) {
+            sb.append("; ").append(next.getMessage());
+        }
+        return sb.length() > 1500 ? sb.substring(0, 1500) : sb.toString();
+    }
+
+    /**
+     * Stops taking records into the queue (later offers go to the overflow policy), drains the queue into the
+     * database for at most the drain timeout, spills the rest to disk (fsynced) and stops the writer thread.
+     */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        if (wal != null) {
+            wal.close();
+        }
+        running = false;
+        if (thread.isAlive()) {
+            LockSupport.unpark(thread);
+            try {
+                thread.join(config.drainTimeoutMs() + 60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        } else {
+            drainAndSpill();
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package org.mucscale.engine.store;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import org.mucscale.engine.config.Settings;
+
+/**
+ * Standalone mode's connection pool: HikariCP over a JDBC URL (embedded HSQLDB file database by default). Inside
+ * Openfire this is not used; the adapter passes Openfire's own pooled DataSource to {@link RoomLogStore}.
+ * For MySQL/MariaDB URLs the driver options that make batches fast and text exact are added unless given.
+ */
+public final class StandaloneDataSource {
+    private StandaloneDataSource() {
+    }
+
+    /** A pool from {@code mucscale.store.jdbc-url}, {@code -user}, {@code -password}, {@code pool-size}. */
+    public static HikariDataSource create(Settings settings) {
+        return create(settings.get(StoreSettings.JDBC_URL), settings.get(StoreSettings.JDBC_USER),
+                settings.get(StoreSettings.JDBC_PASSWORD), settings.get(StoreSettings.POOL_SIZE));
+    }
+
+    public static HikariDataSource create(String jdbcUrl, String user, String password, int poolSize) {
+        if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:")) {
+            throw new IllegalArgumentException("mucscale.store.jdbc-url must be a JDBC URL starting with jdbc:, was '"
+                    + jdbcUrl + "'");
+        }
+        HikariConfig hc = new HikariConfig();
+        hc.setJdbcUrl(jdbcUrl);
+        hc.setUsername(user);
+        hc.setPassword(password);
+        hc.setMaximumPoolSize(poolSize);
+        hc.setMinimumIdle(1);
+        hc.setPoolName("mucscale-store");
+        // Fail fast while the database is down: the writer retries with its own backoff.
+        hc.setConnectionTimeout(5_000);
+        hc.setInitializationFailTimeout(-1);
+        if (jdbcUrl.startsWith("jdbc:mysql:")) {
+            addIfAbsent(hc, jdbcUrl, "rewriteBatchedStatements", "true");
+            addIfAbsent(hc, jdbcUrl, "characterEncoding", "UTF-8");
+            addIfAbsent(hc, jdbcUrl, "connectionCollation", "utf8mb4_bin");
+            addIfAbsent(hc, jdbcUrl, "connectTimeout", "5000");
+        } else if (jdbcUrl.startsWith("jdbc:mariadb:")) {
+            addIfAbsent(hc, jdbcUrl, "connectTimeout", "5000");
+        } else if (jdbcUrl.startsWith("jdbc:postgresql:")) {
+            addIfAbsent(hc, jdbcUrl, "connectTimeout", "5");
+        }
+        return new HikariDataSource(hc);
+    }
+
+    private static void addIfAbsent(HikariConfig hc, String url, String key, String value) {
+        if (!url.contains(key + "=")) {
+            hc.addDataSourceProperty(key, value);
+        }
+    }
+}
