@@ -328,8 +328,13 @@ public final class MucService {
                 f.completeExceptionally(e);
             }
         });
-        if (!shard.offer(c)) {
-            throw new IllegalStateException("room thread queue full");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!shard.offer(c)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("room thread queue stayed full for 10 s");
+            }
+            Thread.onSpinWait();
+            Thread.yield();
         }
         try {
             return f.get(10, TimeUnit.SECONDS);

@@ -45,9 +45,12 @@ abstract class MucTestBase {
     @AfterEach
     void stopService() {
         if (muc != null && muc.isRunning()) {
-            muc.checkInvariants();
             List<Thread> threads = muc.threads();
-            muc.stop();
+            try {
+                muc.checkInvariants();
+            } finally {
+                muc.stop();
+            }
             for (Thread t : threads) {
                 assertThat(t.isAlive()).as(t.getName() + " still alive after stop").isFalse();
             }
