@@ -42,6 +42,21 @@ public record MetricsConfig(boolean prometheusEnabled, String prometheusToken, A
                 s.get(MetricsSettings.TOP_ROOMS));
     }
 
+    /** Tokens are secrets: never printed. */
+    @Override
+    public String toString() {
+        return "MetricsConfig[prometheusEnabled=" + prometheusEnabled + ", prometheusToken=" + mask(prometheusToken)
+                + ", prometheusAllowedAddresses=" + prometheusAllowedAddresses + ", jmxEnabled=" + jmxEnabled
+                + ", httpEnabled=" + httpEnabled + ", http=" + httpBindAddress + ":" + httpPort
+                + ", httpAllowedAddresses=" + httpAllowedAddresses + ", httpToken=" + mask(httpToken)
+                + ", probeEnabled=" + probeEnabled + ", probeInterval=" + probeInterval + ", probeRooms=" + probeRooms
+                + ", sampleInterval=" + sampleInterval + ", window=" + window + ", topRooms=" + topRooms + "]";
+    }
+
+    private static String mask(String token) {
+        return token.isEmpty() ? "(none)" : "(set)";
+    }
+
     /** All defaults. */
     public static MetricsConfig defaults() {
         return from(Settings.defaults(MetricsSettings.ALL));
