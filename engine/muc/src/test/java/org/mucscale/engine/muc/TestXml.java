@@ -15,11 +15,19 @@ final class TestXml {
     private TestXml() {
     }
 
-    static XmlElement parse(String xml) {
+    private static final ThreadLocal<javax.xml.parsers.DocumentBuilder> BUILDER = ThreadLocal.withInitial(() -> {
         try {
             DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
             f.setNamespaceAware(true);
-            Element root = f.newDocumentBuilder().parse(new InputSource(new StringReader(xml))).getDocumentElement();
+            return f.newDocumentBuilder();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    });
+
+    static XmlElement parse(String xml) {
+        try {
+            Element root = BUILDER.get().parse(new InputSource(new StringReader(xml))).getDocumentElement();
             return convert(root, null);
         } catch (Exception e) {
             throw new AssertionError("not well-formed XML: " + xml, e);
