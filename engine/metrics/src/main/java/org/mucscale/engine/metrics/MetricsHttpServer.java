@@ -178,6 +178,8 @@ public final class MetricsHttpServer implements AutoCloseable {
             } else {
                 send(ex, 405, "text/plain; charset=utf-8", "GET or POST\n");
             }
+        } else if (path.equals("/favicon.ico")) {
+            sendBytes(ex, 204, "image/x-icon", new byte[0]); // browsers ask; "none" is an answer, a 404 is a console error
         } else if (path.startsWith("/dashboard/") && method.equals("GET")) {
             String file = path.substring("/dashboard/".length());
             InputStream in = DashboardPage.staticFile(file);

@@ -1,0 +1,211 @@
+package org.mucscale.engine.metrics;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.port.Clock;
+import org.openqa.selenium.By;
+import org.openqa.selenium.JavascriptExecutor;
+import org.openqa.selenium.NoAlertPresentException;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.logging.LogEntry;
+import org.openqa.selenium.logging.LogType;
+import org.openqa.selenium.logging.LoggingPreferences;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Level;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Opens the dashboard in real headless Chromium, served by {@link MetricsHttpServer}, while a background thread records
+ * synthetic traffic (including a room named {@code <script>alert(1)</script>}). Skipped only when Chromium is missing
+ * outside CI; with CI=true it always runs.
+ */
+class DashboardBrowserTest {
+
+    private static final String CHROMIUM = "/usr/bin/chromium";
+    private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
+    private static final String EVIL_ROOM = "<script>alert(1)</script>";
+
+    private MucScaleMetrics metrics;
+    private MetricsHttpServer server;
+    private ChromeDriver driver;
+    private Path profile;
+    private final AtomicBoolean trafficRunning = new AtomicBoolean(true);
+    private Thread traffic;
+
+    @AfterEach
+    void stop() throws Exception {
+        trafficRunning.set(false);
+        if (traffic != null) {
+            traffic.join(5_000);
+        }
+        if (driver != null) {
+            driver.quit();
+        }
+        if (server != null) {
+            server.close();
+        }
+        if (metrics != null) {
+            metrics.close();
+        }
+        if (profile != null) {
+            try (var files = Files.walk(profile)) {
+                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void dashboard_underTraffic_rendersChartsWithDataAndNoConsoleErrors() throws Exception {
+        boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
+        boolean present = new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute();
+        assumeTrue(present || ci, "chromium or chromedriver missing (outside CI)");
+        assertThat(present).as("CI must have " + CHROMIUM + " and " + CHROMEDRIVER).isTrue();
+
+        MetricsConfig config = MetricsConfig.from(Settings.fromText(MetricsSettings.ALL, Map.of(
+                "mucscale.metrics.http-port", "0",
+                "mucscale.metrics.sample-interval", "1s")));
+        metrics = new MucScaleMetrics(config, Clock.SYSTEM);
+        metrics.start();
+        metrics.gaugeRooms(() -> 3);
+        metrics.gaugeOccupants(() -> 57);
+        AtomicInteger storeQueue = new AtomicInteger();
+        metrics.gaugeQueueDepth("store", storeQueue::get);
+        server = new MetricsHttpServer(metrics, config);
+        AtomicInteger probes = new AtomicInteger();
+        server.onAction("probe", probes::incrementAndGet);
+        server.start();
+
+        traffic = new Thread(() -> syntheticTraffic(storeQueue), "test-synthetic-traffic");
+        traffic.setDaemon(true);
+        traffic.start();
+        Thread.sleep(300);
+        System.gc(); // a pause to overlay on the latency chart
+        for (int i = 0; i < 3; i++) {
+            Thread.sleep(250);
+            metrics.dashboard().sampleNow();
+        }
+
+        driver = startChromium();
+        driver.get("http://127.0.0.1:" + server.port() + "/");
+        JavascriptExecutor js = driver;
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+        wait.until(d -> "ok".equals(d.findElement(By.id("mucscale-dashboard")).getAttribute("data-state")));
+
+        long canvases = (Long) js.executeScript("return document.querySelectorAll('#mucscale-dashboard canvas').length");
+        long latencyPoints = (Long) js.executeScript(
+                "return window.mucscaleDashboard.charts.latency.data[0].length");
+        long latencyValues = (Long) js.executeScript(
+                "var d = window.mucscaleDashboard.charts.latency.data;"
+                        + "return d[2].filter(function (v) { return v !== null; }).length;");
+        long throughputValues = (Long) js.executeScript(
+                "return window.mucscaleDashboard.charts.throughput.data[1]"
+                        + ".filter(function (v) { return v !== null && v > 0; }).length;");
+        assertThat(canvases).isGreaterThanOrEqualTo(5);
+        assertThat(latencyPoints).isGreaterThan(0);
+        assertThat(latencyValues).isGreaterThan(0);
+        assertThat(throughputValues).isGreaterThan(0);
+        long gcPoints = (Long) js.executeScript(
+                "var d = window.mucscaleDashboard.charts.latency.data;"
+                        + "return d[6].filter(function (v) { return v !== null; }).length;");
+        assertThat(gcPoints).as("GC pause overlaid on the latency chart").isGreaterThan(0);
+
+        // The hostile room name is shown as text and nothing ran.
+        List<WebElement> cells = driver.findElements(By.cssSelector("#ms-top-rooms td"));
+        assertThat(cells).extracting(WebElement::getText).contains(EVIL_ROOM);
+        assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
+        assertThat((Long) js.executeScript("return document.querySelectorAll('#mucscale-dashboard script').length"))
+                .isZero();
+
+        // Refreshes in place: a second render without reloading the page.
+        js.executeScript("window.__mucscaleMarker = 1;");
+        long renders = (Long) js.executeScript("return window.mucscaleDashboard.renders");
+        wait.until(d -> (Long) js.executeScript("return window.mucscaleDashboard.renders") > renders);
+        assertThat((Long) js.executeScript("return window.__mucscaleMarker")).isEqualTo(1L);
+
+        // The one action is a POST with the page's CSRF token.
+        driver.findElement(By.id("ms-probe-now")).click();
+        wait.until(d -> d.findElement(By.id("ms-status")).getText().contains("probe sent"));
+        assertThat(probes.get()).isEqualTo(1);
+
+        // The one-hour view.
+        driver.findElement(By.cssSelector("[data-range='3600']")).click();
+        wait.until(d -> (Long) js.executeScript("return window.mucscaleDashboard.lastData.rangeSeconds") == 3600L);
+
+        Path artifacts = Path.of(System.getProperty("mucscale.test.artifacts", "target/test-artifacts"));
+        Files.createDirectories(artifacts);
+        Path shot = artifacts.resolve("dashboard.png");
+        Files.write(shot, ((TakesScreenshot) driver).getScreenshotAs(OutputType.BYTES));
+        assertThat(Files.size(shot)).isGreaterThan(10_000);
+
+        List<LogEntry> severe = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
+                .toList();
+        assertThat(severe).as("browser console errors").isEmpty();
+        assertThat((Long) js.executeScript("return window.mucscaleDashboard.errors.length")).isZero();
+    }
+
+    private void syntheticTraffic(AtomicInteger storeQueue) {
+        String[] rooms = {"lobby@conference.example", "support@conference.example", EVIL_ROOM};
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(100);
+        long i = 0;
+        while (trafficRunning.get() && System.nanoTime() < deadline) {
+            String room = rooms[(int) (i % 7 == 0 ? 2 : i % 2)];
+            long latencyNs = 200_000 + (i % 100) * 20_000 + (i % 500 == 0 ? 30_000_000 : 0);
+            metrics.recordMessage(room, 5 + (int) (i % 20), latencyNs);
+            metrics.recordStoreCommitLatencyNs(1_000_000 + (i % 50) * 100_000);
+            if (i % 10 == 0) {
+                metrics.recordFilterNs(3_000 + i % 1000);
+                metrics.filterAction(room, "profanity", i % 20 == 0 ? "reject" : "mask");
+                metrics.storeCommitted(10, 2_000_000);
+            }
+            if (i % 50 == 0) {
+                metrics.recordProbeLatencyNs(1_500_000 + (i % 7) * 100_000);
+            }
+            storeQueue.set((int) (i % 300));
+            i++;
+            try {
+                Thread.sleep(0, 200_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private ChromeDriver startChromium() throws Exception {
+        profile = Files.createTempDirectory("mucscale-chromium-");
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(CHROMIUM);
+        options.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+                "--window-size=1280,2000", "--user-data-dir=" + profile);
+        LoggingPreferences logs = new LoggingPreferences();
+        logs.enable(LogType.BROWSER, Level.ALL);
+        options.setCapability("goog:loggingPrefs", logs);
+        ChromeDriverService service = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER))
+                .usingAnyFreePort()
+                .build();
+        return new ChromeDriver(service, options);
+    }
+}
