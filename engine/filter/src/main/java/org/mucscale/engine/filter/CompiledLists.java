@@ -1,0 +1,110 @@
+package org.mucscale.engine.filter;
+
+import java.util.List;
+
+/**
+ * Word lists compiled into one Aho-Corasick automaton over folded symbols. Immutable: built by {@link ListCompiler}
+ * off the message path and then read by any number of scanning threads without synchronisation (all fields final,
+ * published through a volatile reference in {@link ContentFilter}).
+ *
+ * <p>Transitions: symbol ids below {@code denseWidth} (the most frequent letters of the lists) index a full DFA
+ * table; rarer symbols follow goto edges and failure links. The dense width shrinks as lists grow, so memory stays
+ * bounded (about 32 MB at most) for any list size.
+ */
+public final class CompiledLists {
+
+    // Entries, indexed by entry id.
+    final String[] entryText;
+    final String[] entryFolded;
+    final MatchMode[] entryMode;
+    final boolean[] entryAllow;
+    final Severity[] entrySeverity;
+    final int[] entryLanguage;
+    final int[] entrySymbols;
+    final String[] entrySource;
+    final List<String> languages;
+
+    // Automaton.
+    final char[] symbolId;
+    final int denseWidth;
+    final int[] dense;
+    final Transitions sparse;
+    final int[] fail;
+    final int[] outStart;
+    final int[] outLength;
+    final int[] outEntries;
+    final int stateCount;
+    final int ringMask;
+
+    final CompileReport report;
+
+    CompiledLists(String[] entryText, String[] entryFolded, MatchMode[] entryMode, boolean[] entryAllow,
+                  Severity[] entrySeverity, int[] entryLanguage, int[] entrySymbols, String[] entrySource,
+                  List<String> languages, char[] symbolId, int denseWidth, int[] dense, Transitions sparse, int[] fail,
+                  int[] outStart, int[] outLength, int[] outEntries, int stateCount, int ringMask,
+                  CompileReport report) {
+        this.entryText = entryText;
+        this.entryFolded = entryFolded;
+        this.entryMode = entryMode;
+        this.entryAllow = entryAllow;
+        this.entrySeverity = entrySeverity;
+        this.entryLanguage = entryLanguage;
+        this.entrySymbols = entrySymbols;
+        this.entrySource = entrySource;
+        this.languages = languages;
+        this.symbolId = symbolId;
+        this.denseWidth = denseWidth;
+        this.dense = dense;
+        this.sparse = sparse;
+        this.fail = fail;
+        this.outStart = outStart;
+        this.outLength = outLength;
+        this.outEntries = outEntries;
+        this.stateCount = stateCount;
+        this.ringMask = ringMask;
+        this.report = report;
+    }
+
+    /** The next state; the hot path of every scan. */
+    int next(int state, int symbol) {
+        int w = denseWidth;
+        if (symbol < w) {
+            return dense[state * w + symbol];
+        }
+        int s = state;
+        while (true) {
+            int t = sparse.get(s, symbol);
+            if (t >= 0) {
+                return t;
+            }
+            if (s == 0) {
+                return 0;
+            }
+            s = fail[s];
+        }
+    }
+
+    /** Entries kept (block and allow). */
+    public int entryCount() {
+        return entryText.length;
+    }
+
+    /** Automaton states, for diagnostics. */
+    public int stateCount() {
+        return stateCount;
+    }
+
+    /** Languages of the compiled entries, in index order ("*" for allow-list entries). */
+    public List<String> languages() {
+        return languages;
+    }
+
+    /** Warnings and refused entries. */
+    public CompileReport report() {
+        return report;
+    }
+
+    int languageIndex(String language) {
+        return languages.indexOf(language);
+    }
+}

@@ -1,0 +1,379 @@
+package org.mucscale.engine.filter;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * The content filter that the MUC engine and the Openfire interceptor call: {@link #inspect} per group message.
+ *
+ * <p><b>Concurrency.</b> Everything a message needs (compiled lists, resolved room policies, settings) is one
+ * immutable {@code Snapshot} behind one volatile field. Message threads only read it. Changes (settings, room rules,
+ * list reloads) are queued to a single compile thread, {@code mucscale-filter-compiler}, which persists room rules,
+ * compiles a complete new snapshot and then publishes it with one volatile write: a message sees the old lists or the
+ * new ones, never a mix. The compile queue is bounded ({@value #COMPILE_QUEUE}); when full, the change is refused
+ * with a {@link RejectedExecutionException} in the returned future (overflow policy: REJECT_WITH_ERROR), never
+ * dropped silently. Per-thread scan scratch lives in a ThreadLocal, so a clean message allocates nothing.
+ */
+public final class ContentFilter implements AutoCloseable {
+
+    static final int COMPILE_QUEUE = 16;
+    static final int FIELD_BODY = 0;
+    static final int FIELD_SUBJECT = 1;
+
+    private static final ThreadLocal<ScanState> SCRATCH = ThreadLocal.withInitial(ScanState::new);
+
+    private final PolicyStore store;
+    private final FilterListener listener;
+    private final ThreadPoolExecutor compiler;
+    private volatile Snapshot snapshot;
+
+    private ContentFilter(PolicyStore store, FilterListener listener, Snapshot first) {
+        this.store = store;
+        this.listener = listener;
+        this.snapshot = first;
+        this.compiler = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, new ArrayBlockingQueue<>(COMPILE_QUEUE),
+                r -> {
+                    Thread t = new Thread(r, "mucscale-filter-compiler");
+                    t.setDaemon(true);
+                    return t;
+                }, new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    /**
+     * Compiles the lists (on the calling thread: start-up, not the message path) and starts the filter. Room rules
+     * come from {@code config.policyFile()} when set, else they are kept in memory.
+     */
+    public static ContentFilter start(FilterConfig config, FilterListener listener) {
+        return start(config, config.policyFile() != null ? new FilePolicyStore(config.policyFile()) : PolicyStore.inMemory(),
+                listener);
+    }
+
+    /** As {@link #start(FilterConfig, FilterListener)} with the host's own policy store. */
+    public static ContentFilter start(FilterConfig config, PolicyStore store, FilterListener listener) {
+        List<RoomRule> rules;
+        try {
+            rules = store.load();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot load filter room policies: " + e.getMessage(), e);
+        }
+        Snapshot first = Snapshot.compile(config, rules);
+        ContentFilter filter = new ContentFilter(store, listener == null ? FilterListener.NONE : listener, first);
+        filter.listener.onCompiled(first.lists.report());
+        return filter;
+    }
+
+    /**
+     * Checks one group message. Scans the body and the subject (either may be null); returns
+     * {@link FilterVerdict#CLEAN} (no allocation) when nothing applicable matched, else a verdict with the room's
+     * action, masked texts, the matches and the sender's error text.
+     *
+     * @param roomJid bare room address, e.g. "lobby@conference.example.org" (lower case avoids a glob lookup)
+     */
+    public FilterVerdict inspect(String roomJid, CharSequence body, CharSequence subject) {
+        Snapshot snap = snapshot;
+        if (!snap.config.enabled()) {
+            return FilterVerdict.CLEAN;
+        }
+        boolean timed = listener.timed();
+        long t0 = timed ? System.nanoTime() : 0L;
+        ScanState st = SCRATCH.get();
+        st.prepare(snap.lists);
+        if (body != null && body.length() > 0) {
+            Scanner.scan(snap.lists, body, FIELD_BODY, st);
+        }
+        if (subject != null && subject.length() > 0) {
+            Scanner.scan(snap.lists, subject, FIELD_SUBJECT, st);
+        }
+        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN : decide(snap, roomJid, body, subject, st);
+        if (timed) {
+            listener.onScan(System.nanoTime() - t0);
+        }
+        return verdict;
+    }
+
+    private FilterVerdict decide(Snapshot snap, String roomJid, CharSequence body, CharSequence subject, ScanState st) {
+        Resolved policy = snap.resolve(roomJid);
+        if (!policy.enabled) {
+            return FilterVerdict.CLEAN;
+        }
+        CompiledLists lists = snap.lists;
+        List<FilterMatch> matches = new ArrayList<>();
+        for (int m = 0; m < st.matchCount; m++) {
+            int e = st.matchEntry[m];
+            if ((policy.languageMask & (1L << lists.entryLanguage[e])) == 0
+                    || lists.entrySeverity[e].compareTo(policy.minSeverity) < 0 || st.beatenByAllow(m)) {
+                continue;
+            }
+            boolean inSubject = st.matchField[m] == FIELD_SUBJECT;
+            MatchMode mode = lists.entryMode[e];
+            CharSequence text = inSubject ? subject : body;
+            int start = mode.needsStartBoundary() ? st.matchStart[m] : Masking.wordStart(text, st.matchStart[m]);
+            int end = mode.needsEndBoundary() ? st.matchEnd[m] : Masking.wordEnd(text, st.matchEnd[m]);
+            matches.add(new FilterMatch(lists.entryText[e], lists.entrySource[e], lists.entrySeverity[e],
+                    lists.languages.get(lists.entryLanguage[e]), mode, inSubject, start, end));
+        }
+        if (matches.isEmpty()) {
+            return FilterVerdict.CLEAN;
+        }
+        matches.sort(Comparator.comparing(FilterMatch::inSubject).thenComparingInt(FilterMatch::start)
+                .thenComparingInt(FilterMatch::end));
+        Set<String> listsHit = new LinkedHashSet<>();
+        for (FilterMatch m : matches) {
+            listsHit.add(m.list());
+        }
+        for (String list : listsHit) {
+            listener.onAction(roomJid, list, policy.action);
+        }
+        String maskedBody = null;
+        String maskedSubject = null;
+        if (policy.action == Action.MASK) {
+            maskedBody = Masking.mask(body, matches, false, snap.config.maskChar());
+            maskedSubject = Masking.mask(subject, matches, true, snap.config.maskChar());
+        }
+        return new FilterVerdict(policy.action, maskedBody, maskedSubject, List.copyOf(matches),
+                policy.action == Action.REJECT ? policy.rejectMessage : null);
+    }
+
+    /** The settings in force. */
+    public FilterConfig config() {
+        return snapshot.config;
+    }
+
+    /** The room rules in force, in priority order. */
+    public List<RoomRule> roomRules() {
+        return snapshot.rules;
+    }
+
+    /** What the last compile did (refused entries, warnings, time). */
+    public CompileReport report() {
+        return snapshot.lists.report();
+    }
+
+    /** The compiled lists in force. */
+    public CompiledLists lists() {
+        return snapshot.lists;
+    }
+
+    /** Applies new settings: recompiles lists (off the message path) and swaps atomically. */
+    public CompletableFuture<CompileReport> reconfigure(FilterConfig config) {
+        return submit(() -> publish(Snapshot.compile(config, snapshot.rules)));
+    }
+
+    /** Re-reads list files and recompiles. */
+    public CompletableFuture<CompileReport> reload() {
+        return submit(() -> publish(Snapshot.compile(snapshot.config, snapshot.rules)));
+    }
+
+    /** Replaces all room rules: persisted first, then swapped in. */
+    public CompletableFuture<CompileReport> setRoomRules(List<RoomRule> rules) {
+        List<RoomRule> copy = List.copyOf(rules);
+        return submit(() -> {
+            save(copy);
+            return publish(snapshot.withRules(copy));
+        });
+    }
+
+    /** Adds a rule, or replaces the one with the same pattern (keeping its place). */
+    public CompletableFuture<CompileReport> putRoomRule(RoomRule rule) {
+        return submit(() -> {
+            List<RoomRule> rules = new ArrayList<>(snapshot.rules);
+            boolean replaced = false;
+            for (int i = 0; i < rules.size(); i++) {
+                if (rules.get(i).pattern().equals(rule.pattern())) {
+                    rules.set(i, rule);
+                    replaced = true;
+                }
+            }
+            if (!replaced) {
+                rules.add(rule);
+            }
+            save(rules);
+            return publish(snapshot.withRules(List.copyOf(rules)));
+        });
+    }
+
+    /** Removes the rule with this pattern, if any. */
+    public CompletableFuture<CompileReport> removeRoomRule(String pattern) {
+        return submit(() -> {
+            List<RoomRule> rules = new ArrayList<>(snapshot.rules);
+            String p = pattern.strip().toLowerCase(java.util.Locale.ROOT);
+            rules.removeIf(r -> r.pattern().equals(p));
+            save(rules);
+            return publish(snapshot.withRules(List.copyOf(rules)));
+        });
+    }
+
+    private void save(List<RoomRule> rules) {
+        try {
+            store.save(rules);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot save filter room policies: " + e.getMessage(), e);
+        }
+    }
+
+    private CompileReport publish(Snapshot next) {
+        snapshot = next;
+        listener.onCompiled(next.lists.report());
+        return next.lists.report();
+    }
+
+    private CompletableFuture<CompileReport> submit(Supplier<CompileReport> task) {
+        try {
+            return CompletableFuture.supplyAsync(task, compiler);
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(new RejectedExecutionException(
+                    "filter compile queue is full (" + COMPILE_QUEUE + " changes pending); try again", e));
+        }
+    }
+
+    @Override
+    public void close() {
+        compiler.shutdown();
+        try {
+            if (!compiler.awaitTermination(10, TimeUnit.SECONDS)) {
+                compiler.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            compiler.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** A room policy resolved against compiled lists. Immutable. */
+    static final class Resolved {
+        final boolean enabled;
+        final Action action;
+        final long languageMask;
+        final Severity minSeverity;
+        final String rejectMessage;
+
+        Resolved(boolean enabled, Action action, long languageMask, Severity minSeverity, String rejectMessage) {
+            this.enabled = enabled;
+            this.action = action;
+            this.languageMask = languageMask;
+            this.minSeverity = minSeverity;
+            this.rejectMessage = rejectMessage;
+        }
+    }
+
+    /** Everything the message path reads, immutable; replaced as a whole. */
+    static final class Snapshot {
+        final FilterConfig config;
+        final CompiledLists lists;
+        final List<RoomRule> rules;
+        final Resolved defaults;
+        final Map<String, Resolved> exact;
+        final RoomRule[] globs;
+        final Resolved[] globResolved;
+
+        private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules) {
+            this.config = config;
+            this.lists = lists;
+            this.rules = List.copyOf(rules);
+            this.defaults = resolve(config.defaultRule(), null, lists);
+            Map<String, Resolved> exactMap = new HashMap<>();
+            List<RoomRule> globList = new ArrayList<>();
+            List<Resolved> globRes = new ArrayList<>();
+            for (RoomRule r : this.rules) {
+                Resolved res = resolve(r, defaults, lists);
+                if (r.isGlob()) {
+                    globList.add(r);
+                    globRes.add(res);
+                } else {
+                    exactMap.putIfAbsent(r.pattern(), res);
+                }
+            }
+            this.exact = Map.copyOf(exactMap);
+            this.globs = globList.toArray(new RoomRule[0]);
+            this.globResolved = globRes.toArray(new Resolved[0]);
+        }
+
+        static Snapshot compile(FilterConfig config, List<RoomRule> rules) {
+            List<ListEntry> entries = new ArrayList<>();
+            if (config.builtinLists()) {
+                for (String language : config.languages()) {
+                    if (WordLists.BUILTIN_LANGUAGES.contains(language)) {
+                        entries.addAll(WordLists.builtin(language));
+                    }
+                }
+                for (RoomRule r : rules) {
+                    for (String language : r.languages()) {
+                        if (!config.languages().contains(language) && WordLists.BUILTIN_LANGUAGES.contains(language)) {
+                            entries.addAll(WordLists.builtin(language));
+                        }
+                    }
+                }
+                entries.addAll(WordLists.builtinAllow());
+            }
+            for (var path : config.extraLists()) {
+                entries.addAll(WordLists.read(path, "*", false));
+            }
+            for (var path : config.extraAllowLists()) {
+                entries.addAll(WordLists.read(path, "*", true));
+            }
+            entries.addAll(config.extraEntries());
+            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules);
+        }
+
+        Snapshot withRules(List<RoomRule> newRules) {
+            return new Snapshot(config, lists, newRules);
+        }
+
+        /** Exact address first (no allocation for lower-case addresses), then globs in order, then the default. */
+        Resolved resolve(String roomJid) {
+            if (roomJid == null) {
+                return defaults;
+            }
+            Resolved r = exact.get(roomJid);
+            if (r != null) {
+                return r;
+            }
+            for (int i = 0; i < globs.length; i++) {
+                if (globs[i].matches(roomJid)) {
+                    return globResolved[i];
+                }
+            }
+            if (!exact.isEmpty()) {
+                r = exact.get(roomJid.toLowerCase(java.util.Locale.ROOT));
+                if (r != null) {
+                    return r;
+                }
+            }
+            return defaults;
+        }
+
+        private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists) {
+            Set<String> languages = rule.languages();
+            long mask;
+            if (languages.isEmpty() && base != null) {
+                mask = base.languageMask;
+            } else {
+                mask = 0L;
+                for (int i = 0; i < lists.languages.size(); i++) {
+                    String l = lists.languages.get(i);
+                    if (l.equals("*") || languages.contains("*") || languages.contains(l)) {
+                        mask |= 1L << i;
+                    }
+                }
+            }
+            return new Resolved(rule.enabled(),
+                    rule.action() != null ? rule.action() : base.action,
+                    mask,
+                    rule.minSeverity() != null ? rule.minSeverity() : base.minSeverity,
+                    rule.rejectMessage() != null ? rule.rejectMessage() : base.rejectMessage);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+package org.mucscale.engine.filter;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Compiles word lists into {@link CompiledLists}. Runs off the message path (a compile thread, or start-up); 10,000
+ * entries take well under a second.
+ *
+ * <p>False-positive guards applied here: entries without a real letter ("69", "$$") are refused, because tokens
+ * made only of digits never match; entries longer than {@value #MAX_ENTRY_SYMBOLS} symbols are refused; and, unless
+ * the entry is marked {@code force}, an entry that would match a common word of any compiled language (the shipped
+ * {@code common/<lang>.txt} lexicons) is refused with a warning naming the word, after allow-list entries had their
+ * say ("ass*" is refused because of "assume"; "fan" in the Swedish list is refused when English is also compiled).
+ */
+public final class ListCompiler {
+
+    /** Longest entry, in folded symbols; the scanner's position ring is sized from it. */
+    public static final int MAX_ENTRY_SYMBOLS = 64;
+    /** Most ints spent on the dense transition table (32 MB). */
+    static final int DENSE_BUDGET = 8 << 20;
+    static final int MAX_DENSE_WIDTH = 128;
+
+    private static final Map<String, List<String>> COMMON_WORDS = new ConcurrentHashMap<>();
+
+    private ListCompiler() {
+    }
+
+    /** Compiles with the common-word guard on. */
+    public static CompiledLists compile(List<ListEntry> entries) {
+        return compile(entries, true);
+    }
+
+    /**
+     * Compiles entries (block and allow together).
+     *
+     * @param guardCommonWords refuse non-forced entries that match common words of the compiled languages
+     */
+    public static CompiledLists compile(List<ListEntry> entries, boolean guardCommonWords) {
+        long t0 = System.nanoTime();
+        List<String> refused = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
+        List<Kept> kept = prepare(entries, refused, warnings);
+        CompiledLists lists = build(kept, new CompileReport(entries.size(), kept.size(), refused, warnings, 0));
+        if (guardCommonWords) {
+            BitSet bad = commonWordHits(lists, kept, refused);
+            if (!bad.isEmpty()) {
+                List<Kept> remaining = new ArrayList<>(kept.size());
+                for (int i = 0; i < kept.size(); i++) {
+                    if (!bad.get(i)) {
+                        remaining.add(kept.get(i));
+                    }
+                }
+                kept = remaining;
+            }
+        }
+        CompileReport report = new CompileReport(entries.size(), kept.size(), refused, warnings, System.nanoTime() - t0);
+        return build(kept, report);
+    }
+
+    /** An entry after folding and merging. */
+    private record Kept(ListEntry entry, String folded, Severity severity) {
+    }
+
+    private static List<Kept> prepare(List<ListEntry> entries, List<String> refused, List<String> warnings) {
+        Map<String, Kept> merged = new LinkedHashMap<>();
+        for (ListEntry e : entries) {
+            String folded = Folding.foldEntry(e.text());
+            if (folded.isEmpty()) {
+                refused.add("'" + e.text() + "' (" + e.where() + ") has no letters after folding; ignored");
+                continue;
+            }
+            if (!hasRealLetter(e.text())) {
+                refused.add("'" + e.text() + "' (" + e.where() + ") has no letters, only digits or symbols; such tokens never match");
+                continue;
+            }
+            if (folded.length() > MAX_ENTRY_SYMBOLS) {
+                refused.add("'" + abbreviate(e.text()) + "' (" + e.where() + ") is longer than " + MAX_ENTRY_SYMBOLS
+                        + " letters; ignored");
+                continue;
+            }
+            for (int i = 0; i < e.text().length(); i++) {
+                if ("\\^.?()[]{}".indexOf(e.text().charAt(i)) >= 0) {
+                    warnings.add("'" + e.text() + "' (" + e.where() + ") contains punctuation, which is ignored: entries are "
+                            + "literal text, not patterns; matching '" + folded + "'");
+                    break;
+                }
+            }
+            merge(merged, e, folded);
+            if (folded.indexOf(Folding.SPACE_SYMBOL) >= 0) {
+                // "blow job" also matches "blowjob", "blow-job", "blow_job".
+                merge(merged, e, folded.replace(String.valueOf(Folding.SPACE_SYMBOL), ""));
+            }
+        }
+        return new ArrayList<>(merged.values());
+    }
+
+    private static void merge(Map<String, Kept> merged, ListEntry e, String folded) {
+        {
+            String key = folded + '\u0000' + e.mode() + '\u0000' + e.allow() + '\u0000' + e.language();
+            Kept previous = merged.get(key);
+            if (previous == null) {
+                merged.put(key, new Kept(e, folded, e.severity()));
+            } else if (e.severity().compareTo(previous.severity()) > 0 || (e.force() && !previous.entry().force())) {
+                Severity s = e.severity().compareTo(previous.severity()) > 0 ? e.severity() : previous.severity();
+                ListEntry keep = e.force() || previous.entry().force()
+                        ? new ListEntry(previous.entry().text(), s, e.language(), e.mode(), e.allow(), true,
+                        previous.entry().source(), previous.entry().line())
+                        : previous.entry();
+                merged.put(key, new Kept(keep, folded, s));
+            }
+        }
+    }
+
+    private static boolean hasRealLetter(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            int v = Folding.bmp(c);
+            int cls = Folding.cls(v);
+            if (cls == Folding.CLS_HIGH_SURROGATE && i + 1 < text.length()) {
+                cls = Folding.cls(Folding.supplementary(Character.toCodePoint(c, text.charAt(i + 1))));
+                i++;
+            }
+            if (cls == Folding.CLS_LETTER || cls == Folding.CLS_EXPAND) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 40 ? s : s.substring(0, 40) + "...";
+    }
+
+    /** Scans every common word of the compiled languages; returns indexes (into kept) of entries to refuse. */
+    private static BitSet commonWordHits(CompiledLists lists, List<Kept> kept, List<String> refused) {
+        BitSet bad = new BitSet();
+        ScanState state = new ScanState();
+        for (String language : lists.languages) {
+            if (language.equals("*")) {
+                continue;
+            }
+            for (String word : commonWords(language)) {
+                state.prepare(lists);
+                Scanner.scan(lists, word, 0, state);
+                for (int m = 0; m < state.matchCount; m++) {
+                    int e = state.matchEntry[m];
+                    if (bad.get(e) || kept.get(e).entry().force() || state.beatenByAllow(m)) {
+                        continue;
+                    }
+                    bad.set(e);
+                    Kept k = kept.get(e);
+                    refused.add("'" + k.entry().text() + "' (" + k.entry().language() + ", " + k.entry().where()
+                            + ") matches the common " + language + " word '" + word
+                            + "'; add it to an allow-list, change its match mode, or mark it ';force'");
+                }
+            }
+        }
+        return bad;
+    }
+
+    /** The shipped common-word lexicon of a language (empty when none is shipped). */
+    static List<String> commonWords(String language) {
+        return COMMON_WORDS.computeIfAbsent(language, ListCompiler::loadCommonWords);
+    }
+
+    private static List<String> loadCommonWords(String language) {
+        try (InputStream in = ListCompiler.class.getResourceAsStream("common/" + language + ".txt")) {
+            if (in == null) {
+                return List.of();
+            }
+            List<String> words = new ArrayList<>();
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String line;
+            while ((line = r.readLine()) != null) {
+                String w = line.strip();
+                if (!w.isEmpty() && w.charAt(0) != '#') {
+                    words.add(w);
+                }
+            }
+            return List.copyOf(words);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static CompiledLists build(List<Kept> kept, CompileReport report) {
+        int n = kept.size();
+        // Symbols numbered by frequency, so the most frequent ones fall in the dense table.
+        int[] freq = new int[65536];
+        int totalSymbols = 0;
+        for (Kept k : kept) {
+            for (int i = 0; i < k.folded().length(); i++) {
+                freq[k.folded().charAt(i)]++;
+            }
+            totalSymbols += k.folded().length();
+        }
+        Integer[] chars = new Integer[65536];
+        int alphabet = 0;
+        for (int c = 0; c < 65536; c++) {
+            if (freq[c] > 0) {
+                chars[alphabet++] = c;
+            }
+        }
+        Integer[] used = Arrays.copyOf(chars, alphabet);
+        Arrays.sort(used, (a, b) -> freq[b] - freq[a]);
+        char[] symbolId = new char[65536];
+        for (int i = 0; i < alphabet; i++) {
+            symbolId[used[i]] = (char) (i + 1);
+        }
+
+        // Trie.
+        int cap = totalSymbols + 1;
+        int[] childHead = new int[cap];
+        int[] sibling = new int[cap];
+        int[] edgeSymbol = new int[cap];
+        int[] ownHead = new int[cap];
+        Arrays.fill(childHead, -1);
+        Arrays.fill(ownHead, -1);
+        int[] entryNext = new int[n];
+        Transitions sparse = new Transitions(Math.max(16, totalSymbols));
+        int states = 1;
+        for (int e = 0; e < n; e++) {
+            String f = kept.get(e).folded();
+            int s = 0;
+            for (int i = 0; i < f.length(); i++) {
+                int sym = symbolId[f.charAt(i)];
+                int t = sparse.get(s, sym);
+                if (t < 0) {
+                    t = states++;
+                    sparse.put(s, sym, t);
+                    edgeSymbol[t] = sym;
+                    sibling[t] = childHead[s];
+                    childHead[s] = t;
+                }
+                s = t;
+            }
+            entryNext[e] = ownHead[s];
+            ownHead[s] = e;
+        }
+
+        int width = (int) Math.min(Math.min(alphabet + 1L, MAX_DENSE_WIDTH), Math.max(1L, DENSE_BUDGET / states));
+        int[] dense = new int[states * width];
+        int[] fail = new int[states];
+        int[] outStart = new int[states];
+        int[] outLength = new int[states];
+        IntList outs = new IntList(n * 2);
+        CompiledLists partial = new CompiledLists(null, null, null, null, null, null, null, null, List.of(),
+                symbolId, width, dense, sparse, fail, null, null, null, states, 0, report);
+        int[] queue = new int[states];
+        int head = 0;
+        int tail = 0;
+        queue[tail++] = 0;
+        while (head < tail) {
+            int s = queue[head++];
+            // Dense row: goto edge if any, else the failure state's row (already computed: it is shallower).
+            int row = s * width;
+            for (int a = 1; a < width; a++) {
+                int t = sparse.get(s, a);
+                dense[row + a] = t >= 0 ? t : (s == 0 ? 0 : dense[fail[s] * width + a]);
+            }
+            // Outputs: own entries, then those of the failure state.
+            outStart[s] = outs.size();
+            for (int e = ownHead[s]; e >= 0; e = entryNext[e]) {
+                outs.add(e);
+            }
+            if (s != 0) {
+                int f = fail[s];
+                for (int k = 0; k < outLength[f]; k++) {
+                    outs.add(outs.get(outStart[f] + k));
+                }
+            }
+            outLength[s] = outs.size() - outStart[s];
+            for (int t = childHead[s]; t >= 0; t = sibling[t]) {
+                fail[t] = s == 0 ? 0 : partial.next(fail[s], edgeSymbol[t]);
+                queue[tail++] = t;
+            }
+        }
+
+        List<String> languages = new ArrayList<>();
+        Map<String, Integer> languageIndex = new HashMap<>();
+        String[] text = new String[n];
+        String[] folded = new String[n];
+        MatchMode[] mode = new MatchMode[n];
+        boolean[] allow = new boolean[n];
+        Severity[] severity = new Severity[n];
+        int[] language = new int[n];
+        int[] symbols = new int[n];
+        String[] source = new String[n];
+        int maxSymbols = 1;
+        for (int e = 0; e < n; e++) {
+            Kept k = kept.get(e);
+            text[e] = k.entry().text();
+            folded[e] = k.folded();
+            mode[e] = k.entry().mode();
+            allow[e] = k.entry().allow();
+            severity[e] = k.severity();
+            language[e] = languageIndex.computeIfAbsent(k.entry().language(), l -> {
+                languages.add(l);
+                return languages.size() - 1;
+            });
+            symbols[e] = k.folded().length();
+            source[e] = k.entry().source();
+            maxSymbols = Math.max(maxSymbols, symbols[e]);
+        }
+        if (languages.size() > 63) {
+            throw new IllegalArgumentException("at most 63 languages can be compiled together, got " + languages);
+        }
+        int ringMask = Integer.highestOneBit(maxSymbols) * 2 - 1;
+        return new CompiledLists(text, folded, mode, allow, severity, language, symbols, source, List.copyOf(languages),
+                symbolId, width, dense, sparse, fail, outStart, outLength, outs.toArray(), states, ringMask, report);
+    }
+
+    /** A growable int array, for compile time only. */
+    private static final class IntList {
+        private int[] a;
+        private int size;
+
+        IntList(int capacity) {
+            a = new int[Math.max(16, capacity)];
+        }
+
+        void add(int v) {
+            if (size == a.length) {
+                a = Arrays.copyOf(a, size * 2);
+            }
+            a[size++] = v;
+        }
+
+        int get(int i) {
+            return a[i];
+        }
+
+        int size() {
+            return size;
+        }
+
+        int[] toArray() {
+            return Arrays.copyOf(a, size);
+        }
+    }
+}
