@@ -1,0 +1,126 @@
+package org.mucscale.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.igniterealtime.smack.inttest.Configuration;
+import org.igniterealtime.smack.inttest.FailedTest;
+import org.igniterealtime.smack.inttest.SmackIntegrationTestFramework;
+import org.igniterealtime.smack.inttest.SmackIntegrationTestFramework.TestRunResult;
+import org.igniterealtime.smack.inttest.SuccessfulTest;
+import org.igniterealtime.smack.inttest.TestNotPossible;
+import org.igniterealtime.smack.inttest.TestResult;
+import org.igniterealtime.smack.inttest.XmppConnectionDescriptor;
+import org.igniterealtime.smack.inttest.XmppConnectionManager;
+import org.jivesoftware.smack.tcp.XMPPTCPConnection;
+import org.jivesoftware.smack.tcp.XMPPTCPConnectionConfiguration;
+import org.jivesoftware.smackx.iqregister.AccountManager;
+import org.junit.jupiter.api.Test;
+
+/**
+ * XEP-0045 conformance: the 56 MUC tests of Smack's Integration Test Framework 4.5.0-beta5
+ * ({@code org.jivesoftware.smackx.muc}) against mucscale standalone behind a throwaway Prosody whose own MUC is off,
+ * so service discovery finds ours.
+ *
+ * <p>Two limits of this framework version are worked around here, without touching any test:
+ * <ul>
+ *   <li>It connects to the service's default port only: a connection descriptor of our own ("mucscale-loopback",
+ *       registered through the framework's public {@link XmppConnectionManager#addConnectionDescriptor}) sets host
+ *       127.0.0.1 and Prosody's free port, and is made the default and only enabled connection (low-level tests
+ *       otherwise run once per registered connection type, each resolving the service by DNS).</li>
+ *   <li>It refuses in-band registration over a plain connection: the framework does allow it for a non-required
+ *       security mode, but sets {@link AccountManager#sensitiveOperationOverInsecureConnectionDefault} only after it
+ *       has created the registration connection's AccountManager. We set the same default first.</li>
+ * </ul>
+ * A report of every test's outcome is written to {@code target/mucscale-conformance.txt}.
+ */
+class MucConformanceTest {
+    static {
+        SmackQuirks.disableSmackParserAssertions();
+    }
+
+    static final int EXPECTED_TESTS = 56;
+
+    @Test
+    void smackIntegrationTests_mucPackage_allPass() throws Exception {
+        try (E2eFixture fx = new E2eFixture(0, Map.of(), b -> b.allowRegistration(true).module("private"))) {
+            int port = fx.prosody.c2sPort();
+            XmppConnectionManager.addConnectionDescriptor(XmppConnectionDescriptor
+                    .buildWith(XMPPTCPConnection.class, XMPPTCPConnectionConfiguration.class,
+                            XMPPTCPConnectionConfiguration.Builder.class)
+                    .withNickname("mucscale-loopback")
+                    .applyExtraConfiguration(b -> b.setHost("127.0.0.1").setPort(port))
+                    .build());
+            AccountManager.sensitiveOperationOverInsecureConnectionDefault(true);
+            Configuration config = Configuration.builder()
+                    .setService(E2eFixture.DOMAIN)
+                    .setSecurityMode("disabled")
+                    .setReplyTimeout("10000")
+                    .setDefaultConnection("mucscale-loopback")
+                    .setEnabledConnections("mucscale-loopback")
+                    .addTestPackage("org.jivesoftware.smackx.muc")
+                    .build();
+            TestRunResult result = new SmackIntegrationTestFramework(config).run();
+
+            String report = report(result);
+            Path out = Path.of(System.getProperty("mucscale.conformance.report",
+                    "target" + System.getProperty("mucscale.build.suffix", "") + "/mucscale-conformance.txt"));
+            Files.createDirectories(out.toAbsolutePath().getParent());
+            Files.writeString(out, report, StandardCharsets.UTF_8);
+            System.out.println(report);
+
+            assertThat(result.getImpossibleTestClasses()).as(report).isEmpty();
+            assertThat(result.getFailedTests()).as(report).isEmpty();
+            assertThat(result.getNotPossibleTests()).as(report).isEmpty();
+            assertThat(result.getSuccessfulTests()).as(report).hasSize(EXPECTED_TESTS);
+        }
+    }
+
+    private static String report(TestRunResult r) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("Smack integration tests (org.jivesoftware.smackx.muc) against mucscale standalone: ")
+                .append(r.getSuccessfulTests().size()).append(" passed, ").append(r.getFailedTests().size())
+                .append(" failed, ").append(r.getNotPossibleTests().size()).append(" not possible, ")
+                .append(r.getImpossibleTestClasses().size()).append(" classes impossible (of ")
+                .append(r.getNumberOfAvailableTests()).append(" available)\n");
+        List<String> lines = new ArrayList<>();
+        for (SuccessfulTest t : r.getSuccessfulTests()) {
+            lines.add("PASS " + name(t));
+        }
+        for (FailedTest t : r.getFailedTests()) {
+            lines.add("FAIL " + name(t) + "\n     " + firstLines(t.failureReason));
+        }
+        for (TestNotPossible t : r.getNotPossibleTests()) {
+            lines.add("NOT POSSIBLE " + name(t) + ": " + t.testNotPossibleException.getMessage());
+        }
+        r.getImpossibleTestClasses().forEach((cls, why) -> lines.add("CLASS IMPOSSIBLE " + cls.getSimpleName() + ": "
+                + firstLines(why)));
+        lines.sort(null);
+        for (String l : lines) {
+            sb.append(l).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static String name(TestResult t) {
+        return t.concreteTest.getMethod().getDeclaringClass().getSimpleName() + "." + t.concreteTest.getMethod().getName();
+    }
+
+    private static String firstLines(Throwable t) {
+        StringWriter sw = new StringWriter();
+        t.printStackTrace(new PrintWriter(sw));
+        String[] lines = sw.toString().split("\n");
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < Math.min(4, lines.length); i++) {
+            sb.append(lines[i].trim()).append(i < 3 ? " | " : "");
+        }
+        return sb.toString();
+    }
+}
