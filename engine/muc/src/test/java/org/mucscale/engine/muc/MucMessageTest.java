@@ -249,4 +249,36 @@ class MucMessageTest extends MucTestBase {
         List<XmlElement> got = named(join(bob, "r1", "Bob"), "message");
         assertThat(got).hasSize(1); // only the subject
     }
+
+    @Test
+    void listener_seesDeliveriesJoinsLeavesAndPopulation() {
+        List<String> events = new CopyOnWriteArrayList<>();
+        start(Map.of(), b -> b.listener(new MucListener() {
+            @Override
+            public void messageDelivered(Jid room, long arrivalNs, long deliveredNs, int fanOut) {
+                events.add("delivered " + room.local() + " " + fanOut + " " + (deliveredNs >= arrivalNs));
+            }
+
+            @Override
+            public void occupantJoined(Jid room, long joinNs) {
+                events.add("joined " + room.local());
+            }
+
+            @Override
+            public void occupantLeft(Jid room) {
+                events.add("left " + room.local());
+            }
+
+            @Override
+            public void population(int rooms, int occupants) {
+                events.add("population " + rooms + "/" + occupants);
+            }
+        }));
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        send(groupchat(bob, "r1", "counted"));
+        leave(bob, "r1", "Bob");
+        assertThat(events).containsExactly("population 1/0", "population 1/1", "joined r1", "population 1/2",
+                "joined r1", "delivered r1 2 true", "population 1/1", "left r1");
+    }
 }
