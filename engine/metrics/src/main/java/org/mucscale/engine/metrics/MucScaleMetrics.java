@@ -161,9 +161,12 @@ public final class MucScaleMetrics implements AutoCloseable {
         });
         registry.register("mucscale.jvm.threads", (Gauge<Integer>) () -> ManagementFactory.getThreadMXBean().getThreadCount());
 
+        // Labels in a fixed order (Map.of would vary it from run to run).
+        Map<String, String> filterLabels = new java.util.LinkedHashMap<>();
+        filterLabels.put("list", "${0}");
+        filterLabels.put("action", "${1}");
         new DropwizardExports(registry, new CustomMappingSampleBuilder(List.of(
-                new MapperConfig("mucscale.filter.actions.*.*", "mucscale_filter_actions",
-                        Map.of("list", "${0}", "action", "${1}")),
+                new MapperConfig("mucscale.filter.actions.*.*", "mucscale_filter_actions", filterLabels),
                 new MapperConfig("mucscale.queue.*.depth", "mucscale_queue_depth", Map.of("queue", "${0}")))))
                 .register(prometheus);
     }

@@ -109,7 +109,7 @@ class DashboardBrowserTest {
         driver = startChromium();
         driver.get("http://127.0.0.1:" + server.port() + "/");
         JavascriptExecutor js = driver;
-        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(30));
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60));
         wait.until(d -> "ok".equals(d.findElement(By.id("mucscale-dashboard")).getAttribute("data-state")));
 
         long canvases = (Long) js.executeScript("return document.querySelectorAll('#mucscale-dashboard canvas').length");
@@ -140,7 +140,14 @@ class DashboardBrowserTest {
         // Refreshes in place: a second render without reloading the page.
         js.executeScript("window.__mucscaleMarker = 1;");
         long renders = (Long) js.executeScript("return window.mucscaleDashboard.renders");
-        wait.until(d -> (Long) js.executeScript("return window.mucscaleDashboard.renders") > renders);
+        try {
+            wait.until(d -> (Long) js.executeScript("return window.mucscaleDashboard.renders") > renders);
+        } catch (org.openqa.selenium.TimeoutException e) {
+            throw new AssertionError("no second render; page errors: "
+                    + js.executeScript("return JSON.stringify(window.mucscaleDashboard.errors)") + ", status: "
+                    + driver.findElement(By.id("ms-status")).getText() + ", console: "
+                    + driver.manage().logs().get(LogType.BROWSER).getAll(), e);
+        }
         assertThat((Long) js.executeScript("return window.__mucscaleMarker")).isEqualTo(1L);
 
         // The one action is a POST with the page's CSRF token.
