@@ -1,0 +1,731 @@
+package org.mucscale.loadgen;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.security.cert.X509Certificate;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
+import org.HdrHistogram.Histogram;
+import org.apache.mina.core.buffer.IoBuffer;
+import org.apache.mina.core.service.IoHandlerAdapter;
+import org.apache.mina.core.session.AttributeKey;
+import org.apache.mina.core.session.IoSession;
+import org.apache.mina.filter.FilterEvent;
+import org.apache.mina.filter.ssl.SslEvent;
+import org.apache.mina.filter.ssl.SslFilter;
+import org.apache.mina.transport.socket.nio.NioSocketConnector;
+
+/**
+ * One load run: ramp-up (connect and log in at a rate, join rooms), stepped message levels that stop after the first
+ * level whose p99 passes the threshold, a steady soak, a drain wait, ramp-down; then exact loss accounting.
+ * Every wait is bounded by the scenario's hard deadline; when it passes, the run skips to shutdown.
+ *
+ * <p>Threads: the caller's thread runs the phases and is the only sender (the pacer), so per-sender sequence numbers
+ * and sent counts are single-writer. MINA processor threads ({@code connect.processors}) run the receive side; one
+ * timer thread ("loadgen-timer") samples, prints progress and sweeps login/join timeouts and join re-sends.
+ */
+public final class LoadRun {
+    private static final AttributeKey CLIENT = new AttributeKey(LoadRun.class, "client");
+    /** Per-connection cap on bytes queued for sending; above it the pacer skips the send and counts it (policy: skip-and-count). */
+    static final long MAX_QUEUED_BYTES_PER_CONNECTION = 256 * 1024;
+
+    final Scenario scenario;
+    final Stats stats = new Stats();
+    private final long epochNs = System.nanoTime();
+    private final Long serverPid;
+    private final String label;
+    private final PrintStream progress;
+    private final long deadlineNs;
+    private final Sampler sampler;
+    private final SplittableRandom random;
+
+    private RoomState[] rooms;
+    private Client[] clients;
+    private NioSocketConnector connector;
+    private volatile SslFilter sslFilter;
+    private final AtomicInteger pendingLogins = new AtomicInteger();
+    private final AtomicInteger loginsSettled = new AtomicInteger();
+    private volatile boolean joinsOpen = true;
+    private volatile String phaseText = "start";
+    private ScheduledExecutorService timer;
+    private String stoppedBy = "completed";
+    private final List<ObjectNode> levelResults = new ArrayList<>();
+    private final ObjectMapper mapper = new ObjectMapper();
+    private final Instant startedAt = Instant.now();
+
+    /**
+     * @param serverPid the server's process id for CPU and RSS sampling, or null
+     * @param label     a short name for this run in reports (e.g. "prosody-muc")
+     * @param progress  where progress lines go (null: nowhere)
+     */
+    public LoadRun(Scenario scenario, Long serverPid, String label, PrintStream progress) {
+        this.scenario = scenario;
+        this.serverPid = serverPid;
+        this.label = label == null ? scenario.name() : label;
+        this.progress = progress;
+        this.deadlineNs = epochNs + TimeUnit.SECONDS.toNanos(scenario.run().deadlineS());
+        this.sampler = new Sampler(stats, serverPid, epochNs);
+        this.random = new SplittableRandom(scenario.messages().seed());
+    }
+
+    long nowUs() {
+        return (System.nanoTime() - epochNs) / 1000;
+    }
+
+    private boolean pastDeadline() {
+        return System.nanoTime() - deadlineNs >= 0;
+    }
+
+    SslFilter sslFilter() {
+        SslFilter f = sslFilter;
+        if (f == null) {
+            synchronized (this) {
+                if (sslFilter == null) {
+                    sslFilter = new SslFilter(trustAllContext());
+                }
+                f = sslFilter;
+            }
+        }
+        return f;
+    }
+
+    /** Runs all phases and returns the results document (also what {@link Results} writes). */
+    public ObjectNode run() {
+        plan();
+        connector = new NioSocketConnector(scenario.connect().processors());
+        connector.setConnectTimeoutMillis(scenario.connect().loginTimeoutMs());
+        connector.getSessionConfig().setTcpNoDelay(true);
+        connector.setHandler(new Handler());
+        timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "loadgen-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        int progressMs = scenario.run().progressIntervalS() * 1000;
+        timer.scheduleAtFixedRate(this::sweep, 200, 200, TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(sampler::tick, 1000, 1000, TimeUnit.MILLISECONDS);
+        timer.scheduleAtFixedRate(this::printProgress, progressMs, progressMs, TimeUnit.MILLISECONDS);
+        try {
+            rampUp();
+            if (!pastDeadline()) {
+                joinPhase();
+            }
+            freezeMembership();
+            messagePhases();
+            drain();
+            rampDown();
+        } finally {
+            if (pastDeadline() && "completed".equals(stoppedBy)) {
+                stoppedBy = "deadline";
+            }
+            shutdown();
+        }
+        sampler.tick();
+        printProgress();
+        return results();
+    }
+
+    // ---- plan ----
+
+    private void plan() {
+        int[] sizes = RoomPlan.sizes(scenario.rooms(), scenario.users());
+        rooms = new RoomState[sizes.length];
+        for (int r = 0; r < sizes.length; r++) {
+            rooms[r] = new RoomState(r, scenario.rooms().prefix() + (r + 1) + "@" + scenario.server().mucDomain(), sizes[r]);
+        }
+        // connection order: slot 0 of every room first (the creators), then slot 1 of every room, ...
+        clients = new Client[scenario.users()];
+        int i = 0;
+        int maxSize = 0;
+        for (int s : sizes) {
+            maxSize = Math.max(maxSize, s);
+        }
+        for (int slot = 0; slot < maxSize; slot++) {
+            for (RoomState room : rooms) {
+                if (slot < room.members.length) {
+                    String user = scenario.accounts().prefix() + (scenario.accounts().firstIndex() + i);
+                    Client c = new Client(this, i, user, room, slot);
+                    room.members[slot] = c;
+                    clients[i++] = c;
+                }
+            }
+        }
+    }
+
+    // ---- ramp-up ----
+
+    private void rampUp() {
+        phase("ramp-up");
+        Scenario.Server sv = scenario.server();
+        InetSocketAddress remote = new InetSocketAddress(sv.host(), sv.port());
+        InetAddress[] sources = sourceAddresses(remote);
+        long intervalNs = 1_000_000_000L / scenario.connect().connectionsPerSec();
+        long start = System.nanoTime();
+        int maxPending = scenario.connect().maxPendingLogins();
+        for (int i = 0; i < clients.length && !pastDeadline(); i++) {
+            parkUntil(start + i * intervalNs);
+            while (pendingLogins.get() >= maxPending && !pastDeadline()) {
+                LockSupport.parkNanos(1_000_000);
+            }
+            Client c = clients[i];
+            InetSocketAddress local = sources == null ? null : new InetSocketAddress(sources[i % sources.length], 0);
+            pendingLogins.incrementAndGet();
+            c.connectStartNs = System.nanoTime();
+            connector.connect(remote, local, (session, future) -> session.setAttribute(CLIENT, c))
+                    .addListener(f -> {
+                        org.apache.mina.core.future.ConnectFuture cf = (org.apache.mina.core.future.ConnectFuture) f;
+                        if (!cf.isConnected()) {
+                            Throwable t = cf.getException();
+                            c.fail("connect:" + (t == null ? "unknown" : t.getClass().getSimpleName()));
+                        }
+                    });
+        }
+        // wait for every login to succeed or fail (the sweep fails logins that exceed loginTimeoutMs)
+        waitUntil(() -> loginsSettled.get() >= clients.length, Long.MAX_VALUE);
+    }
+
+    private InetAddress[] sourceAddresses(InetSocketAddress remote) {
+        int n = scenario.connect().sourceAddresses();
+        InetAddress target = remote.getAddress();
+        if (target == null || !target.isLoopbackAddress() || n <= 1 || !(target.getAddress().length == 4)) {
+            return null;
+        }
+        InetAddress[] out = new InetAddress[n];
+        try {
+            for (int i = 0; i < n; i++) {
+                out[i] = InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (i + 1)});
+            }
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+        return out;
+    }
+
+    void loginDone(Client c) {
+        settleLogin(c);
+        if (!scenario.joinAfterAllConnected() && joinsOpen) {
+            c.requestJoin();
+        }
+    }
+
+    private void settleLogin(Client c) {
+        if (c.settleLogin()) {
+            pendingLogins.decrementAndGet();
+            loginsSettled.incrementAndGet();
+        }
+    }
+
+    void joinDone(Client c) {
+        // counted in Stats; nothing else to coordinate
+    }
+
+    void clientDone(Client c) {
+        settleLogin(c);
+        RoomState room = c.room;
+        room.creatorGone(c);
+    }
+
+    // ---- joins ----
+
+    private void joinPhase() {
+        phase("join");
+        if (scenario.joinAfterAllConnected()) {
+            for (Client c : clients) {
+                if (c.state == Client.READY) {
+                    c.requestJoin();
+                }
+            }
+        }
+        waitUntil(() -> {
+            for (Client c : clients) {
+                int s = c.state;
+                if (s == Client.READY || s == Client.JOINING) {
+                    return false;
+                }
+            }
+            return true;
+        }, Long.MAX_VALUE);
+    }
+
+    /** Ends joining: members not in by now leave the run, so the set of recipients is fixed while messages flow. */
+    private void freezeMembership() {
+        joinsOpen = false;
+        for (Client c : clients) {
+            int s = c.state;
+            if (s == Client.READY || s == Client.JOINING) {
+                stats.error(s == Client.JOINING ? "join-unanswered-at-freeze" : "join-not-started-at-freeze");
+                stats.joinFailed.increment();
+                c.closeNow();
+            }
+        }
+    }
+
+    // ---- messages ----
+
+    private void messagePhases() {
+        List<Client> senders = new ArrayList<>();
+        for (RoomState room : rooms) {
+            int joined = room.joinedCount();
+            for (Client c : room.members) {
+                if (c.isJoined()) {
+                    c.recipients = joined - 1;
+                    if (joined >= 2) {
+                        senders.add(c);
+                    }
+                }
+            }
+        }
+        Client[] eligible = senders.toArray(new Client[0]);
+        List<Double> rates = scenario.levels().ratesPerSec();
+        double threshold = scenario.levels().p99ThresholdMs();
+        for (int i = 0; i < rates.size() && !pastDeadline() && eligible.length > 0; i++) {
+            phase("level " + (i + 1) + "/" + rates.size() + " " + fmtRate(rates.get(i)) + " msg/s");
+            sampler.beginWindow();
+            pace(eligible, rates.get(i), scenario.levels().durationS());
+            Sampler.Window w = sampler.endWindow();
+            boolean passed = w.p99Ms() <= threshold;
+            levelResults.add(windowNode("level", i + 1, rates.get(i), w, passed));
+            if (!passed) {
+                say("level " + (i + 1) + " p99 " + w.p99Ms() + " ms > " + threshold + " ms: stepping stops here");
+                break;
+            }
+        }
+        if (scenario.soak().durationS() > 0 && !pastDeadline() && eligible.length > 0) {
+            phase("soak " + fmtRate(scenario.soak().ratePerSec()) + " msg/s");
+            sampler.beginWindow();
+            pace(eligible, scenario.soak().ratePerSec(), scenario.soak().durationS());
+            Sampler.Window w = sampler.endWindow();
+            levelResults.add(windowNode("soak", 0, scenario.soak().ratePerSec(), w, w.p99Ms() <= threshold));
+        }
+    }
+
+    private static String fmtRate(double r) {
+        return r == Math.rint(r) ? Long.toString((long) r) : Double.toString(r);
+    }
+
+    private ObjectNode windowNode(String kind, int n, double rate, Sampler.Window w, boolean passed) {
+        ObjectNode o = mapper.valueToTree(w);
+        o.put("kind", kind);
+        o.put("level", n);
+        o.put("ratePerSec", rate);
+        o.put("passed", passed);
+        return o;
+    }
+
+    /**
+     * Sends at {@code ratePerSec} for {@code seconds} from the caller's thread. Each message carries its scheduled
+     * time, not the time it actually left, so a stalled pacer or socket shows up as latency instead of hiding it.
+     */
+    private void pace(Client[] senders, double ratePerSec, int seconds) {
+        long start = System.nanoTime();
+        long end = start + TimeUnit.SECONDS.toNanos(seconds);
+        double meanGapNs = 1e9 / ratePerSec;
+        boolean poisson = scenario.poisson();
+        Scenario.Messages m = scenario.messages();
+        List<String> words = m.words();
+        double next = start;
+        long sent = stats.messagesSent;
+        long wordSent = stats.wordMessagesSent;
+        long expected = stats.expectedDeliveries;
+        long skipped = stats.sendsSkippedBackpressure;
+        while (!pastDeadline()) {
+            next += poisson ? -Math.log(1.0 - random.nextDouble()) * meanGapNs : meanGapNs;
+            long due = (long) next;
+            if (due - end >= 0) {
+                break;
+            }
+            parkUntil(due);
+            Client c = senders[random.nextInt(senders.length)];
+            String word = m.wordShare() > 0 && random.nextDouble() < m.wordShare() ? words.get(random.nextInt(words.size())) : null;
+            if (c.sendMessage((due - epochNs) / 1000, word, m.bodyBytes(), MAX_QUEUED_BYTES_PER_CONNECTION)) {
+                sent++;
+                expected += c.recipients;
+                if (word != null) {
+                    wordSent++;
+                }
+            } else {
+                skipped++;
+            }
+            stats.messagesSent = sent;
+            stats.expectedDeliveries = expected;
+            stats.wordMessagesSent = wordSent;
+            stats.sendsSkippedBackpressure = skipped;
+        }
+        parkUntil(end);
+    }
+
+    private void drain() {
+        if (stats.messagesSent == 0) {
+            return;
+        }
+        phase("drain");
+        long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(scenario.rampDown().drainMs());
+        waitUntil(() -> stats.distinctDeliveries.sum() >= stats.expectedDeliveries, limit);
+    }
+
+    private void rampDown() {
+        if (pastDeadline()) {
+            return;
+        }
+        phase("ramp-down");
+        long intervalNs = 1_000_000_000L / scenario.rampDown().leavePerSec();
+        long start = System.nanoTime();
+        for (int i = 0; i < clients.length && !pastDeadline(); i++) {
+            parkUntil(start + i * intervalNs);
+            clients[i].leave();
+        }
+        long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        waitUntil(() -> connector.getManagedSessionCount() == 0, limit);
+    }
+
+    private void shutdown() {
+        phase("shutdown");
+        joinsOpen = false;
+        for (Client c : clients) {
+            if (c != null) {
+                c.closeNow();
+            }
+        }
+        if (connector != null) {
+            long limit = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
+            while (connector.getManagedSessionCount() > 0 && System.nanoTime() - limit < 0) {
+                LockSupport.parkNanos(10_000_000);
+            }
+            connector.dispose(true);
+        }
+        if (timer != null) {
+            timer.shutdownNow();
+            try {
+                timer.awaitTermination(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- timer: timeouts, re-sends, progress ----
+
+    private void sweep() {
+        try {
+            long now = System.nanoTime();
+            long loginTimeoutNs = TimeUnit.MILLISECONDS.toNanos(scenario.connect().loginTimeoutMs());
+            long resendNs = TimeUnit.MILLISECONDS.toNanos(scenario.join().resendAfterMs());
+            long joinTimeoutNs = TimeUnit.MILLISECONDS.toNanos(scenario.join().timeoutMs());
+            for (Client c : clients) {
+                int s = c.state;
+                if (s > Client.NEW && s < Client.READY && c.connectStartNs != 0 && now - c.connectStartNs > loginTimeoutNs) {
+                    c.fail("login-timeout");
+                } else if (s == Client.NEW && c.connectStartNs != 0 && now - c.connectStartNs > loginTimeoutNs) {
+                    c.fail("connect-timeout");
+                } else if (s == Client.JOINING && joinsOpen) {
+                    if (now - c.firstJoinSentNs > joinTimeoutNs) {
+                        c.fail("join-timeout");
+                    } else if (now - c.joinSentNs > resendNs) {
+                        if (c.room.isCreator(c)) {
+                            stats.ownerJoinResends.increment();
+                        } else {
+                            stats.joinResends.increment();
+                        }
+                        c.sendJoin(true);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            stats.error("sweep:" + e.getClass().getSimpleName());
+        }
+    }
+
+    private void printProgress() {
+        if (progress == null) {
+            return;
+        }
+        long lost = Math.max(0, stats.expectedDeliveries - stats.distinctDeliveries.sum());
+        progress.printf("[%5.0fs] %-24s | conn %d/%d joined %d | sent %,d | %s | pending %,d dup %d reord %d | err %d%n",
+                (System.nanoTime() - epochNs) / 1e9, phaseText,
+                stats.connected.sum() - stats.disconnected.sum(), scenario.users(), stats.joined.sum(),
+                stats.messagesSent, sampler.progressFigures(), lost, stats.duplicates.sum(), stats.reordered.sum(),
+                stats.errorCount());
+        progress.flush();
+    }
+
+    private void say(String text) {
+        if (progress != null) {
+            progress.println(text);
+        }
+    }
+
+    private void phase(String p) {
+        phaseText = p;
+        sampler.phase = p;
+    }
+
+    private void waitUntil(java.util.function.BooleanSupplier done, long limitNs) {
+        while (!done.getAsBoolean() && !pastDeadline() && (limitNs == Long.MAX_VALUE || System.nanoTime() - limitNs < 0)) {
+            LockSupport.parkNanos(20_000_000);
+        }
+    }
+
+    private static void parkUntil(long dueNs) {
+        long wait;
+        while ((wait = dueNs - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+        }
+    }
+
+    // ---- results ----
+
+    private ObjectNode results() {
+        ObjectNode root = mapper.createObjectNode();
+        root.put("tool", "mucscale-loadgen");
+        root.put("format", 1);
+        root.put("label", label);
+        root.put("scenarioName", scenario.name());
+        root.put("startedAt", startedAt.toString());
+        root.put("target", scenario.server().host() + ":" + scenario.server().port());
+        if (serverPid != null) {
+            root.put("serverPid", serverPid);
+        }
+        root.put("stoppedBy", stoppedBy);
+        root.set("scenario", ScenarioLoader.toTree(scenario));
+
+        ObjectNode s = root.putObject("summary");
+        s.put("users", scenario.users());
+        s.put("rooms", rooms.length);
+        int largest = 0;
+        for (RoomState r : rooms) {
+            largest = Math.max(largest, r.members.length);
+        }
+        s.put("largestRoom", largest);
+        s.put("loggedIn", stats.loggedIn.sum());
+        s.put("joined", stats.joined.sum());
+        s.put("loginFailed", stats.loginFailed.sum());
+        s.put("joinFailed", stats.joinFailed.sum());
+        s.put("registered", stats.registered.sum());
+        s.put("roomsCreated", stats.roomsCreated.sum());
+        s.put("ownerJoinResends", stats.ownerJoinResends.sum());
+        s.put("joinResends", stats.joinResends.sum());
+        s.set("connectMs", percentiles(sampler.connectTotal));
+        s.set("joinMs", percentiles(sampler.joinTotal));
+        s.put("messagesSent", stats.messagesSent);
+        s.put("wordMessagesSent", stats.wordMessagesSent);
+        s.put("sendsSkippedBackpressure", stats.sendsSkippedBackpressure);
+        s.put("expectedDeliveries", stats.expectedDeliveries);
+        s.put("deliveries", stats.distinctDeliveries.sum());
+        s.put("duplicates", stats.duplicates.sum());
+        s.put("reordered", stats.reordered.sum());
+        s.put("lateBeyondWindow", stats.lateBeyondWindow.sum());
+        s.put("echoes", stats.echoes.sum());
+        LossReport loss = exactLoss();
+        s.put("lost", loss.lost);
+        s.put("lossPairs", loss.pairsWithLoss);
+        ArrayNode examples = s.putArray("lossExamples");
+        loss.examples.forEach(examples::add);
+        s.set("latencyMs", percentiles(sampler.deliveryTotal));
+        double best = -1;
+        for (ObjectNode l : levelResults) {
+            if (l.get("passed").asBoolean()) {
+                best = Math.max(best, l.get("deliveriesPerSec").asDouble());
+            }
+        }
+        s.put("maxDeliveriesPerSecPassing", best);
+        s.put("p99ThresholdMs", scenario.levels().p99ThresholdMs());
+        double genUs = -1;
+        double srvUs = -1;
+        long delivered = 0;
+        double genSum = 0;
+        double srvSum = 0;
+        for (ObjectNode l : levelResults) {
+            long d = l.get("deliveries").asLong();
+            if (d > 0) {
+                delivered += d;
+                genSum += l.get("genCpuUsPerDelivery").asDouble() * d;
+                srvSum += l.get("serverCpuUsPerDelivery").asDouble() * d;
+            }
+        }
+        if (delivered > 0) {
+            genUs = Sampler.round(genSum / delivered);
+            srvUs = serverPid == null ? -1 : Sampler.round(srvSum / delivered);
+        }
+        s.put("genCpuUsPerDelivery", genUs);
+        s.put("serverCpuUsPerDelivery", srvUs);
+        double maxRss = -1;
+        double maxGenRss = -1;
+        double joinRate = -1;
+        double firstJoinT = -1;
+        double lastJoinT = -1;
+        long lastJoined = 0;
+        for (Sampler.Point p : sampler.points) {
+            maxRss = Math.max(maxRss, p.serverRssMb());
+            maxGenRss = Math.max(maxGenRss, p.genRssMb());
+            if (p.joined() > lastJoined) {
+                if (firstJoinT < 0) {
+                    firstJoinT = p.t() - 1;
+                }
+                lastJoinT = p.t();
+                lastJoined = p.joined();
+            }
+        }
+        if (lastJoinT > firstJoinT && firstJoinT >= 0) {
+            joinRate = Sampler.round(lastJoined / (lastJoinT - firstJoinT));
+        }
+        s.put("joinsPerSec", joinRate);
+        s.put("serverRssMbMax", maxRss);
+        s.put("serverRssKbPerUser", maxRss < 0 ? -1 : Sampler.round(maxRss * 1024 / scenario.users()));
+        s.put("genRssMbMax", maxGenRss);
+        s.put("errors", stats.errorCount());
+        ObjectNode errors = root.putObject("errors");
+        for (Map.Entry<String, Long> e : stats.errors().entrySet()) {
+            errors.put(e.getKey(), e.getValue());
+        }
+        ArrayNode levels = root.putArray("levels");
+        levelResults.forEach(levels::add);
+        ArrayNode sizes = root.putArray("roomSizes");
+        for (RoomState r : rooms) {
+            sizes.add(r.members.length);
+        }
+        root.set("series", mapper.valueToTree(sampler.points));
+        return root;
+    }
+
+    private ObjectNode percentiles(Histogram h) {
+        ObjectNode o = mapper.createObjectNode();
+        long n = h.getTotalCount();
+        o.put("count", n);
+        o.put("mean", n == 0 ? 0 : Sampler.round(h.getMean() / 1000.0));
+        o.put("p50", Sampler.ms(n, h.getValueAtPercentile(50)));
+        o.put("p90", Sampler.ms(n, h.getValueAtPercentile(90)));
+        o.put("p99", Sampler.ms(n, h.getValueAtPercentile(99)));
+        o.put("p999", Sampler.ms(n, h.getValueAtPercentile(99.9)));
+        o.put("max", Sampler.ms(n, h.getMaxValue()));
+        return o;
+    }
+
+    /** Per sender/receiver pair: messages the sender sent minus distinct ones the receiver got. */
+    private LossReport exactLoss() {
+        LossReport r = new LossReport();
+        for (RoomState room : rooms) {
+            for (Client receiver : room.members) {
+                SeqTracker t = receiver.tracker();
+                if (t == null || receiver.recipients < 0) {
+                    continue;
+                }
+                for (Client sender : room.members) {
+                    if (sender == receiver || sender.sent == 0 || sender.recipients < 0) {
+                        continue;
+                    }
+                    long missing = sender.sent - t.distinct(sender.slot);
+                    if (missing > 0) {
+                        r.lost += missing;
+                        r.pairsWithLoss++;
+                        if (r.examples.size() < 10) {
+                            r.examples.add(receiver.username + " missed " + missing + " of " + sender.sent + " from "
+                                    + sender.username + " in " + room.jid + " (highest seen " + t.highest(sender.slot) + ")");
+                        }
+                    }
+                }
+            }
+        }
+        return r;
+    }
+
+    private static final class LossReport {
+        long lost;
+        long pairsWithLoss;
+        final List<String> examples = new ArrayList<>();
+    }
+
+    // ---- MINA ----
+
+    private final class Handler extends IoHandlerAdapter {
+        @Override
+        public void sessionOpened(IoSession session) {
+            Client c = (Client) session.getAttribute(CLIENT);
+            c.opened(session);
+        }
+
+        @Override
+        public void messageReceived(IoSession session, Object message) {
+            ((Client) session.getAttribute(CLIENT)).received((IoBuffer) message);
+        }
+
+        @Override
+        public void sessionClosed(IoSession session) {
+            ((Client) session.getAttribute(CLIENT)).closed();
+        }
+
+        @Override
+        public void exceptionCaught(IoSession session, Throwable cause) {
+            Client c = (Client) session.getAttribute(CLIENT);
+            if (c != null && (c.state == Client.LEAVING || c.state == Client.CLOSED)) {
+                session.closeNow();
+                return;
+            }
+            stats.error("io:" + cause.getClass().getSimpleName());
+            session.closeNow();
+        }
+
+        @Override
+        public void event(IoSession session, FilterEvent event) {
+            if (event == SslEvent.SECURED) {
+                ((Client) session.getAttribute(CLIENT)).secured();
+            }
+        }
+    }
+
+    /** Trusts any certificate: the generator talks to throwaway test servers with self-signed certificates. */
+    private static SSLContext trustAllContext() {
+        try {
+            SSLContext ctx = SSLContext.getInstance("TLS");
+            ctx.init(null, new TrustManager[] {new X509ExtendedTrustManager() {
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket s) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket s) {
+                }
+
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine e) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine e) {
+                }
+
+                @Override
+                public void checkClientTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public void checkServerTrusted(X509Certificate[] chain, String authType) {
+                }
+
+                @Override
+                public X509Certificate[] getAcceptedIssuers() {
+                    return new X509Certificate[0];
+                }
+            }}, null);
+            return ctx;
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("TLS not available", e);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package org.mucscale.loadgen;
+
+import java.util.List;
+
+/**
+ * One load scenario, immutable and validated by {@link ScenarioLoader}: who connects where, how rooms are sized, the
+ * message schedule and the phases. Field names are the keys of the scenario JSON file and of {@code --set a.b=v}.
+ */
+public record Scenario(
+        String name,
+        String description,
+        int users,
+        Server server,
+        Accounts accounts,
+        Rooms rooms,
+        Connect connect,
+        Join join,
+        Messages messages,
+        Levels levels,
+        Soak soak,
+        RampDown rampDown,
+        Run run) {
+
+    /** Target server. {@code tls}: none, starttls (when offered) or required; {@code sasl}: PLAIN or SCRAM-SHA-1. */
+    public record Server(String host, int port, String domain, String mucDomain, String tls, String sasl) {
+    }
+
+    /** Accounts {@code <prefix><index>@domain}; {@code register} creates them in-band (XEP-0077) first. */
+    public record Accounts(boolean register, String prefix, String password, int firstIndex) {
+    }
+
+    /**
+     * Room sizing: {@code size} > 0 gives rooms of exactly that size (count derived); otherwise {@code count} rooms
+     * with Zipf({@code zipfExponent}) sizes, the first room forced to {@code largest} when it is > 0.
+     */
+    public record Rooms(int count, int size, double zipfExponent, int largest, String prefix, boolean instantRoomForm) {
+    }
+
+    /** Connection ramp-up: rate, in-flight login cap, source addresses 127.0.0.1..N, MINA processor threads. */
+    public record Connect(int sourceAddresses, int processors, int loginTimeoutMs, int maxPendingLogins,
+                         int connectionsPerSec) {
+    }
+
+    /** {@code mode}: onConnect (join as soon as logged in) or afterAllConnected (everyone joins at once). */
+    public record Join(String mode, int timeoutMs, int resendAfterMs) {
+    }
+
+    /** Message schedule (fixed or poisson), padding, and the share of bodies carrying one of {@code words}. */
+    public record Messages(String schedule, int bodyBytes, double wordShare, List<String> words, long seed) {
+    }
+
+    /** Stepped message rates (messages/s over all senders); stepping stops after the first level with p99 above. */
+    public record Levels(List<Double> ratesPerSec, int durationS, double p99ThresholdMs) {
+    }
+
+    /** Steady phase after the levels. */
+    public record Soak(double ratePerSec, int durationS) {
+    }
+
+    /** After sending stops: wait up to drainMs for outstanding deliveries, then leave and disconnect. */
+    public record RampDown(int drainMs, int leavePerSec) {
+    }
+
+    /** Hard deadline for the whole run, and the progress line interval. */
+    public record Run(int deadlineS, int progressIntervalS) {
+    }
+
+    public boolean joinAfterAllConnected() {
+        return "afterAllConnected".equals(join.mode());
+    }
+
+    public boolean poisson() {
+        return "poisson".equals(messages.schedule());
+    }
+}
