@@ -38,4 +38,65 @@ class FanOutBenchmarkTest {
                 .build();
         assertThat(new Runner(opts).run()).isNotEmpty();
     }
+
+    /**
+     * The same two paths measured in thread CPU time and thread-allocated bytes (ThreadMXBean), which a shared,
+     * overloaded machine distorts far less than wall-clock averages: time spent descheduled is not counted.
+     */
+    @Test
+    void fanOut_427Occupants_threadCpuTimeAndAllocationPerDelivery() throws Exception {
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean)
+                java.lang.management.ManagementFactory.getThreadMXBean();
+        FanOutBenchmark b = new FanOutBenchmark();
+        b.setUp();
+        org.openjdk.jmh.infra.Blackhole bh = new org.openjdk.jmh.infra.Blackhole(
+                "Today's password is swordfish. I understand instantiating Blackholes directly is dangerous.");
+        int warmup = 20_000;
+        int messages = 5_000;
+        int rounds = 7;
+        for (int i = 0; i < warmup; i++) {
+            b.engine();
+            if (i % 4 == 0) {
+                b.baselinePerRecipientToXml(bh);
+            }
+        }
+        StringBuilder report = new StringBuilder("round engine-cpu-ns/delivery engine-bytes/delivery"
+                + " baseline-cpu-ns/delivery baseline-bytes/delivery\n");
+        double[] engineNs = new double[rounds];
+        double[] baselineNs = new double[rounds];
+        double engineBytes = 0;
+        double baselineBytes = 0;
+        long tid = Thread.currentThread().getId();
+        for (int r = 0; r < rounds; r++) {
+            long c0 = mx.getCurrentThreadCpuTime();
+            long a0 = mx.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < messages; i++) {
+                b.engine();
+            }
+            long c1 = mx.getCurrentThreadCpuTime();
+            long a1 = mx.getThreadAllocatedBytes(tid);
+            for (int i = 0; i < messages; i++) {
+                b.baselinePerRecipientToXml(bh);
+            }
+            long c2 = mx.getCurrentThreadCpuTime();
+            long a2 = mx.getThreadAllocatedBytes(tid);
+            double deliveries = (double) messages * FanOutBenchmark.OCCUPANTS;
+            engineNs[r] = (c1 - c0) / deliveries;
+            baselineNs[r] = (c2 - c1) / deliveries;
+            engineBytes = (a1 - a0) / deliveries;
+            baselineBytes = (a2 - a1) / deliveries;
+            report.append(String.format(java.util.Locale.ROOT, "%d %.1f %.2f %.1f %.1f%n", r, engineNs[r],
+                    engineBytes, baselineNs[r], baselineBytes));
+        }
+        java.util.Arrays.sort(engineNs);
+        java.util.Arrays.sort(baselineNs);
+        report.append(String.format(java.util.Locale.ROOT,
+                "median engine %.1f ns/delivery, baseline %.1f ns/delivery, ratio %.1fx; min engine %.1f, min baseline"
+                        + " %.1f%n", engineNs[rounds / 2], baselineNs[rounds / 2],
+                baselineNs[rounds / 2] / engineNs[rounds / 2], engineNs[0], baselineNs[0]));
+        File dir = new File(System.getProperty("mucscale.bench.dir", "target"));
+        dir.mkdirs();
+        java.nio.file.Files.writeString(new File(dir, "cpu-fanout.txt").toPath(), report.toString());
+        assertThat(engineNs[rounds / 2]).isLessThan(baselineNs[rounds / 2]);
+    }
 }
