@@ -1,0 +1,80 @@
+package org.mucscale.engine.runtime;
+
+import org.mucscale.engine.filter.Action;
+import org.mucscale.engine.filter.FilterListener;
+import org.mucscale.engine.metrics.MucScaleMetrics;
+import org.mucscale.engine.muc.MessageInspector;
+import org.mucscale.engine.muc.MucListener;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.store.StoreListener;
+
+/**
+ * Adapts the capabilities' listener ports to the metrics registry, so that no capability depends on another. Called
+ * on message paths from many threads: everything here forwards to lock-free, allocation-free recorders.
+ */
+final class MetricsBridge {
+    private MetricsBridge() {
+    }
+
+    static MucListener muc(MucScaleMetrics m) {
+        return new MucListener() {
+            @Override
+            public void messageDelivered(Jid room, long arrivalNs, long deliveredNs, int fanOut) {
+                m.recordMessage(room.toString(), fanOut, deliveredNs - arrivalNs);
+            }
+
+            @Override
+            public void floodRejected(Jid room, FloodLimit limit) {
+                m.floodRejected(room.toString());
+            }
+
+            @Override
+            public void filtered(Jid room, MessageInspector.Action action) {
+                // counted per list by the filter listener below, which knows the list
+            }
+        };
+    }
+
+    static FilterListener filter(MucScaleMetrics m) {
+        return new FilterListener() {
+            @Override
+            public void onAction(String roomJid, String list, Action action) {
+                m.filterAction(roomJid, list, action.name());
+            }
+
+            @Override
+            public void onScan(long scanNs) {
+                m.recordFilterNs(scanNs);
+            }
+
+            @Override
+            public boolean timed() {
+                return true;
+            }
+        };
+    }
+
+    static StoreListener store(MucScaleMetrics m) {
+        return new StoreListener() {
+            @Override
+            public void spilled(int records) {
+                m.storeSpilled(records);
+            }
+
+            @Override
+            public void batchCommitted(int rows, long batchNanos) {
+                m.storeCommitted(rows, batchNanos);
+            }
+
+            @Override
+            public void committedLatency(long enqueueToCommitNanos) {
+                m.recordStoreCommitLatencyNs(enqueueToCommitNanos);
+            }
+
+            @Override
+            public void deadLettered(String stanzaId, String reason) {
+                m.storeDeadLettered(1);
+            }
+        };
+    }
+}

@@ -1,0 +1,295 @@
+package org.mucscale.engine.runtime;
+
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Objects;
+import javax.sql.DataSource;
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.filter.ContentFilter;
+import org.mucscale.engine.filter.FilterConfig;
+import org.mucscale.engine.metrics.MetricsConfig;
+import org.mucscale.engine.metrics.MetricsHttpServer;
+import org.mucscale.engine.metrics.MetricsSettings;
+import org.mucscale.engine.metrics.MucScaleMetrics;
+import org.mucscale.engine.metrics.Probe;
+import org.mucscale.engine.muc.MucConfig;
+import org.mucscale.engine.muc.MucService;
+import org.mucscale.engine.muc.MucSettings;
+import org.mucscale.engine.port.Clock;
+import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.stanza.XmlElement;
+import org.mucscale.engine.store.DatabaseType;
+import org.mucscale.engine.store.RoomLogStore;
+import org.mucscale.engine.store.StoreConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * mucscale's engine in one object: the MUC service with its content filter, room log store and metrics, wired
+ * through their ports and started and stopped as one. Hosts (the Openfire plugin, the standalone component) give it
+ * a validated {@link Settings} snapshot, a {@link Delivery} for outbound stanzas and, for the room log, a
+ * {@link DataSource}; then feed it inbound stanzas with {@link #process}.
+ *
+ * <pre>{@code
+ * MucScaleEngine engine = MucScaleEngine.builder("muc.example.org", settings, delivery)
+ *         .database(dataSource, DatabaseType.HSQLDB, true)   // optional: no database, no room log
+ *         .build();
+ * engine.start();
+ * engine.process(stanza);          // any thread
+ * engine.close();                  // reverse order; afterwards no thread, timer or listener of ours is left
+ * }</pre>
+ *
+ * <p>Lifecycle: {@link #start} starts metrics, filter, store, MUC service, probe and (standalone only) the metrics
+ * HTTP server in that order, pushing each onto a stack; {@link #close} closes the stack in reverse, each step in its
+ * own try, so a failed start or a failing part never leaves the others running. An engine starts once.
+ */
+public final class MucScaleEngine implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(MucScaleEngine.class);
+    static final String PROBE_ROOM = "mucscale-probe";
+
+    private final String serviceDomain;
+    private final Settings settings;
+    private final Delivery hostDelivery;
+    private final Clock clock;
+    private final DataSource dataSource;
+    private final DatabaseType databaseType;
+    private final boolean installSchema;
+    private final boolean serveHttp;
+    private final Deque<AutoCloseable> running = new ArrayDeque<>();
+
+    private volatile MucService muc;
+    private volatile ContentFilter filter;
+    private volatile RoomLogStore store;
+    private volatile MucScaleMetrics metrics;
+    private volatile MetricsHttpServer http;
+    private boolean started;
+
+    private MucScaleEngine(Builder b) {
+        this.serviceDomain = b.serviceDomain;
+        this.settings = b.settings;
+        this.hostDelivery = b.delivery;
+        this.clock = b.clock;
+        this.dataSource = b.dataSource;
+        this.databaseType = b.databaseType;
+        this.installSchema = b.installSchema;
+        this.serveHttp = b.serveHttp;
+    }
+
+    public static Builder builder(String serviceDomain, Settings settings, Delivery delivery) {
+        return new Builder(serviceDomain, settings, delivery);
+    }
+
+    /**
+     * Starts every part. On failure everything already started is stopped again and the cause is rethrown (as an
+     * {@link IllegalStateException} naming the part, for checked causes).
+     */
+    public synchronized void start() {
+        if (started) {
+            throw new IllegalStateException("a mucscale engine starts once; build a new one");
+        }
+        started = true;
+        try {
+            MucScaleMetrics m = new MucScaleMetrics(MetricsConfig.from(settings), clock);
+            m.start();
+            push(m, () -> metrics = null);
+            metrics = m;
+
+            ContentFilter f = ContentFilter.start(FilterConfig.from(settings), MetricsBridge.filter(m));
+            push(f, () -> filter = null);
+            filter = f;
+
+            StoreConfig storeConfig = StoreConfig.from(settings);
+            RoomLogStore s = null;
+            if (dataSource != null && storeConfig.enabled()) {
+                s = new RoomLogStore(dataSource, databaseType, storeConfig, clock, MetricsBridge.store(m), installSchema);
+                try {
+                    s.start();
+                } catch (SQLException e) {
+                    s.close();
+                    throw new IllegalStateException("mucscale: the room log store could not start: " + e.getMessage(), e);
+                }
+                push(s, () -> store = null);
+                store = s;
+                RoomLogStore started = s;
+                push(m.gaugeQueueDepth("store", () -> started.writer().queueDepth()), () -> { });
+            } else {
+                LOG.info("mucscale: room log store off ({})", dataSource == null ? "no database" : "mucscale.store.enabled=false");
+            }
+
+            MetricsConfig mc = m.config();
+            boolean probeOn = mc.probeEnabled();
+            ProbeOccupant probeOccupant = new ProbeOccupant(hostDelivery,
+                    org.mucscale.engine.stanza.Jid.of(null, serviceDomain, null), clock);
+            Settings mucSettings = probeOn ? withServiceAdmin(settings, probeOccupant.address().bare().toString()) : settings;
+            MucService.Builder mb = MucService.builder(serviceDomain, MucConfig.from(mucSettings),
+                    probeOn ? probeOccupant : hostDelivery)
+                    .clock(clock).inspector(new FilterInspector(f)).listener(MetricsBridge.muc(m));
+            if (s != null) {
+                mb.logSink(new StoreLogSink(s)).repository(new StoreRoomRepository(s.rooms()));
+            }
+            MucService service = mb.build();
+            service.start();
+            push(service::stop, () -> muc = null);
+            muc = service;
+            m.gaugeRooms(service::roomCount);
+            m.gaugeOccupants(service::occupantCount);
+
+            if (probeOn) {
+                List<String> rooms = new ArrayList<>();
+                rooms.add(PROBE_ROOM);
+                rooms.addAll(mc.probeRooms());
+                Probe probe = new Probe(probeOccupant, rooms, mc.probeInterval(), m, clock);
+                probeOccupant.attach(service::process, probe, rooms);
+                probe.start();
+                push(() -> {
+                    probe.close();
+                    probeOccupant.detach();
+                }, () -> { });
+            }
+
+            if (serveHttp && mc.httpEnabled()) {
+                MetricsHttpServer server = new MetricsHttpServer(m, mc);
+                server.start();
+                push(server, () -> http = null);
+                http = server;
+            }
+            LOG.info("mucscale: engine for {} started", serviceDomain);
+        } catch (RuntimeException | java.io.IOException | Error e) {
+            close();
+            if (e instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("mucscale: the metrics HTTP server could not start: " + e.getMessage(), e);
+        }
+    }
+
+    private static Settings withServiceAdmin(Settings s, String jid) {
+        String admins = s.get(MucSettings.SERVICE_ADMINS).trim();
+        return s.with(MucSettings.SERVICE_ADMINS, admins.isEmpty() ? jid : admins + "," + jid);
+    }
+
+    private void push(AutoCloseable part, Runnable forget) {
+        running.push(() -> {
+            try {
+                part.close();
+            } finally {
+                forget.run();
+            }
+        });
+    }
+
+    /** Hands one inbound stanza (addressed to the service or one of its rooms) to the MUC service; never blocks. */
+    public void process(XmlElement stanza) {
+        MucService m = muc;
+        if (m != null) {
+            m.process(stanza);
+        }
+    }
+
+    /**
+     * Applies a new snapshot's dynamic settings to the running parts (today: the content filter, which recompiles off
+     * the message path and swaps atomically). Settings that need a restart take effect at the next start.
+     */
+    public void reconfigure(Settings newSettings) {
+        ContentFilter f = filter;
+        if (f != null) {
+            f.reconfigure(FilterConfig.from(newSettings));
+        }
+    }
+
+    /** Stops every part in reverse start order; idempotent. */
+    @Override
+    public synchronized void close() {
+        while (!running.isEmpty()) {
+            AutoCloseable part = running.pop();
+            try {
+                part.close();
+            } catch (Exception | Error e) {
+                LOG.error("mucscale: a part did not stop cleanly: {}", e.toString(), e);
+            }
+        }
+    }
+
+    public String serviceDomain() {
+        return serviceDomain;
+    }
+
+    /** The MUC service, or null when not running. */
+    public MucService muc() {
+        return muc;
+    }
+
+    /** The content filter, or null when not running. */
+    public ContentFilter filter() {
+        return filter;
+    }
+
+    /** The room log store, or null when not running or not configured. */
+    public RoomLogStore store() {
+        return store;
+    }
+
+    /** The metrics registry, or null when not running. */
+    public MucScaleMetrics metrics() {
+        return metrics;
+    }
+
+    /** The standalone metrics HTTP server, or null when not serving. */
+    public MetricsHttpServer http() {
+        return http;
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    /** Builds an engine; the settings snapshot must hold {@link MucScaleSettings#catalog()}. */
+    public static final class Builder {
+        private final String serviceDomain;
+        private final Settings settings;
+        private final Delivery delivery;
+        private Clock clock = Clock.SYSTEM;
+        private DataSource dataSource;
+        private DatabaseType databaseType;
+        private boolean installSchema;
+        private boolean serveHttp;
+
+        private Builder(String serviceDomain, Settings settings, Delivery delivery) {
+            this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
+            this.settings = Objects.requireNonNull(settings, "settings");
+            this.delivery = Objects.requireNonNull(delivery, "delivery");
+        }
+
+        public Builder clock(Clock c) {
+            this.clock = Objects.requireNonNull(c);
+            return this;
+        }
+
+        /**
+         * The room log's database. {@code installSchema}: apply the {@code database/} scripts (standalone); inside
+         * Openfire, Openfire applies them from plugin.xml, so pass false.
+         */
+        public Builder database(DataSource ds, DatabaseType type, boolean install) {
+            this.dataSource = Objects.requireNonNull(ds);
+            this.databaseType = Objects.requireNonNull(type);
+            this.installSchema = install;
+            return this;
+        }
+
+        /** Serve dashboard, JSON and Prometheus over the engine's own HTTP server (standalone; per settings). */
+        public Builder serveHttp(boolean on) {
+            this.serveHttp = on;
+            return this;
+        }
+
+        public MucScaleEngine build() {
+            return new MucScaleEngine(this);
+        }
+    }
+}

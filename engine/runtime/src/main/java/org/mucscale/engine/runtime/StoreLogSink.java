@@ -1,0 +1,41 @@
+package org.mucscale.engine.runtime;
+
+import java.util.concurrent.CompletionException;
+import org.mucscale.engine.muc.MessageInspector;
+import org.mucscale.engine.muc.RoomLogSink;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.store.DurabilityMode;
+import org.mucscale.engine.store.RoomLogRecord;
+import org.mucscale.engine.store.RoomLogStore;
+
+/**
+ * The MUC engine's log port, served by the write-behind store. In the default mode this only enqueues. In write-ahead
+ * mode the room thread waits for the group-committed append before the message is broadcast: that is the point of the
+ * mode (nothing an occupant received is lost on kill -9), and group commit shares one fsync among all rooms' waiting
+ * messages, but it does bound each room to the disk's fsync rate.
+ */
+final class StoreLogSink implements RoomLogSink {
+    private final RoomLogStore store;
+    private final boolean durable;
+
+    StoreLogSink(RoomLogStore store) {
+        this.store = store;
+        this.durable = store.config().durability() != DurabilityMode.BATCHED;
+    }
+
+    @Override
+    public boolean offer(String stanzaId, Jid room, String nick, Jid realJid, long timestampMillis, String body,
+                         String subject, MessageInspector.Action filterAction) {
+        RoomLogRecord record = new RoomLogRecord(stanzaId, room.toString(), timestampMillis, nick,
+                realJid == null ? null : realJid.toString(), body, subject,
+                filterAction == MessageInspector.Action.PASS ? null : filterAction.name(), null);
+        if (!durable) {
+            return store.offer(record).accepted();
+        }
+        try {
+            return store.appendDurable(record).join().accepted();
+        } catch (CompletionException e) {
+            return false;
+        }
+    }
+}

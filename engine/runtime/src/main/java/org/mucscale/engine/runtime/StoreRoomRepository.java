@@ -1,0 +1,126 @@
+package org.mucscale.engine.runtime;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.mucscale.engine.muc.Affiliation;
+import org.mucscale.engine.muc.PresencePolicy;
+import org.mucscale.engine.muc.RoomRepository;
+import org.mucscale.engine.muc.StoredRoom;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.store.PersistentRoomStore;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Persistent rooms in the database: the MUC engine's {@link StoredRoom} as key/value configuration plus affiliation
+ * rows. Called on room threads only when an owner changes a persistent room, never on the message path.
+ */
+final class StoreRoomRepository implements RoomRepository {
+    private static final Logger LOG = LoggerFactory.getLogger(StoreRoomRepository.class);
+
+    private final PersistentRoomStore store;
+
+    StoreRoomRepository(PersistentRoomStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public Collection<StoredRoom> loadAll() {
+        List<StoredRoom> out = new ArrayList<>();
+        try {
+            for (PersistentRoomStore.PersistentRoom r : store.loadAll()) {
+                try {
+                    out.add(fromStore(r));
+                } catch (RuntimeException e) {
+                    LOG.warn("mucscale: persistent room {} is not readable and was skipped: {}", r.roomJid(), e.toString());
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("mucscale: cannot load persistent rooms: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    @Override
+    public void save(StoredRoom room) {
+        String jid = room.room().toString();
+        try {
+            store.saveRoom(jid, toConfig(room));
+            Map<String, String> wanted = new HashMap<>();
+            room.affiliations().forEach((who, aff) -> wanted.put(who.toString(), aff.xmlName()));
+            Map<String, String> existing = new HashMap<>();
+            store.loadRoom(jid).ifPresent(r -> r.affiliations().forEach(a -> existing.put(a.jid(), a.affiliation())));
+            for (String who : existing.keySet()) {
+                if (!wanted.containsKey(who)) {
+                    store.removeAffiliation(jid, who);
+                }
+            }
+            for (Map.Entry<String, String> e : wanted.entrySet()) {
+                if (!e.getValue().equals(existing.get(e.getKey()))) {
+                    store.setAffiliation(jid, e.getKey(), e.getValue(), null);
+                }
+            }
+        } catch (SQLException e) {
+            LOG.error("mucscale: persistent room {} could not be saved: {}", jid, e.getMessage());
+        }
+    }
+
+    @Override
+    public void delete(Jid room) {
+        try {
+            store.deleteRoom(room.toString());
+        } catch (SQLException e) {
+            LOG.error("mucscale: persistent room {} could not be deleted: {}", room, e.getMessage());
+        }
+    }
+
+    static Map<String, String> toConfig(StoredRoom r) {
+        Map<String, String> c = new LinkedHashMap<>();
+        put(c, "name", r.name());
+        put(c, "description", r.description());
+        put(c, "subject", r.subject());
+        c.put("public", Boolean.toString(r.isPublic()));
+        c.put("moderated", Boolean.toString(r.moderated()));
+        c.put("members-only", Boolean.toString(r.membersOnly()));
+        put(c, "password", r.password());
+        c.put("max-occupants", Integer.toString(r.maxOccupants()));
+        c.put("non-anonymous", Boolean.toString(r.nonAnonymous()));
+        c.put("participants-change-subject", Boolean.toString(r.participantsChangeSubject()));
+        put(c, "allow-private-messages", r.allowPrivateMessages());
+        c.put("logging", Boolean.toString(r.loggingEnabled()));
+        c.put("presence-policy", r.presencePolicy().name());
+        return c;
+    }
+
+    static StoredRoom fromStore(PersistentRoomStore.PersistentRoom r) {
+        Map<String, String> c = r.config();
+        Map<Jid, Affiliation> affiliations = new LinkedHashMap<>();
+        for (PersistentRoomStore.Affiliation a : r.affiliations()) {
+            Affiliation aff = Affiliation.fromXml(a.affiliation());
+            if (aff != null && aff != Affiliation.NONE) {
+                affiliations.put(Jid.parse(a.jid()), aff);
+            }
+        }
+        return new StoredRoom(Jid.parse(r.roomJid()), c.get("name"), c.get("description"), c.get("subject"),
+                bool(c, "public"), bool(c, "moderated"), bool(c, "members-only"), c.get("password"),
+                Integer.parseInt(c.getOrDefault("max-occupants", "0")), bool(c, "non-anonymous"),
+                bool(c, "participants-change-subject"), c.get("allow-private-messages"), bool(c, "logging"),
+                PresencePolicy.valueOf(c.getOrDefault("presence-policy", PresencePolicy.values()[0].name())),
+                affiliations);
+    }
+
+    private static void put(Map<String, String> c, String key, String value) {
+        if (value != null) {
+            c.put(key, value);
+        }
+    }
+
+    private static boolean bool(Map<String, String> c, String key) {
+        return Boolean.parseBoolean(c.get(key));
+    }
+}

@@ -1,0 +1,144 @@
+package org.mucscale.engine.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mucscale.engine.runtime.EngineFixture.SERVICE;
+import static org.mucscale.engine.runtime.EngineFixture.groupchat;
+import static org.mucscale.engine.runtime.EngineFixture.instantRoom;
+import static org.mucscale.engine.runtime.EngineFixture.join;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.store.DatabaseType;
+import org.mucscale.engine.store.RoomLogRecord;
+import org.mucscale.engine.store.StandaloneDataSource;
+
+/** The engine wired end to end on a real (embedded, file-backed) HSQLDB: filter, store, metrics and MUC together. */
+class MucScaleEngineTest {
+    @TempDir
+    Path dir;
+    HikariDataSource db;
+
+    @BeforeEach
+    void openDatabase() {
+        db = StandaloneDataSource.create("jdbc:hsqldb:file:" + dir.resolve("db/mucscale") + ";shutdown=true", "SA", "", 4);
+    }
+
+    @AfterEach
+    void closeDatabase() {
+        db.close();
+    }
+
+    private MucScaleEngine start(RecordingDelivery delivery, String... settings) {
+        MucScaleEngine engine = MucScaleEngine.builder(SERVICE, EngineFixture.settings(dir.resolve("spill"), settings), delivery)
+                .database(db, DatabaseType.HSQLDB, true).build();
+        engine.start();
+        return engine;
+    }
+
+    @Test
+    void message_passesFilterStoreAndMetrics_onItsWayToEveryOccupant() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out)) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(join("bob@example.org/b", "lobby", "bob"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "hello bob"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "you are a fucking idiot"));
+
+            await(() -> out.to("bob@example.org/b").stream().filter(x -> x.contains("<body>")).count() == 2);
+            List<String> bodies = out.to("bob@example.org/b").stream().filter(x -> x.contains("<body>")).toList();
+            assertThat(bodies.get(0)).contains("<body>hello bob</body>").contains("urn:xmpp:sid:0");
+            assertThat(bodies.get(1)).doesNotContain("fucking").contains("<body>you are a ");
+
+            await(() -> history(engine).size() == 2);
+            List<RoomLogRecord> logged = history(engine);
+            assertThat(logged.get(0).body()).isEqualTo("hello bob");
+            assertThat(logged.get(0).senderNick()).isEqualTo("alice");
+            assertThat(logged.get(1).body()).doesNotContain("fucking");
+            assertThat(logged.get(1).filterAction()).isEqualTo("MASK");
+
+            assertThat(engine.metrics().registry().getCounters().keySet()).anyMatch(k -> k.startsWith("mucscale.filter.actions"));
+            await(() -> engine.store().writer().queueDepth() == 0 && engine.store().stats().toString().contains("2"));
+        }
+    }
+
+    @Test
+    void probe_measuresItsOwnMessages_throughTheRealPath_andNeverReachesTheHost() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.metrics.probe-interval", "100")) {
+            await(() -> engine.metrics().registry().getHistograms().entrySet().stream()
+                    .anyMatch(e -> e.getKey().contains("probe") && e.getValue().getSnapshot().size() > 0));
+            assertThat(out.sent).noneMatch(s -> s.to() != null && s.to().contains(ProbeOccupant.DOMAIN));
+        }
+    }
+
+    @Test
+    void persistentRoom_survivesRestart_throughTheDatabase() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.muc.default-persistent", "true")) {
+            engine.process(join("alice@example.org/a", "keep", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "keep"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("type=\"result\"")));
+            await(() -> engine.store().rooms().roomJids().contains("keep@" + SERVICE));
+        }
+        RecordingDelivery after = new RecordingDelivery();
+        try (MucScaleEngine engine = start(after)) {
+            engine.process(XmlElementQueries.discoItems("carol@example.org/c", SERVICE));
+            await(() -> after.to("carol@example.org/c").stream().anyMatch(x -> x.contains("keep@" + SERVICE)));
+        }
+    }
+
+    @Test
+    void start_twice_isRefused_andCloseIsIdempotent() {
+        MucScaleEngine engine = start(new RecordingDelivery());
+        assertThatThrownBy(engine::start).hasMessageContaining("starts once");
+        engine.close();
+        engine.close();
+        assertThat(engine.muc()).isNull();
+        assertThat(engine.store()).isNull();
+    }
+
+    @Test
+    void start_withBrokenDatabase_failsClearly_andLeavesNothingRunning() {
+        db.close(); // only this test's pools may run, so that any thread left is the engine's
+        HikariDataSource broken = StandaloneDataSource.create("jdbc:hsqldb:file:" + dir.resolve("ro/db") + ";shutdown=true", "SA", "", 1);
+        broken.close(); // a closed pool: every connection attempt fails
+        MucScaleEngine engine = MucScaleEngine.builder(SERVICE, EngineFixture.settings(dir.resolve("spill2")), new RecordingDelivery())
+                .database(broken, DatabaseType.HSQLDB, true).build();
+        assertThatThrownBy(engine::start).hasMessageContaining("room log store could not start");
+        assertThat(engine.metrics()).isNull();
+        assertThat(engine.filter()).isNull();
+        assertThat(ThreadLeaks.ours()).isEmpty();
+    }
+
+    private static List<RoomLogRecord> history(MucScaleEngine engine) {
+        try {
+            return engine.store().history("lobby@" + SERVICE, 10, 0);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    static void await(Check check) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!check.ok()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 10 s");
+            }
+            Thread.sleep(10);
+        }
+    }
+
+}
