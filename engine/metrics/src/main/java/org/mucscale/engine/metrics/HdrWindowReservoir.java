@@ -44,6 +44,7 @@ public final class HdrWindowReservoir implements Reservoir {
     private final Histogram merged;
     private final Histogram sinceLastDrain;
     private Histogram recycle;
+    private long totalCount;
 
     /**
      * @param lowestDiscernibleValue smallest value told apart from 0 (e.g. 1000 ns: latencies below 2 ms keep 1 us)
@@ -107,6 +108,12 @@ public final class HdrWindowReservoir implements Reservoir {
         return highestTrackableValue;
     }
 
+    /** Number of values recorded since creation (a read-side call: collects pending values first). */
+    public synchronized long totalCount() {
+        collect(clock.nanoTime());
+        return totalCount;
+    }
+
     /** Number of values in the current window. */
     @Override
     public synchronized int size() {
@@ -166,6 +173,7 @@ public final class HdrWindowReservoir implements Reservoir {
             slotBucket[index] = bucket;
         }
         if (interval.getTotalCount() > 0) {
+            totalCount += interval.getTotalCount();
             slots[index].add(interval);
             sinceLastDrain.add(interval);
         }

@@ -172,7 +172,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     }
 
     private Histogram histogram(String name, HdrWindowReservoir reservoir) {
-        return registry.register(name, new Histogram(reservoir));
+        return registry.register(name, new WindowHistogram(reservoir));
     }
 
     /** Starts GC notifications, the dashboard sampler and (if enabled) the JMX reporter. */

@@ -68,6 +68,18 @@ class HdrWindowReservoirTest {
     }
 
     @Test
+    void windowHistogram_count_isCumulativeBeyondTheWindow() {
+        HdrWindowReservoir r = HdrWindowReservoir.forNanos(60_000_000_000L, 10_000_000_000L, clock);
+        WindowHistogram h = new WindowHistogram(r);
+        h.update(1_000_000L);
+        assertThat(h.getCount()).isEqualTo(1);
+        clock.advanceMs(120_000);
+        h.update(2_000_000L);
+        assertThat(h.getCount()).isEqualTo(2);
+        assertThat(h.getSnapshot().size()).isEqualTo(1);
+    }
+
+    @Test
     void update_aboveRange_isClampedAndCounted() {
         HdrWindowReservoir r = HdrWindowReservoir.forCounts(60_000_000_000L, 10_000_000_000L, clock);
         r.update(Long.MAX_VALUE);
