@@ -1,0 +1,202 @@
+package org.mucscale.engine.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mucscale.engine.store.StoreTestSupport.body;
+import static org.mucscale.engine.store.StoreTestSupport.counts;
+import static org.mucscale.engine.store.StoreTestSupport.deadLetterCount;
+import static org.mucscale.engine.store.StoreTestSupport.record;
+import static org.mucscale.engine.store.StoreTestSupport.storedIds;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.mucscale.engine.port.Clock;
+import org.mucscale.engine.store.StoreTestSupport.CountingListener;
+
+/**
+ * What every supported database must do, run against a real server per subclass: schema install, bad rows stored or
+ * parked without losing their batch, an outage mid-stream ending with every message stored exactly once, a writer
+ * restart mid-stream losing nothing, reads, retention and persistent rooms.
+ */
+abstract class DatabaseContractTest {
+    @TempDir
+    Path dir;
+    RoomLogStore store;
+    // Test instances live per class (one server per class), so the listener is renewed per test.
+    CountingListener listener;
+
+    abstract DataSource dataSource();
+
+    abstract DatabaseType type();
+
+    abstract void stopDatabase() throws Exception;
+
+    abstract void startDatabase() throws Exception;
+
+    /** How long the outage test keeps the database down. */
+    abstract Duration outage();
+
+    @BeforeEach
+    void cleanTables() throws Exception {
+        listener = new CountingListener();
+        SchemaInstaller.install(dataSource(), type());
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            for (String t : new String[] {"mucscaleRoomLog", "mucscaleDeadLetter", "mucscaleAffiliation",
+                    "mucscaleRoomConfig", "mucscaleRoom"}) {
+                s.execute("DELETE FROM " + t);
+            }
+        }
+    }
+
+    @AfterEach
+    void closeStore() {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    StoreConfig config() {
+        return StoreConfig.defaults(dir.resolve("spill")).withRetryBackoff(50, 1_000).withDrainTimeoutMs(10_000);
+    }
+
+    RoomLogStore open(StoreConfig config) throws Exception {
+        RoomLogStore s = new RoomLogStore(dataSource(), type(), config, Clock.SYSTEM, listener, true);
+        s.start();
+        return s;
+    }
+
+    @Test
+    void badRows_surrogatesEmojiLargeBodiesAndTooLongIds_areStoredOrParkedWithoutLosingTheirBatch() throws Exception {
+        store = open(config().withBatching(500, Duration.ofMillis(100)));
+        String emoji = "party \uD83C\uDF89 \uD83D\uDE00 done";
+        String large = "0123456789abcdef".repeat(100 * 1024 / 16);
+        List<RoomLogRecord> bad = List.of(
+                RoomLogRecord.message("lone-high", "a@muc", 1L, "n", null, "broken \uD800 text"),
+                RoomLogRecord.message("lone-low", "a@muc", 2L, "n\uDC00", null, "x"),
+                RoomLogRecord.message("emoji", "a@muc", 3L, "\uD83D\uDE00", "u@example.org/r", emoji),
+                RoomLogRecord.message("large", "a@muc", 4L, "n", null, large),
+                new RoomLogRecord("full", "a@muc", 5L, "n", null, large, "subject \uD83C\uDF89", "MASKED",
+                        "<message>" + large + "</message>"),
+                RoomLogRecord.message("i".repeat(300), "a@muc", 6L, "n", null, "too long id"));
+        List<RoomLogRecord> all = new ArrayList<>();
+        for (int i = 0; i < 494; i++) {
+            all.add(record("a@muc", i));
+            if (i % 80 == 0 && i / 80 < bad.size()) {
+                all.add(bad.get(i / 80));
+            }
+        }
+        assertThat(all).hasSize(500);
+        for (RoomLogRecord r : all) {
+            assertThat(store.offer(r)).isEqualTo(OfferResult.QUEUED);
+        }
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        long stored = counts(dataSource())[0];
+        long parked = deadLetterCount(dataSource());
+        assertThat(stored + parked).as("every record is stored or parked").isEqualTo(500);
+        assertThat(storedIds(dataSource())).as("good rows all stored")
+                .containsAll(all.stream().filter(r -> r.stanzaId().startsWith("id-")).map(RoomLogRecord::stanzaId)
+                        .toList())
+                .contains("emoji", "large", "full").doesNotContain("i".repeat(300));
+        assertThat(body(dataSource(), "emoji")).isEqualTo(emoji);
+        assertThat(body(dataSource(), "large")).isEqualTo(large);
+        assertThat(store.history("a@muc", 1000, 0)).filteredOn(r -> r.stanzaId().equals("full")).singleElement()
+                .satisfies(r -> {
+                    assertThat(r.subject()).isEqualTo("subject \uD83C\uDF89");
+                    assertThat(r.filterAction()).isEqualTo("MASKED");
+                    assertThat(r.stanza()).hasSize(large.length() + 19);
+                });
+        assertThat(store.stats().deadLettered()).isEqualTo(parked).isGreaterThanOrEqualTo(1);
+    }
+
+    @Test
+    void outage_databaseStoppedMidStream_everyMessageStoredExactlyOnceAfterRecovery() throws Exception {
+        store = open(config().withBatching(200, Duration.ofMillis(100)).withQueue(2_000, OverflowPolicy.SPILL_TO_DISK));
+        AtomicInteger produced = new AtomicInteger();
+        long ratePerSecond = 400;
+        Duration before = Duration.ofSeconds(2);
+        Duration after = Duration.ofSeconds(3);
+        Thread producer = new Thread(() -> {
+            long start = System.nanoTime();
+            long total = (before.plus(outage()).plus(after).toMillis() * ratePerSecond) / 1000;
+            for (int i = 0; i < total; i++) {
+                long due = start + i * 1_000_000_000L / ratePerSecond;
+                while (System.nanoTime() < due) {
+                    Thread.onSpinWait();
+                    try {
+                        Thread.sleep(1);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                OfferResult r = store.offer(record("outage@muc", i));
+                assertThat(r.accepted()).isTrue();
+                produced.incrementAndGet();
+            }
+        }, "test-producer");
+        producer.start();
+        Thread.sleep(before.toMillis());
+        stopDatabase();
+        Thread.sleep(outage().toMillis());
+        startDatabase();
+        producer.join(after.toMillis() + 60_000);
+        assertThat(store.writer().awaitIdle(120_000)).as("writer caught up: %s", store.stats()).isTrue();
+        int n = produced.get();
+        assertThat(counts(dataSource())).containsExactly(n, n);
+        Set<String> ids = storedIds(dataSource());
+        for (int i = 0; i < n; i++) {
+            assertThat(ids).contains(record("outage@muc", i).stanzaId());
+        }
+        StoreStats stats = store.stats();
+        assertThat(stats.retries()).isPositive();
+        assertThat(stats.spilled()).as("queue of 2000 overflowed during the outage").isPositive();
+        assertThat(stats.deadLettered()).isZero();
+    }
+
+    @Test
+    void restart_writerClosedAndReopenedMidStream_losesNothing() throws Exception {
+        StoreConfig config = config().withBatching(100, Duration.ofMillis(200));
+        store = open(config);
+        int total = 3_000;
+        for (int i = 0; i < total; i++) {
+            if (i == 1_000) {
+                RoomLogStore old = store;
+                old.close();
+                // Messages racing with the shutdown reach the closed store: spilled, replayed by the next one.
+                for (int k = 0; k < 50; k++) {
+                    assertThat(old.offer(record("restart@muc", i++))).isEqualTo(OfferResult.SPILLED);
+                }
+                store = open(config);
+            }
+            assertThat(store.offer(record("restart@muc", i)).accepted()).isTrue();
+        }
+        assertThat(store.writer().awaitIdle(60_000)).isTrue();
+        assertThat(counts(dataSource())).containsExactly(total, total);
+    }
+
+    @Test
+    void historyAndPurgeAndRooms_onThisDatabase_work() throws Exception {
+        store = open(config().withBatching(50, Duration.ofMillis(20)).withRetention(0, 0, 1_000, 9));
+        for (int i = 0; i < 60; i++) {
+            store.offer(record("h@muc", i));
+        }
+        assertThat(store.writer().awaitIdle(10_000)).isTrue();
+        assertThat(store.history("h@muc", 5, 0)).extracting(RoomLogRecord::stanzaId)
+                .containsExactly("id-h@muc-55", "id-h@muc-56", "id-h@muc-57", "id-h@muc-58", "id-h@muc-59");
+        assertThat(store.purger().purgeBeyondCount(20)).isEqualTo(40);
+        assertThat(store.purger().purgeOlderThan(record("h@muc", 50).logTimeMillis())).isEqualTo(10);
+        store.rooms().saveRoom("r@muc", Map.of("name", "R \uD83C\uDF89"));
+        store.rooms().setAffiliation("r@muc", "a@example.org", "owner", null);
+        assertThat(store.rooms().loadRoom("r@muc").orElseThrow().config()).containsEntry("name", "R \uD83C\uDF89");
+    }
+}
