@@ -341,18 +341,27 @@ public final class ContentFilter implements AutoCloseable {
             if (r != null) {
                 return r;
             }
-            for (int i = 0; i < globs.length; i++) {
-                if (globs[i].matches(roomJid)) {
-                    return globResolved[i];
-                }
-            }
-            if (!exact.isEmpty()) {
+            if (!exact.isEmpty() && hasUpperCase(roomJid)) {
                 r = exact.get(roomJid.toLowerCase(java.util.Locale.ROOT));
                 if (r != null) {
                     return r;
                 }
             }
+            for (int i = 0; i < globs.length; i++) {
+                if (globs[i].matches(roomJid)) {
+                    return globResolved[i];
+                }
+            }
             return defaults;
+        }
+
+        private static boolean hasUpperCase(String s) {
+            for (int i = 0; i < s.length(); i++) {
+                if (Character.isUpperCase(s.charAt(i))) {
+                    return true;
+                }
+            }
+            return false;
         }
 
         private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists) {

@@ -79,11 +79,11 @@ public final class ListCompiler {
         for (ListEntry e : entries) {
             String folded = Folding.foldEntry(e.text());
             if (folded.isEmpty()) {
-                refused.add("'" + e.text() + "' (" + e.where() + ") has no letters after folding; ignored");
+                refused.add("'" + e.display() + "' (" + e.where() + ") has no letters after folding; ignored");
                 continue;
             }
             if (!hasRealLetter(e.text())) {
-                refused.add("'" + e.text() + "' (" + e.where() + ") has no letters, only digits or symbols; such tokens never match");
+                refused.add("'" + e.display() + "' (" + e.where() + ") has no letters, only digits or symbols; such tokens never match");
                 continue;
             }
             if (folded.length() > MAX_ENTRY_SYMBOLS) {
@@ -162,7 +162,7 @@ public final class ListCompiler {
                     }
                     bad.set(e);
                     Kept k = kept.get(e);
-                    refused.add("'" + k.entry().text() + "' (" + k.entry().language() + ", " + k.entry().where()
+                    refused.add("'" + k.entry().display() + "' (" + k.entry().language() + ", " + k.entry().where()
                             + ") matches the common " + language + " word '" + word
                             + "'; add it to an allow-list, change its match mode, or mark it ';force'");
                 }
@@ -267,9 +267,13 @@ public final class ListCompiler {
             int s = queue[head++];
             // Dense row: goto edge if any, else the failure state's row (already computed: it is shallower).
             int row = s * width;
-            for (int a = 1; a < width; a++) {
-                int t = sparse.get(s, a);
-                dense[row + a] = t >= 0 ? t : (s == 0 ? 0 : dense[fail[s] * width + a]);
+            if (s != 0) {
+                System.arraycopy(dense, fail[s] * width, dense, row, width);
+            }
+            for (int t = childHead[s]; t >= 0; t = sibling[t]) {
+                if (edgeSymbol[t] < width) {
+                    dense[row + edgeSymbol[t]] = t;
+                }
             }
             // Outputs: own entries, then those of the failure state.
             outStart[s] = outs.size();

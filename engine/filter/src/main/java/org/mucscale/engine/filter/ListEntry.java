@@ -35,6 +35,16 @@ public record ListEntry(String text, Severity severity, String language, MatchMo
         return new ListEntry(text, Severity.LOW, "*", mode, true, false, "api", 0);
     }
 
+    /** The entry as written in a list file: "fuck*", "*fucker", "ass". */
+    public String display() {
+        return switch (mode) {
+            case WHOLE_WORD -> text;
+            case PREFIX -> text + "*";
+            case SUFFIX -> "*" + text;
+            case SUBSTRING -> "*" + text + "*";
+        };
+    }
+
     /** "source:line" or just the source, for messages. */
     public String where() {
         return line > 0 ? source + ":" + line : source;

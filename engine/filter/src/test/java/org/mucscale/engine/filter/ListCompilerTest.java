@@ -1,0 +1,173 @@
+package org.mucscale.engine.filter;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ListCompilerTest {
+
+    private static final ScanState STATE = new ScanState();
+
+    private static boolean matches(CompiledLists lists, String text) {
+        STATE.prepare(lists);
+        Scanner.scan(lists, text, 0, STATE);
+        for (int m = 0; m < STATE.matchCount; m++) {
+            if (!STATE.beatenByAllow(m)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Pseudo-words of realistic length, for large lists (deterministic). */
+    static List<ListEntry> syntheticEntries(int count, long seed) {
+        Random r = new Random(seed);
+        List<ListEntry> out = new ArrayList<>(count);
+        String consonants = "bcdfghjklmnpqrstvwxz";
+        String vowels = "aeiouy";
+        MatchMode[] modes = MatchMode.values();
+        for (int i = 0; i < count; i++) {
+            int len = 5 + r.nextInt(6);
+            StringBuilder sb = new StringBuilder("q");
+            for (int k = 1; k < len; k++) {
+                sb.append(k % 2 == 0 ? consonants.charAt(r.nextInt(consonants.length())) : vowels.charAt(r.nextInt(vowels.length())));
+            }
+            out.add(new ListEntry(sb.toString(), Severity.values()[r.nextInt(3)], "en", modes[r.nextInt(2)], false, false,
+                    "synthetic", i + 1));
+        }
+        return out;
+    }
+
+    @Test
+    void compile_10000Entries_underOneSecond() {
+        // Class initialisation (Unicode tables) and JIT warm-up are not the compile being measured.
+        ListCompiler.compile(syntheticEntries(10_000, 1));
+        List<ListEntry> entries = syntheticEntries(10_000, 2);
+        entries.addAll(WordLists.builtin("en"));
+        // CPU time of this thread, not wall time: the compile is single-threaded, and the shared CI machine may be
+        // heavily oversubscribed (load 20 on 2 cores was seen), which inflates wall time but not the work done.
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        long t0 = mx.getCurrentThreadCpuTime();
+        CompiledLists lists = ListCompiler.compile(entries);
+        long ms = (mx.getCurrentThreadCpuTime() - t0) / 1_000_000;
+        assertThat(ms).as("compile of %d entries took %d ms CPU", entries.size(), ms).isLessThan(1000);
+        assertThat(lists.entryCount()).isGreaterThan(9_000);
+        assertThat(matches(lists, "some " + entries.get(5).text() + " here")).isTrue();
+    }
+
+    @Test
+    void compile_100000Entries_completesAndMatches() {
+        List<ListEntry> entries = syntheticEntries(100_000, 3);
+        long t0 = System.nanoTime();
+        CompiledLists lists = ListCompiler.compile(entries, false);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(ms).as("100k compile ms").isLessThan(15_000);
+        assertThat(matches(lists, "x " + entries.get(99_999).text() + (entries.get(99_999).mode() == MatchMode.PREFIX ? "ing" : "")))
+                .isTrue();
+        assertThat(matches(lists, "hello world, nothing to see here")).isFalse();
+    }
+
+    @Test
+    void compile_digitOnlyEntry_refusedWithReason() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("69", "80085", "shit"));
+        assertThat(lists.report().refused()).anySatisfy(r -> assertThat(r).contains("'69'").contains("only digits"));
+        assertThat(lists.entryCount()).isEqualTo(1);
+        assertThat(matches(lists, "gg")).as("'69' folds to 'gg' but must never match").isFalse();
+    }
+
+    @Test
+    void parse_emptyEntry_errorNamesLine() {
+        assertThatThrownBy(() -> WordLists.parse(new StringReader("ok\n*\n"), "mylist.txt", "en", false))
+                .hasMessageContaining("mylist.txt:2").hasMessageContaining("empty entry");
+        assertThatThrownBy(() -> WordLists.parse(new StringReader("a;colour=red"), "l", "en", false))
+                .hasMessageContaining("l:1").hasMessageContaining("unknown option");
+        assertThatThrownBy(() -> WordLists.parse(new StringReader("@severity HUGE\nx"), "l", "en", false))
+                .hasMessageContaining("severity must be LOW, MEDIUM or HIGH");
+        assertThatThrownBy(() -> WordLists.parse(new StringReader("@language english\nx"), "l", "en", false))
+                .hasMessageContaining("language must be an ISO 639 code");
+    }
+
+    @Test
+    void compile_separatorOnlyEntry_refusedNotCrashing() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("...", "- - -", "\u200B\u200B", "shit"));
+        assertThat(lists.report().refused()).hasSize(3).allSatisfy(r -> assertThat(r).contains("no letters"));
+        assertThat(matches(lists, "... - - -")).isFalse();
+        assertThat(matches(lists, "shit")).isTrue();
+    }
+
+    @Test
+    void compile_regexLikeCharacters_literalWithWarning() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("a.*b[c]", "(shit)", "x{2}"), false);
+        assertThat(lists.report().warnings()).anySatisfy(w -> assertThat(w).contains("not patterns"));
+        assertThat(matches(lists, "abc")).isTrue();
+        assertThat(matches(lists, "aaab")).isFalse();
+        assertThat(matches(lists, "shit")).isTrue();
+    }
+
+    @Test
+    void compile_tooLongEntry_refused() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("a".repeat(65) + "b", "shit"));
+        assertThat(lists.report().refused()).anySatisfy(r -> assertThat(r).contains("longer than 64"));
+    }
+
+    @Test
+    void compile_commonWordEntry_refusedNamingWordUnlessForced() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("chat", "ass*", "shit"));
+        assertThat(lists.report().refused())
+                .anySatisfy(r -> assertThat(r).contains("'chat'").contains("common en word 'chat'"))
+                .anySatisfy(r -> assertThat(r).contains("'ass*'").contains("common en word"));
+        assertThat(matches(lists, "let's chat")).isFalse();
+
+        CompiledLists forced = ListCompiler.compile(Fixtures.entries("chat;force", "shit"));
+        assertThat(forced.report().refused()).isEmpty();
+        assertThat(matches(forced, "let's chat")).isTrue();
+    }
+
+    @Test
+    void compile_swedishFanWithEnglish_refused_swedishAlone_kept() {
+        List<ListEntry> sv = WordLists.builtin("sv");
+        CompiledLists svOnly = ListCompiler.compile(sv);
+        assertThat(svOnly.report().refused()).noneSatisfy(r -> assertThat(r).contains("'fan'"));
+
+        List<ListEntry> both = new ArrayList<>(sv);
+        both.addAll(WordLists.builtin("en"));
+        CompiledLists mixed = ListCompiler.compile(both);
+        assertThat(mixed.report().refused()).anySatisfy(r -> assertThat(r).contains("'fan'").contains("common en word 'fan'"));
+        assertThat(mixed.report().refused()).anySatisfy(r -> assertThat(r).contains("'slut*'").contains("common sv word 'sluta'"));
+    }
+
+    @Test
+    void builtinLists_allLanguages_compileWithoutRefusalsInTheirOwnLanguage() {
+        for (String language : WordLists.BUILTIN_LANGUAGES) {
+            List<ListEntry> entries = new ArrayList<>(WordLists.builtin(language));
+            entries.addAll(WordLists.builtinAllow());
+            CompiledLists lists = ListCompiler.compile(entries);
+            assertThat(lists.report().refused()).as(language).isEmpty();
+            assertThat(lists.entryCount()).as(language).isGreaterThan(20);
+        }
+    }
+
+    @Test
+    void builtinLists_publicListTraps_notBlocked() {
+        // Public lists contain these; the curated lists must not block them in their own language.
+        for (String[] trap : new String[][]{{"es", "vamos"}, {"es", "bien"}, {"fr", "chat"}, {"en", "fan"}, {"pt", "comer"},
+                {"it", "pesce"}, {"sv", "hård"}, {"de", "dick"}, {"es", "martillo"}, {"nl", "schatje"}}) {
+            List<ListEntry> entries = new ArrayList<>(WordLists.builtin(trap[0]));
+            entries.addAll(WordLists.builtinAllow());
+            assertThat(matches(ListCompiler.compile(entries), trap[1])).as(trap[0] + " " + trap[1]).isFalse();
+        }
+    }
+
+    @Test
+    void compile_duplicatesAfterFolding_mergedKeepingHighestSeverity() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("shit;severity=LOW", "SHIT;severity=HIGH", "sh1t"), false);
+        assertThat(lists.entryCount()).isEqualTo(1);
+        assertThat(lists.entrySeverity[0]).isEqualTo(Severity.HIGH);
+    }
+}
