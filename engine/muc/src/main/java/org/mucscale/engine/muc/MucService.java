@@ -292,6 +292,7 @@ public final class MucService {
                     .child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS))
                     .child(Stanzas.feature(Stanzas.NS_PING))
                     .child(Stanzas.feature(Stanzas.NS_SID))
+                    .child(Stanzas.feature(Stanzas.NS_STABLE_ID))
                     .child(Stanzas.feature(Stanzas.NS_SELF_PING))
                     .build();
             ctx.delivery.send(Stanzas.result(stanza, to, from, q));

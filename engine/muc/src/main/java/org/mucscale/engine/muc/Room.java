@@ -173,7 +173,19 @@ final class Room {
 
     // ------------------------------------------------------------------------------------------------ presence
 
+    /** The id of the presence being handled, echoed in the self-presence (muc#stable_id); null otherwise. */
+    private String reflectId;
+
     private void handlePresence(Command c) {
+        reflectId = c.stanza.attribute("id");
+        try {
+            handlePresenceInner(c);
+        } finally {
+            reflectId = null;
+        }
+    }
+
+    private void handlePresenceInner(Command c) {
         XmlElement s = c.stanza;
         String type = s.attribute("type");
         Occupant self = byRealJid.get(c.from);
@@ -512,8 +524,9 @@ final class Room {
             }
         }
         if (selfCodes != null) {
-            delivery.send(presenceOf(o, type, true, selfCodes, newNick, reasonAndActor, destroy).withAttribute("to",
-                    o.realJid.toString()));
+            XmlElement self = presenceOf(o, type, true, selfCodes, newNick, reasonAndActor, destroy).toBuilder()
+                    .attribute("to", o.realJid.toString()).attribute("id", reflectId).build();
+            delivery.send(self);
         }
     }
 
@@ -1047,6 +1060,7 @@ final class Room {
         q.child(Stanzas.feature(isPublic ? "muc_public" : "muc_hidden"));
         q.child(Stanzas.feature(nonAnonymous ? "muc_nonanonymous" : "muc_semianonymous"));
         q.child(Stanzas.feature(Stanzas.NS_SID));
+        q.child(Stanzas.feature(Stanzas.NS_STABLE_ID));
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));

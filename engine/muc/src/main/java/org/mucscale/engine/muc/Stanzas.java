@@ -19,6 +19,8 @@ final class Stanzas {
     static final String NS_DATA = "jabber:x:data";
     static final String NS_DELAY = "urn:xmpp:delay";
     static final String NS_STANZAS = "urn:ietf:params:xml:ns:xmpp-stanzas";
+    /** The service reflects the id of a client's presence in its self-presence (and of messages). */
+    static final String NS_STABLE_ID = "http://jabber.org/protocol/muc#stable_id";
     static final String NS_SELF_PING = "http://jabber.org/protocol/muc#self-ping";
 
     /** Error conditions with the type XEP-0045 pairs them with. */

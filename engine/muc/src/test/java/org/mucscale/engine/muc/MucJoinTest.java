@@ -265,4 +265,17 @@ class MucJoinTest extends MucTestBase {
         assertThat(got.get(0).attribute("from")).isEqualTo(occ("lobby", "Alice").toString());
         assertThat(muc.roomCount()).isEqualTo(1);
     }
+
+    @Test
+    void stableIds_selfPresenceReflectsTheClientsPresenceId() {
+        createInstant(alice, "r1", "Alice");
+        send(joinStanza(bob, "r1", "Bob").withAttribute("id", "join-1"));
+        assertThat(selfPresence(out.take(bob)).attribute("id")).isEqualTo("join-1");
+        send(XmlElement.builder("presence").attribute("from", bob.toString()).attribute("id", "leave-1")
+                .attribute("to", occ("r1", "Bob").toString()).attribute("type", "unavailable").build());
+        assertThat(only(out.take(bob)).attribute("id")).isEqualTo("leave-1");
+        XmlElement info = iq(bob, org.mucscale.engine.stanza.Jid.parse(SERVICE), "get",
+                XmlElement.builder("query", "http://jabber.org/protocol/disco#info").build());
+        assertThat(info.toXml()).contains("http://jabber.org/protocol/muc#stable_id");
+    }
 }
