@@ -136,9 +136,10 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     }
 
     public ComponentStats stats() {
+        IoSession s = readySession;
         return new ComponentStats(stanzasReceived.sum(), stanzasSent.sum(), bytesSent.sum(), droppedQueueFull.sum(),
                 droppedDisconnected.sum(), streamErrorsSent.sum(), streamErrorsReceived.sum(), handshakes.sum(),
-                connectFailures.sum(), handlerFailures.sum());
+                connectFailures.sum(), handlerFailures.sum(), s == null ? 0 : s.getScheduledWriteBytes());
     }
 
     @Override

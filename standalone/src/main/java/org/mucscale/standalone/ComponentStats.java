@@ -13,8 +13,10 @@ package org.mucscale.standalone;
  * @param handshakes successful handshakes (1 + reconnects that succeeded)
  * @param connectFailures failed connection or handshake attempts
  * @param handlerFailures stanzas the engine threw on (logged; the stream goes on)
+ * @param queuedBytes bytes waiting in the write queue to the server now (0 when disconnected)
  */
 public record ComponentStats(long stanzasReceived, long stanzasSent, long bytesSent, long outboundDroppedQueueFull,
                              long outboundDroppedDisconnected, long streamErrorsSent, long streamErrorsReceived,
-                             long handshakes, long connectFailures, long handlerFailures) {
+                             long handshakes, long connectFailures, long handlerFailures,
+                             long queuedBytes) {
 }
