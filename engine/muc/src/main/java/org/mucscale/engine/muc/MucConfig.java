@@ -1,6 +1,8 @@
 package org.mucscale.engine.muc;
 
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 import org.mucscale.engine.config.Settings;
@@ -66,6 +68,62 @@ public final class MucConfig {
         maxNicknameLength = s.get(MucSettings.MAX_NICKNAME_LENGTH);
         logAllRooms = s.get(MucSettings.LOG_ALL_ROOMS);
         stanzaIdNode = s.get(MucSettings.STANZA_ID_NODE);
+    }
+
+    /** Copies {@code dynamic}'s values but keeps the values of settings that need a restart from {@code running}. */
+    private MucConfig(MucConfig dynamic, MucConfig running) {
+        serviceName = running.serviceName;
+        shardThreads = running.shardThreads;
+        commandQueueCapacity = running.commandQueueCapacity;
+        historySize = running.historySize;
+        stanzaIdNode = running.stanzaIdNode;
+        roomCreation = dynamic.roomCreation;
+        roomCreators = dynamic.roomCreators;
+        serviceAdmins = dynamic.serviceAdmins;
+        defaultMaxOccupants = dynamic.defaultMaxOccupants;
+        defaultPresencePolicy = dynamic.defaultPresencePolicy;
+        presenceBroadcastLimit = dynamic.presenceBroadcastLimit;
+        defaultPublic = dynamic.defaultPublic;
+        defaultPersistent = dynamic.defaultPersistent;
+        defaultNonAnonymous = dynamic.defaultNonAnonymous;
+        defaultParticipantsChangeSubject = dynamic.defaultParticipantsChangeSubject;
+        privateMessages = dynamic.privateMessages;
+        occupantMessagesPerSecond = dynamic.occupantMessagesPerSecond;
+        occupantBurst = dynamic.occupantBurst;
+        roomMessagesPerSecond = dynamic.roomMessagesPerSecond;
+        roomBurst = dynamic.roomBurst;
+        maxMessageBytes = dynamic.maxMessageBytes;
+        maxMessageLines = dynamic.maxMessageLines;
+        maxStanzaChars = dynamic.maxStanzaChars;
+        moderatorsExempt = dynamic.moderatorsExempt;
+        maxNicknameLength = dynamic.maxNicknameLength;
+        logAllRooms = dynamic.logAllRooms;
+    }
+
+    /** {@code next}'s dynamic values on top of this running configuration; the others stay until a restart. */
+    MucConfig withDynamicValuesOf(MucConfig next) {
+        return new MucConfig(next, this);
+    }
+
+    /** Keys of non-dynamic settings whose value differs in {@code next} (they need a restart). */
+    List<String> restartNeededFor(MucConfig next) {
+        List<String> keys = new ArrayList<>();
+        if (!serviceName.equals(next.serviceName)) {
+            keys.add(MucSettings.SERVICE_NAME.key());
+        }
+        if (shardThreads != next.shardThreads) {
+            keys.add(MucSettings.SHARD_THREADS.key());
+        }
+        if (commandQueueCapacity != next.commandQueueCapacity) {
+            keys.add(MucSettings.COMMAND_QUEUE_CAPACITY.key());
+        }
+        if (historySize != next.historySize) {
+            keys.add(MucSettings.HISTORY_SIZE.key());
+        }
+        if (!stanzaIdNode.equals(next.stanzaIdNode)) {
+            keys.add(MucSettings.STANZA_ID_NODE.key());
+        }
+        return keys;
     }
 
     /** Reads the {@code mucscale.muc.*} values of a snapshot (which must contain {@link MucSettings#ALL}). */

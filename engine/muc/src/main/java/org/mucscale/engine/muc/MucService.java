@@ -133,6 +133,19 @@ public final class MucService {
         }
     }
 
+    /**
+     * Applies a new configuration while running. Settings marked dynamic take effect for the next stanza each room
+     * handles (room defaults apply to rooms created afterwards); the others keep their running values, and their keys
+     * are returned so the host can say a restart is needed.
+     */
+    public List<String> reconfigure(MucConfig next) {
+        Objects.requireNonNull(next, "next");
+        MucConfig running = ctx.config;
+        List<String> restart = running.restartNeededFor(next);
+        ctx.config = running.withDynamicValuesOf(next);
+        return restart;
+    }
+
     public boolean isRunning() {
         return state.get() == RUNNING;
     }

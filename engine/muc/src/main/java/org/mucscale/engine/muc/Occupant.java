@@ -16,6 +16,8 @@ final class Occupant {
     /** The user's last available presence, whose children (show, status, caps ...) are broadcast. */
     XmlElement presence;
     final TokenBucket bucket;
+    /** Presence updates are rate-limited apart from messages (each one is broadcast to the whole room). */
+    TokenBucket presenceBucket;
     int index; // position in Room.occupants
     /** Cached renders of this occupant's available presence for joiners; null when stale. */
     RenderedStanza presenceWithJid;

@@ -318,10 +318,40 @@ final class Room {
         };
     }
 
+    /**
+     * A presence change (show/status) of an occupant. Each one is broadcast to the whole room, so they share the
+     * occupant message rate: over the limit the new presence is kept (joiners see it) but not broadcast, and the
+     * refusal is counted; no error is sent, because clients treat presence errors from a room as leaving it.
+     */
     private void updatePresence(Occupant o, XmlElement presence) {
         o.presence = presence;
         o.invalidatePresence();
+        MucConfig cfg = ctx.config;
+        if (!(cfg.moderatorsExempt && o.isModerator())) {
+            if (o.presenceBucket == null) {
+                o.presenceBucket = new TokenBucket(cfg.occupantBurst, ctx.clock.nanoTime());
+            }
+            if (!o.presenceBucket.tryTake(ctx.clock.nanoTime(), cfg.occupantMessagesPerSecond, cfg.occupantBurst)) {
+                ctx.listener.floodRejected(jid, MucListener.FloodLimit.OCCUPANT_RATE);
+                return;
+            }
+        }
         broadcastPresence(o, null, null, null, new int[] {110}, null, null);
+    }
+
+    /**
+     * After a role or affiliation change: broadcast the new presence; if the change hides the occupant under the
+     * room's presence policy (e.g. a moderator demoted in a MODERATORS_ONLY room), the others get it as unavailable
+     * so nobody keeps a stale entry.
+     */
+    private void presenceChanged(Occupant o, boolean visibleBefore, XmlElement reasonAndActor) {
+        boolean visibleNow = broadcastsPresenceOf(o, occupantCount);
+        if (visibleBefore && !visibleNow) {
+            broadcastPresence(true, o, "unavailable", null, null, null, reasonAndActor, null);
+            broadcastPresence(false, o, null, null, null, new int[] {110}, reasonAndActor, null);
+        } else {
+            broadcastPresence(visibleNow, o, null, null, null, new int[] {110}, reasonAndActor, null);
+        }
     }
 
     private void leave(Occupant o, XmlElement unavailable) {
@@ -824,11 +854,12 @@ final class Room {
                 if ("x".equals(e.name()) && NS_MUC_USER.equals(e.namespace())) {
                     continue;
                 }
-                if (maskedBody != null && "body".equals(e.name()) && e.namespace() == null) {
+                if (maskedBody != null && "body".equals(e.name()) && Stanzas.isContentNamespace(e.namespace())) {
                     m.textChild("body", maskedBody);
                     continue;
                 }
-                if (maskedSubject != null && "subject".equals(e.name()) && e.namespace() == null) {
+                if (maskedSubject != null && "subject".equals(e.name())
+                        && Stanzas.isContentNamespace(e.namespace())) {
                     m.textChild("subject", maskedSubject);
                     continue;
                 }
@@ -1233,9 +1264,10 @@ final class Room {
             }
         }
         if (target.role != role) {
+            boolean visibleBefore = broadcastsPresenceOf(target, occupantCount);
             target.role = role;
             target.invalidatePresence();
-            broadcastPresence(target, null, null, null, new int[] {110}, reasonAndActor(reason, actor.nick), null);
+            presenceChanged(target, visibleBefore, reasonAndActor(reason, actor.nick));
         }
         return null;
     }
@@ -1319,6 +1351,7 @@ final class Room {
         }
         for (Occupant o : sessions) {
             Affiliation before = o.affiliation;
+            boolean visibleBefore = broadcastsPresenceOf(o, occupantCount);
             o.affiliation = aff;
             o.invalidatePresence();
             if (aff == Affiliation.OUTCAST) {
@@ -1335,7 +1368,7 @@ final class Room {
                     newRole = Role.PARTICIPANT;
                 }
                 o.role = newRole;
-                broadcastPresence(o, null, null, null, new int[] {110}, reasonAndActor(reason, actorNick), null);
+                presenceChanged(o, visibleBefore, reasonAndActor(reason, actorNick));
             }
         }
     }

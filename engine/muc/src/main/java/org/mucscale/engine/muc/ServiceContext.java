@@ -14,7 +14,8 @@ import org.mucscale.engine.stanza.Jid;
  */
 final class ServiceContext {
     final Jid serviceJid;
-    final MucConfig config;
+    /** Replaced as a whole by {@link MucService#reconfigure}; room threads read it per use. */
+    volatile MucConfig config;
     final Delivery delivery;
     final Clock clock;
     final MessageInspector inspector;

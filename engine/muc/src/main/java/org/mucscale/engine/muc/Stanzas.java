@@ -90,6 +90,12 @@ final class Stanzas {
         return "error".equals(stanza.attribute("type"));
     }
 
+    /** True for the namespace of a stanza's own children (body, subject): inherited, jabber:client or component. */
+    static boolean isContentNamespace(String ns) {
+        return ns == null || ns.equals("jabber:client") || ns.equals("jabber:component:accept")
+                || ns.equals("jabber:server");
+    }
+
     /** The first child element (an IQ's payload), or null. */
     static XmlElement firstElement(XmlElement e) {
         for (Object c : e.children()) {

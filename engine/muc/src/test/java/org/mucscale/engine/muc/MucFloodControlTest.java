@@ -101,4 +101,42 @@ class MucFloodControlTest extends MucTestBase {
         assertThat(errorCondition(err)).isEqualTo("policy-violation");
         assertThat(floods).containsExactly(MucListener.FloodLimit.STANZA_SIZE);
     }
+
+    @Test
+    void presenceUpdates_overRate_areNotBroadcastButKeptForJoiners() {
+        startWith(Map.of("mucscale.muc.occupant-burst", "2", "mucscale.muc.occupant-messages-per-second", "1"));
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        out.clear();
+        for (int i = 0; i < 4; i++) {
+            send(XmlElement.builder("presence").attribute("from", bob.toString())
+                    .attribute("to", occ("r1", "Bob").toString()).textChild("status", "s" + i).build());
+        }
+        assertThat(out.take(alice)).extracting(p -> p.childText("status")).containsExactly("s0", "s1");
+        assertThat(floods).containsExactly(MucListener.FloodLimit.OCCUPANT_RATE, MucListener.FloodLimit.OCCUPANT_RATE);
+        List<XmlElement> carolGot = join(carol, "r1", "Carol");
+        XmlElement bobSeen = carolGot.stream().filter(p -> occ("r1", "Bob").toString().equals(p.attribute("from")))
+                .findFirst().orElseThrow();
+        assertThat(bobSeen.childText("status")).isEqualTo("s3");
+    }
+
+    @Test
+    void reconfigure_dynamicLimitsApplyAtOnce_staticOnesReported() {
+        startWith(Map.of("mucscale.muc.occupant-burst", "1", "mucscale.muc.occupant-messages-per-second", "1"));
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        out.clear();
+        send(groupchat(bob, "r1", "a"));
+        send(groupchat(bob, "r1", "b"));
+        assertThat(errorCondition(out.take(bob).get(1))).isEqualTo("resource-constraint");
+        List<String> restart = muc.reconfigure(MucConfig.from(org.mucscale.engine.config.Settings.fromText(
+                MucSettings.ALL, Map.of("mucscale.muc.shard-threads", "2", "mucscale.muc.max-message-lines", "1",
+                        "mucscale.muc.occupant-burst", "1", "mucscale.muc.occupant-messages-per-second", "1",
+                        "mucscale.muc.history-size", "5"))));
+        assertThat(restart).containsExactly("mucscale.muc.history-size");
+        clock.advanceMillis(1000);
+        send(groupchat(bob, "r1", "two\nlines"));
+        XmlElement err = only(out.take(bob));
+        assertThat(errorCondition(err)).isEqualTo("policy-violation");
+    }
 }

@@ -262,4 +262,19 @@ class MucRoomTest extends MucTestBase {
         join(bob, "r1", "Bob"); // a visitor
         assertThat(out.take(alice)).isEmpty();
     }
+
+    @Test
+    void presencePolicy_moderatorsOnly_demotedModeratorDisappearsForOthers() {
+        createConfigured(alice, "big", "Alice", "mucscale#roomconfig_presencepolicy", "moderators_only");
+        join(bob, "big", "Bob");
+        join(carol, "big", "Carol");
+        iq(alice, room("big"), "set", admin("nick", "Bob", "role", "moderator"));
+        out.clear();
+        iq(alice, room("big"), "set", admin("nick", "Bob", "role", "participant"));
+        XmlElement seenByCarol = only(out.take(carol));
+        assertThat(seenByCarol.attribute("type")).isEqualTo("unavailable");
+        XmlElement bobSelf = only(out.take(bob));
+        assertThat(bobSelf.attribute("type")).isNull();
+        assertThat(item(bobSelf).attribute("role")).isEqualTo("participant");
+    }
 }
