@@ -36,6 +36,10 @@
         return v.toFixed(digits) + (unit || '');
     }
 
+    function whole(v) {
+        return v === null || v === undefined || isNaN(v) ? '–' : String(Math.round(v));
+    }
+
     function width(el) {
         return Math.max(320, (el.clientWidth || 800) - 4);
     }
@@ -200,12 +204,17 @@
         text('ms-sum-gc', fmt(s.gcPauseMaxMs, ' ms'));
         text('ms-sum-mps', fmt(s.messagesPerSec));
         text('ms-sum-dps', fmt(s.deliveriesPerSec));
+        text('ms-sum-rooms', whole(s.rooms));
+        text('ms-sum-occupants', whole(s.occupants));
 
         table('ms-top-rooms', (d.topRooms || []).map(function (r) {
             return [r.room, String(r.messages), String(r.error)];
         }));
         table('ms-top-filter-rooms', (d.topFilterRooms || []).map(function (r) {
             return [r.room, String(r.messages), String(r.error)];
+        }));
+        table('ms-heap-pools', (d.heapPools || []).map(function (p) {
+            return [p.pool, fmt(p.beforeBytes / 1048576), fmt(p.afterBytes / 1048576)];
         }));
         table('ms-gc-pauses', (d.gcPauses || []).slice(-20).reverse().map(function (p) {
             return [new Date(p.t).toLocaleTimeString(), String(p.ms), p.collector, p.cause];

@@ -191,10 +191,8 @@ public final class DashboardData implements AutoCloseable {
         put(i, "allocationMiBPerSec", allocationBytesPerSecond / (1024.0 * 1024.0));
         put(i, "heapUsedMiB", ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / (1024.0 * 1024.0));
         put(i, "threads", ManagementFactory.getThreadMXBean().getThreadCount());
-        put(i, "rooms", metrics.registry().getGauges().get("mucscale.muc.rooms").getValue() instanceof Number n
-                ? n.doubleValue() : Double.NaN);
-        put(i, "occupants", metrics.registry().getGauges().get("mucscale.muc.occupants").getValue() instanceof Number n
-                ? n.doubleValue() : Double.NaN);
+        put(i, "rooms", gaugeValue("mucscale.muc.rooms"));
+        put(i, "occupants", gaugeValue("mucscale.muc.occupants"));
 
         for (Map.Entry<String, java.util.function.LongSupplier> q : metrics.queueDepths.entrySet()) {
             dynamic(queueSeries, q.getKey())[i] = q.getValue().getAsLong();
@@ -247,6 +245,15 @@ public final class DashboardData implements AutoCloseable {
             }
         }
         throw new IllegalArgumentException("no series " + name);
+    }
+
+    private double gaugeValue(String name) {
+        com.codahale.metrics.Gauge<?> gauge = metrics.registry().getGauges().get(name);
+        try {
+            return gauge != null && gauge.getValue() instanceof Number n ? n.doubleValue() : Double.NaN;
+        } catch (RuntimeException e) {
+            return Double.NaN; // a supplier from another capability failed; show a gap, not a broken page
+        }
     }
 
     private static double percentileMs(Histogram h, double percentile) {
@@ -385,6 +392,10 @@ public final class DashboardData implements AutoCloseable {
         sb.append(",\"gcPauses\":").append(metrics.gcPauses.getCount());
         sb.append(",\"probesSent\":").append(metrics.probesSent.getCount());
         sb.append(",\"probesReceived\":").append(metrics.probesReceived.getCount());
+        sb.append(",\"rooms\":");
+        Json.number(sb, gaugeValue("mucscale.muc.rooms"));
+        sb.append(",\"occupants\":");
+        Json.number(sb, gaugeValue("mucscale.muc.occupants"));
         sb.append(",\"messagesPerSec\":");
         Json.number(sb, messagesPerSecond);
         sb.append(",\"deliveriesPerSec\":");

@@ -130,6 +130,12 @@ class DashboardBrowserTest {
                         + "return d[6].filter(function (v) { return v !== null; }).length;");
         assertThat(gcPoints).as("GC pause overlaid on the latency chart").isGreaterThan(0);
 
+        assertThat(driver.findElement(By.id("ms-sum-occupants")).getText()).isEqualTo("57");
+
+        // Heap pools before/after the last collection are listed.
+        assertThat(driver.findElements(By.cssSelector("#ms-heap-pools td"))).extracting(WebElement::getText)
+                .hasSizeGreaterThanOrEqualTo(3).doesNotContain("none yet");
+
         // The hostile room name is shown as text and nothing ran.
         List<WebElement> cells = driver.findElements(By.cssSelector("#ms-top-rooms td"));
         assertThat(cells).extracting(WebElement::getText).contains(EVIL_ROOM);
