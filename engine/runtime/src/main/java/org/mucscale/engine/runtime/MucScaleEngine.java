@@ -66,6 +66,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private volatile MucScaleMetrics metrics;
     private volatile MetricsHttpServer http;
     private boolean started;
+    private String probeAdmin;
 
     private MucScaleEngine(Builder b) {
         this.serviceDomain = b.serviceDomain;
@@ -123,7 +124,8 @@ public final class MucScaleEngine implements AutoCloseable {
             boolean probeOn = mc.probeEnabled();
             ProbeOccupant probeOccupant = new ProbeOccupant(hostDelivery,
                     org.mucscale.engine.stanza.Jid.of(null, serviceDomain, null), clock);
-            Settings mucSettings = probeOn ? withServiceAdmin(settings, probeOccupant.address().bare().toString()) : settings;
+            probeAdmin = probeOn ? probeOccupant.address().bare().toString() : null;
+            Settings mucSettings = probeOn ? withServiceAdmin(settings, probeAdmin) : settings;
             MucService.Builder mb = MucService.builder(serviceDomain, MucConfig.from(mucSettings),
                     probeOn ? probeOccupant : hostDelivery)
                     .clock(clock).inspector(new FilterInspector(f)).listener(MetricsBridge.muc(m));
@@ -193,14 +195,22 @@ public final class MucScaleEngine implements AutoCloseable {
     }
 
     /**
-     * Applies a new snapshot's dynamic settings to the running parts (today: the content filter, which recompiles off
-     * the message path and swaps atomically). Settings that need a restart take effect at the next start.
+     * Applies a new snapshot's dynamic settings to the running parts: the content filter recompiles off the message
+     * path and swaps atomically; the MUC service applies its dynamic settings from the next stanza each room handles.
+     * Returns the keys whose new values need a restart (they keep their running values until then).
      */
-    public void reconfigure(Settings newSettings) {
+    public synchronized List<String> reconfigure(Settings newSettings) {
+        List<String> restartNeeded = new ArrayList<>();
         ContentFilter f = filter;
         if (f != null) {
             f.reconfigure(FilterConfig.from(newSettings));
         }
+        MucService m = muc;
+        if (m != null) {
+            Settings mucSettings = probeAdmin == null ? newSettings : withServiceAdmin(newSettings, probeAdmin);
+            restartNeeded.addAll(m.reconfigure(MucConfig.from(mucSettings)));
+        }
+        return restartNeeded;
     }
 
     /** Stops every part in reverse start order; idempotent. */

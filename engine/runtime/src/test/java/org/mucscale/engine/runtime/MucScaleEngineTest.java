@@ -97,6 +97,23 @@ class MucScaleEngineTest {
     }
 
     @Test
+    void reconfigure_switchesFilterToReject_withoutRestart() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out)) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            Settings reject = engine.settings().withText("mucscale.filter.default-action", "REJECT");
+            assertThat(engine.reconfigure(reject)).isEmpty();
+            // the filter swaps its snapshot off the message path; wait until the new one is live
+            await(() -> engine.filter().config().defaultAction().name().equals("REJECT"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "fucking hell"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("type=\"error\"")
+                    && x.contains("not-acceptable")));
+            assertThat(out.to("alice@example.org/a")).noneMatch(x -> x.contains("<body>fucking"));
+        }
+    }
+
+    @Test
     void start_twice_isRefused_andCloseIsIdempotent() {
         MucScaleEngine engine = start(new RecordingDelivery());
         assertThatThrownBy(engine::start).hasMessageContaining("starts once");
