@@ -61,6 +61,7 @@ public final class GcMonitor implements AutoCloseable {
     private volatile Map<String, PoolUsage> lastHeapByPool = Map.of();
     private final AtomicLong allocatedBytesAtLastGc = new AtomicLong();
     private volatile long heapUsedAfterLastGc = -1;
+    private final java.util.Set<String> heapPools;
 
     /**
      * @param sink         called on the notification thread for every collection (records histograms)
@@ -73,6 +74,13 @@ public final class GcMonitor implements AutoCloseable {
         this.sink = sink;
         this.ring = new GcEvent[ringCapacity];
         this.jvmStartMs = ManagementFactory.getRuntimeMXBean().getStartTime();
+        java.util.Set<String> heap = new java.util.HashSet<>();
+        for (java.lang.management.MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == java.lang.management.MemoryType.HEAP) {
+                heap.add(pool.getName());
+            }
+        }
+        this.heapPools = java.util.Set.copyOf(heap);
     }
 
     /** Registers on every collector bean that emits notifications. Idempotent per instance. */
@@ -161,11 +169,9 @@ public final class GcMonitor implements AutoCloseable {
         return true;
     }
 
-    private static boolean isHeapPool(String pool) {
-        // Non-heap pools (Metaspace, code cache) also appear in GcInfo; the usual heap pool names all say one of these.
-        String p = pool.toLowerCase(Locale.ROOT);
-        return p.contains("eden") || p.contains("survivor") || p.contains("old") || p.contains("tenured")
-                || p.contains("heap") || p.contains("zgc") || p.contains("shenandoah") || p.contains("humongous");
+    private boolean isHeapPool(String pool) {
+        // Non-heap pools (Metaspace, code cache) also appear in GcInfo; the JVM says which pools are heap.
+        return heapPools.contains(pool);
     }
 
     /** Recent collections, oldest first, at most the ring's capacity. */
