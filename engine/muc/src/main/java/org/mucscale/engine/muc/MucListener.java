@@ -32,7 +32,8 @@ public interface MucListener {
     default void stanzaRefused(String reason) {
     }
 
-    default void occupantJoined(Jid room, long joinNs) {
+    /** An occupant joined; {@code arrivalNs} is when its join presence reached {@link MucService#process}. */
+    default void occupantJoined(Jid room, long arrivalNs) {
     }
 
     default void occupantLeft(Jid room) {

@@ -1355,9 +1355,9 @@ final class Room {
             o.affiliation = aff;
             o.invalidatePresence();
             if (aff == Affiliation.OUTCAST) {
-                removeOccupant(o, "unavailable", new int[] {301}, reason, actorNick, null, false);
+                removeOccupant(o, "unavailable", new int[] {301}, reason, actorNick, null, true);
             } else if (membersOnly && !aff.atLeast(Affiliation.MEMBER)) {
-                removeOccupant(o, "unavailable", new int[] {321}, reason, actorNick, null, false);
+                removeOccupant(o, "unavailable", new int[] {321}, reason, actorNick, null, true);
             } else {
                 Role newRole = o.role;
                 if (aff.atLeast(Affiliation.ADMIN)) {
@@ -1404,8 +1404,10 @@ final class Room {
         }
         XmlElement destroy = query.child("destroy");
         if (destroy != null) {
-            result(c, null);
+            // XEP-0045 10.9: occupants (the owner included) get the destroy presence before the owner's IQ result;
+            // clients such as Smack stop listening to the room once the result arrives.
             destroy(destroy.attribute("jid"), destroy.childText("reason"), destroy.childText("password"));
+            result(c, null);
             return;
         }
         XmlElement form = query.child("x", Stanzas.NS_DATA);
@@ -1415,10 +1417,10 @@ final class Room {
         }
         String formType = form.attribute("type");
         if ("cancel".equals(formType)) {
-            result(c, null);
             if (locked) {
                 destroy(null, "the owner cancelled the room's creation", null);
             }
+            result(c, null);
             return;
         }
         if (!"submit".equals(formType)) {
