@@ -28,8 +28,12 @@ final class FakeComponentServer implements AutoCloseable {
     private final Thread acceptor;
     final BlockingQueue<XmlElement> received = new LinkedBlockingQueue<>();
     final AtomicInteger handshakes = new AtomicInteger();
+    /** Bytes received on all connections (whitespace keepalives included). */
+    final java.util.concurrent.atomic.AtomicLong bytesReceived = new java.util.concurrent.atomic.AtomicLong();
     private volatile Socket current;
     private volatile boolean closed;
+    /** While true the server reads nothing more, so the component's write queue fills (TCP back-pressure). */
+    volatile boolean paused;
 
     FakeComponentServer(String secret) throws IOException {
         this.secret = secret;
@@ -93,7 +97,11 @@ final class FakeComponentServer implements AutoCloseable {
             byte[] buf = new byte[65536];
             int n;
             while ((n = in.read(buf)) > 0) {
+                bytesReceived.addAndGet(n);
                 decoder.feed(ByteBuffer.wrap(buf, 0, n), l);
+                while (paused && !s.isClosed()) {
+                    Thread.sleep(10);
+                }
             }
         } catch (Exception e) {
             // the component closed the connection (or sent a stream error): a reconnect follows
