@@ -47,7 +47,8 @@ public final class HdrWindowReservoir implements Reservoir {
     private long totalCount;
 
     /**
-     * @param lowestDiscernibleValue smallest value told apart from 0 (e.g. 1000 ns: latencies below 2 ms keep 1 us)
+     * @param lowestDiscernibleValue smallest value told apart from 0 (e.g. 1000 ns: HdrHistogram rounds it down to a
+     *                               power of two, so latencies below 1 ms are kept in 512 ns steps)
      * @param highestTrackableValue  values above are clamped
      * @param significantDigits      precision, 1..5
      * @param windowNs               how far back a snapshot reaches
@@ -78,7 +79,7 @@ public final class HdrWindowReservoir implements Reservoir {
         this.sinceLastDrain = newCompatibleHistogram();
     }
 
-    /** A reservoir for latencies in nanoseconds: 1 us resolution below 2 ms, 3 significant digits, up to 100 s. */
+    /** A reservoir for latencies in nanoseconds: 512 ns steps below 1 ms, then 3 significant digits, up to 100 s. */
     public static HdrWindowReservoir forNanos(long windowNs, long intervalNs, Clock clock) {
         return new HdrWindowReservoir(1_000L, 100_000_000_000L, 3, windowNs, intervalNs, clock);
     }
