@@ -81,6 +81,30 @@ class ComponentConnectionTest {
     }
 
     @Test
+    void serverRestart_componentReconnectsWithBackoff_andStanzasFlowAgain() throws Exception {
+        BlockingQueue<XmlElement> received = new LinkedBlockingQueue<>();
+        try (ProsodyServer own = ProsodyServer.builder().domain("example.test").externalComponent("muc", "k")
+                .user("bob", "pw").start();
+             ComponentConnection c = new ComponentConnection(ComponentConfig.from(
+                     settings(own.componentPort(), "muc.example.test", "k")))) {
+            c.connect(received::add);
+            own.restart();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (c.stats().handshakes() < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(c.stats().handshakes()).isEqualTo(2);
+            assertThat(c.isReady()).isTrue();
+            try (RawXmppClient bob = RawXmppClient.login(own.c2sPort(), "example.test", "bob", "pw", "b")) {
+                bob.write("<message to='x@muc.example.test' type='groupchat'><body>after restart</body></message>");
+                XmlElement in = received.poll(10, TimeUnit.SECONDS);
+                assertThat(in).isNotNull();
+                assertThat(in.childText("body")).isEqualTo("after restart");
+            }
+        }
+    }
+
+    @Test
     void connect_wrongSecret_failsNamingTheDomain() {
         ComponentConnection c = new ComponentConnection(ComponentConfig.from(
                 settings(prosody.componentPort(), "muc.example.test", "wrong")));

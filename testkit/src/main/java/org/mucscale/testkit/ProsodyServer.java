@@ -43,7 +43,7 @@ public final class ProsodyServer implements AutoCloseable {
     private final Path logFile;
     private final int c2sPort;
     private final int componentPort;
-    private final Process process;
+    private volatile Process process;
 
     private ProsodyServer(Builder options) throws IOException {
         this.options = options;
@@ -61,16 +61,9 @@ public final class ProsodyServer implements AutoCloseable {
             for (Map.Entry<String, String> u : options.users.entrySet()) {
                 createUser(u.getKey(), u.getValue());
             }
-            started = new ProcessBuilder(PROSODY, "-F", "--config", configFile.toString())
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(dir.resolve("stdout.txt").toFile())
-                    .start();
+            started = launch();
             this.process = started;
-            awaitPort(c2sPort);
-            if (componentPort > 0) {
-                awaitPort(componentPort);
-            }
+            awaitPorts();
         } catch (IOException | RuntimeException e) {
             if (started != null) {
                 stop(started);
@@ -78,6 +71,35 @@ public final class ProsodyServer implements AutoCloseable {
             String log = tail();
             deleteTree(dir);
             throw new IllegalStateException("prosody did not start: " + e.getMessage() + "\n" + log, e);
+        }
+    }
+
+    private Process launch() throws IOException {
+        return new ProcessBuilder(PROSODY, "-F", "--config", configFile.toString())
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.txt").toFile()))
+                .start();
+    }
+
+    private void awaitPorts() throws IOException {
+        awaitPort(c2sPort);
+        if (componentPort > 0) {
+            awaitPort(componentPort);
+        }
+    }
+
+    /**
+     * Stops prosody and starts it again on the same ports, config and data (accounts survive; sessions and
+     * component connections do not), e.g. to test that a component reconnects.
+     */
+    public void restart() {
+        stop(process);
+        try {
+            process = launch();
+            awaitPorts();
+        } catch (IOException e) {
+            throw new IllegalStateException("prosody did not restart: " + e.getMessage() + "\n" + tail(), e);
         }
     }
 
