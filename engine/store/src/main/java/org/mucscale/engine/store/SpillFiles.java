@@ -24,6 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * seals and deletes. All file state is guarded by {@code this}.
  */
 final class SpillFiles {
+    static final int MAX_RECORDS_PER_FILE = 50_000;
     private final Path directory;
     private final String runPrefix;
     private final AtomicLong pendingRecords = new AtomicLong();
@@ -52,6 +53,12 @@ final class SpillFiles {
         }
         currentRecords++;
         pendingRecords.incrementAndGet();
+        if (currentRecords >= MAX_RECORDS_PER_FILE) {
+            // Bounded files keep a replay's memory bounded: the writer reads one file at a time.
+            current.force(false);
+            current.close();
+            current = null;
+        }
     }
 
     /** fsyncs the open spill file. */

@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  */
 final class WriteAheadLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
-    static final long SEGMENT_BYTES = 64L * 1024 * 1024;
+    static final long SEGMENT_BYTES = 16L * 1024 * 1024;
+    /** A segment whose records are all safe is retired (deleted) once it holds at least this much. */
+    static final long RETIRE_IDLE_SEGMENT_BYTES = 1024L * 1024;
 
     /** One file; {@code pending} counts records not yet safely elsewhere. */
     static final class Segment {
@@ -69,6 +71,7 @@ final class WriteAheadLog implements AutoCloseable {
 
     private final Path directory;
     private final Function<RoomLogRecord, OfferResult> sink;
+    private final Runnable afterGroup;
     private final ConcurrentLinkedQueue<Pending> waiting = new ConcurrentLinkedQueue<>();
     private final Thread flusher;
     private volatile boolean running = true;
@@ -78,11 +81,14 @@ final class WriteAheadLog implements AutoCloseable {
     private long currentBytes;
 
     /**
-     * @param sink where a record goes once fsynced (the writer's durable offer); its result completes the future
+     * @param sink       where a record goes once fsynced (the writer's durable offer); its result completes the future
+     * @param afterGroup runs after each group was handed to the sink (the writer fsyncs what the group spilled)
      */
-    WriteAheadLog(Path directory, long firstSegmentNumber, Function<RoomLogRecord, OfferResult> sink) {
+    WriteAheadLog(Path directory, long firstSegmentNumber, Function<RoomLogRecord, OfferResult> sink,
+                  Runnable afterGroup) {
         this.directory = directory;
         this.sink = sink;
+        this.afterGroup = afterGroup;
         this.nextSegmentNumber = firstSegmentNumber;
         this.flusher = new Thread(this::flushLoop, "mucscale-store-wal");
         this.flusher.setDaemon(true);
@@ -156,6 +162,7 @@ final class WriteAheadLog implements AutoCloseable {
                 group.add(p);
             }
             if (group.isEmpty()) {
+                retireIdleSegment();
                 LockSupport.parkNanos(1_000_000L);
                 continue;
             }
@@ -175,15 +182,13 @@ final class WriteAheadLog implements AutoCloseable {
                 }
                 channel.force(false);
                 currentBytes += bytes.size();
-                for (Pending g : group) {
-                    OfferResult result;
-                    try {
-                        result = sink.apply(g.record);
-                    } catch (RuntimeException e) {
-                        g.done.completeExceptionally(e);
-                        continue;
-                    }
-                    g.done.complete(result);
+                OfferResult[] results = new OfferResult[group.size()];
+                for (int i = 0; i < results.length; i++) {
+                    results[i] = sink.apply(group.get(i).record);
+                }
+                afterGroup.run();
+                for (int i = 0; i < results.length; i++) {
+                    group.get(i).done.complete(results[i]);
                 }
             } catch (IOException | RuntimeException e) {
                 LOG.error("mucscale store: write-ahead append failed; {} messages are refused: {}", group.size(),
@@ -196,9 +201,23 @@ final class WriteAheadLog implements AutoCloseable {
         }
     }
 
+    /** Deletes the open segment early when every record in it is already safe, so restarts replay little. */
+    private void retireIdleSegment() {
+        if (channel != null && currentBytes >= RETIRE_IDLE_SEGMENT_BYTES && current.pending.get() == 0) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.warn("mucscale store: closing write-ahead segment failed: {}", e.toString());
+            }
+            channel = null;
+            current.seal();
+        }
+    }
+
     private void rotate() throws IOException {
         if (channel != null) {
             channel.close();
+            channel = null;
             current.seal();
         }
         Files.createDirectories(directory);

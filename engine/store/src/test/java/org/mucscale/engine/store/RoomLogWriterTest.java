@@ -250,6 +250,45 @@ class RoomLogWriterTest {
     }
 
     @Test
+    void appendDurable_writeAheadModeWithQueueOverflow_storesEveryAcknowledgedMessageOnce() throws Exception {
+        open(config().withBatching(16, Duration.ofMillis(5)).withQueue(16, OverflowPolicy.SPILL_TO_DISK)
+                .withDurability(DurabilityMode.WRITE_AHEAD_LOG), true);
+        int perThread = 1_000;
+        Thread[] threads = new Thread[4];
+        java.util.concurrent.atomic.AtomicInteger acked = new java.util.concurrent.atomic.AtomicInteger();
+        for (int t = 0; t < threads.length; t++) {
+            String room = "r" + t + "@muc";
+            threads[t] = new Thread(() -> {
+                for (int i = 0; i < perThread; i++) {
+                    if (store.appendDurable(record(room, i)).join().accepted()) {
+                        acked.incrementAndGet();
+                    }
+                }
+            });
+            threads[t].start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(acked.get()).isEqualTo(4_000);
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(counts(db.dataSource)).containsExactly(4_000, 4_000);
+        assertThat(store.stats().spilled()).as("queue of 16 overflowed").isPositive();
+        store.close();
+        store = null;
+        try (var wal = Files.list(dir.resolve("spill").resolve("wal"))) {
+            assertThat(wal.toList()).as("every segment deleted once its records were safe").isEmpty();
+        }
+    }
+
+    @Test
+    void appendDurable_batchedMode_isAnOfferWithACompletedFuture() throws Exception {
+        open(config(), true);
+        var future = store.appendDurable(record("a@muc", 1));
+        assertThat(future).isCompletedWithValue(OfferResult.QUEUED);
+    }
+
+    @Test
     void schemaInstaller_secondRun_findsTheVersionAndChangesNothing() throws Exception {
         assertThat(SchemaInstaller.install(db.dataSource, DatabaseType.HSQLDB)).isEqualTo(1);
         assertThat(SchemaInstaller.installedVersion(db.dataSource)).isEqualTo(SchemaInstaller.LATEST_VERSION);
