@@ -107,10 +107,13 @@ final class Client implements XmlScanner.Sink {
 
     void received(IoBuffer buf) {
         run.stats.bytesReceived.add(buf.remaining());
+        run.stats.reads.increment();
         try {
             scanner.feed(buf.buf());
         } catch (RuntimeException e) {
             fail("protocol:" + e.getClass().getSimpleName());
+        } finally {
+            buf.free();
         }
     }
 

@@ -23,6 +23,7 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.X509ExtendedTrustManager;
 import org.HdrHistogram.Histogram;
+import org.apache.mina.core.buffer.CachedBufferAllocator;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.AttributeKey;
@@ -45,6 +46,8 @@ public final class LoadRun {
     private static final AttributeKey CLIENT = new AttributeKey(LoadRun.class, "client");
     /** Per-connection cap on bytes queued for sending; above it the pacer skips the send and counts it (policy: skip-and-count). */
     static final long MAX_QUEUED_BYTES_PER_CONNECTION = 256 * 1024;
+    /** Read buffer per socket read; pooled, so its size costs no allocation. */
+    static final int READ_BUFFER_BYTES = 16 * 1024;
 
     final Scenario scenario;
     final Stats stats = new Stats();
@@ -112,6 +115,11 @@ public final class LoadRun {
         connector = new NioSocketConnector(scenario.connect().processors());
         connector.setConnectTimeoutMillis(scenario.connect().loginTimeoutMs());
         connector.getSessionConfig().setTcpNoDelay(true);
+        // read everything a socket has in one go: MINA's adaptive size would shrink to 64 bytes on small reads
+        connector.getSessionConfig().setMinReadBufferSize(READ_BUFFER_BYTES);
+        connector.getSessionConfig().setReadBufferSize(READ_BUFFER_BYTES);
+        // pooled read buffers (per processor thread), returned by Client.received after the scanner copied them
+        IoBuffer.setAllocator(new CachedBufferAllocator());
         connector.setHandler(new Handler());
         timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "loadgen-timer");
@@ -293,6 +301,18 @@ public final class LoadRun {
             }
         }
         Client[] eligible = senders.toArray(new Client[0]);
+        threadCpuBeforeMessages = ProcStat.ownThreadCpuMs();
+        try {
+            levelsAndSoak(eligible);
+        } finally {
+            threadCpuAfterMessages = ProcStat.ownThreadCpuMs();
+        }
+    }
+
+    private Map<String, Long> threadCpuBeforeMessages = Map.of();
+    private Map<String, Long> threadCpuAfterMessages = Map.of();
+
+    private void levelsAndSoak(Client[] eligible) {
         List<Double> rates = scenario.levels().ratesPerSec();
         double threshold = scenario.levels().p99ThresholdMs();
         for (int i = 0; i < rates.size() && !pastDeadline() && eligible.length > 0; i++) {
@@ -532,6 +552,8 @@ public final class LoadRun {
         s.put("reordered", stats.reordered.sum());
         s.put("lateBeyondWindow", stats.lateBeyondWindow.sum());
         s.put("echoes", stats.echoes.sum());
+        s.put("socketReads", stats.reads.sum());
+        s.put("bytesReceived", stats.bytesReceived.sum());
         LossReport loss = exactLoss();
         s.put("lost", loss.lost);
         s.put("lossPairs", loss.pairsWithLoss);
@@ -594,6 +616,13 @@ public final class LoadRun {
         for (Map.Entry<String, Long> e : stats.errors().entrySet()) {
             errors.put(e.getKey(), e.getValue());
         }
+        ObjectNode threads = root.putObject("genThreadCpuMsDuringMessages");
+        threadCpuAfterMessages.forEach((k, v) -> {
+            long d = v - threadCpuBeforeMessages.getOrDefault(k, 0L);
+            if (d > 0) {
+                threads.put(k, d);
+            }
+        });
         ArrayNode levels = root.putArray("levels");
         levelResults.forEach(levels::add);
         ArrayNode sizes = root.putArray("roomSizes");

@@ -27,6 +27,8 @@ final class Stats {
     final LongAdder lateBeyondWindow = new LongAdder();
     final LongAdder echoes = new LongAdder();
     final LongAdder bytesReceived = new LongAdder();
+    /** Socket reads handed to the scanner: deliveries per read tells how well reads are batched. */
+    final LongAdder reads = new LongAdder();
 
     final LongAdder connected = new LongAdder();
     final LongAdder loggedIn = new LongAdder();
