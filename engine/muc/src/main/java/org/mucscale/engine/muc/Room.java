@@ -715,8 +715,11 @@ final class Room {
                 return;
             }
         } else if (body == null) {
-            // chat states and other body-less content: broadcast, but neither logged nor kept in history
-            broadcastMessage(c, sender, s, null, null, false, null);
+            // chat states and other body-less content: rate-limited like messages (each is a full fan-out), then
+            // broadcast, but neither filtered, logged nor kept in history
+            if (withinLimits(c, sender, null, null)) {
+                broadcastMessage(c, sender, s, null, null, false, null);
+            }
             return;
         }
         if (!withinLimits(c, sender, body, newSubject)) {
