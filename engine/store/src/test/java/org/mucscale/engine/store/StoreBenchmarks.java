@@ -46,7 +46,10 @@ class StoreBenchmarks {
         double allocBytes = -2;
         for (RunResult r : results) {
             String name = r.getParams().getBenchmark();
-            double bytes = r.getSecondaryResults().get("·gc.alloc.rate.norm").getScore();
+            var secondary = r.getSecondaryResults();
+            var norm = secondary.containsKey("gc.alloc.rate.norm") ? secondary.get("gc.alloc.rate.norm")
+                    : secondary.get("\u00b7gc.alloc.rate.norm");
+            double bytes = norm.getScore();
             System.out.printf("%-60s %8.1f ns/op %8.1f B/op%n", name, r.getPrimaryResult().getScore(), bytes);
             if (name.endsWith("writerOffer")) {
                 offerNs = r.getPrimaryResult().getScore();
