@@ -195,7 +195,13 @@ public final class DashboardData implements AutoCloseable {
         put(i, "occupants", gaugeValue("mucscale.muc.occupants"));
 
         for (Map.Entry<String, java.util.function.LongSupplier> q : metrics.queueDepths.entrySet()) {
-            dynamic(queueSeries, q.getKey())[i] = q.getValue().getAsLong();
+            double depth;
+            try {
+                depth = q.getValue().getAsLong();
+            } catch (RuntimeException e) {
+                depth = Double.NaN; // the queue's owner failed to answer: a gap in the chart
+            }
+            dynamic(queueSeries, q.getKey())[i] = depth;
         }
         for (Map.Entry<String, com.codahale.metrics.Counter> f : metrics.filterActionsByKey.entrySet()) {
             long c = f.getValue().getCount();

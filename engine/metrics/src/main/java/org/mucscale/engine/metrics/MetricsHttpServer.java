@@ -50,8 +50,9 @@ public final class MetricsHttpServer implements AutoCloseable {
             + "img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
     private final MucScaleMetrics metrics;
-    private final MetricsConfig config;
-    private final MetricsAccess access;
+    // Replaced as a whole by updateSettings (dynamic access settings); read by the HTTP threads.
+    private volatile MetricsConfig config;
+    private volatile MetricsAccess access;
     private final String csrfToken;
     private final Map<String, Runnable> actions = new ConcurrentHashMap<>();
     private HttpServer server;
@@ -64,6 +65,15 @@ public final class MetricsHttpServer implements AutoCloseable {
         byte[] random = new byte[24];
         new SecureRandom().nextBytes(random);
         this.csrfToken = HexFormat.of().formatHex(random);
+    }
+
+    /**
+     * Applies changed dynamic settings (Prometheus on/off, tokens, address lists) to the running server. Bind address
+     * and port are not dynamic: they stay as started.
+     */
+    public void updateSettings(MetricsConfig changed) {
+        this.access = new MetricsAccess(changed);
+        this.config = changed;
     }
 
     /** Registers an action the page may POST (e.g. "probe" to send a probe now). Names: letters only. */
@@ -133,6 +143,8 @@ public final class MetricsHttpServer implements AutoCloseable {
     }
 
     private void route(HttpExchange ex) throws IOException {
+        MetricsConfig config = this.config;
+        MetricsAccess access = this.access;
         Headers h = ex.getRequestHeaders();
         String path = ex.getRequestURI().getRawPath();
         String method = ex.getRequestMethod();
@@ -224,7 +236,7 @@ public final class MetricsHttpServer implements AutoCloseable {
     }
 
     private void refuse(HttpExchange ex) throws IOException {
-        if (!config.httpToken().isEmpty()) {
+        if (!this.config.httpToken().isEmpty()) {
             ex.getResponseHeaders().set("WWW-Authenticate", "Basic realm=\"mucscale metrics\", charset=\"UTF-8\"");
             send(ex, 401, "text/plain; charset=utf-8", "authentication required\n");
         } else {

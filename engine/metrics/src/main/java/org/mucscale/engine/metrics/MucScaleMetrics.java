@@ -148,8 +148,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         gcMonitor = new GcMonitor(this::onGc, 4096);
         dashboard = new DashboardData(this, gcMonitor, config, clock);
 
-        registry.register("mucscale.muc.rooms", (Gauge<Long>) () -> rooms.getAsLong());
-        registry.register("mucscale.muc.occupants", (Gauge<Long>) () -> occupants.getAsLong());
+        registry.register("mucscale.muc.rooms", (Gauge<Long>) () -> safely(rooms));
+        registry.register("mucscale.muc.occupants", (Gauge<Long>) () -> safely(occupants));
         registry.register("mucscale.muc.messages.per.second", (Gauge<Double>) dashboard::messagesPerSecond);
         registry.register("mucscale.muc.deliveries.per.second", (Gauge<Double>) dashboard::deliveriesPerSecond);
         registry.register("mucscale.jvm.allocation.bytes.per.second", (Gauge<Double>) dashboard::allocationBytesPerSecond);
@@ -306,7 +306,7 @@ public final class MucScaleMetrics implements AutoCloseable {
      * Registers a queue's depth as {@code mucscale.queue.<name>.depth}. Name: letters, digits, '-' and '_'.
      * Returns a handle that unregisters it.
      */
-    public AutoCloseable gaugeQueueDepth(String queueName, LongSupplier depth) {
+    public synchronized AutoCloseable gaugeQueueDepth(String queueName, LongSupplier depth) {
         String name = sanitizeNamePart(queueName);
         if (!name.equals(queueName)) {
             throw new IllegalArgumentException("queue names are letters, digits, '-' and '_', was '" + queueName + "'");
@@ -317,11 +317,26 @@ public final class MucScaleMetrics implements AutoCloseable {
         String metric = "mucscale.queue." + name + ".depth";
         registry.remove(metric);
         queueDepths.put(name, depth);
-        registry.register(metric, (Gauge<Long>) depth::getAsLong);
+        registry.register(metric, (Gauge<Long>) () -> safely(depth));
         return () -> {
-            queueDepths.remove(name, depth);
-            registry.remove(metric);
+            synchronized (this) {
+                if (queueDepths.remove(name, depth)) {
+                    registry.remove(metric);
+                }
+            }
         };
+    }
+
+    /**
+     * A gauge value from another capability's supplier; a failing supplier gives null, which JMX shows as empty and
+     * the Prometheus bridge skips, instead of breaking the whole scrape.
+     */
+    private static Long safely(LongSupplier supplier) {
+        try {
+            return supplier.getAsLong();
+        } catch (RuntimeException e) {
+            return null;
+        }
     }
 
     // ---- reading ----

@@ -130,6 +130,29 @@ class MetricsHttpServerTest {
     }
 
     @Test
+    void updateSettings_enablingPrometheus_takesEffectWithoutRestart() throws Exception {
+        start(Map.of());
+        assertThat(get("/metrics").statusCode()).isEqualTo(404);
+        server.updateSettings(MetricsConfig.from(Settings.fromText(MetricsSettings.ALL,
+                Map.of("mucscale.metrics.prometheus-enabled", "true"))));
+        assertThat(get("/metrics").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void prometheus_withFailingGaugeSupplier_stillScrapes() throws Exception {
+        start(Map.of("mucscale.metrics.prometheus-enabled", "true"));
+        metrics.gaugeQueueDepth("broken", () -> {
+            throw new IllegalStateException("owner stopped");
+        });
+        metrics.dashboard().sampleNow();
+        HttpResponse<String> r = get("/metrics");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(parsePrometheus(r.body())).containsKey("mucscale_muc_messages")
+                .doesNotContainKey("mucscale_queue_depth{queue=\"broken\"}");
+        assertThat(get("/mucscale-dashboard-data").body()).contains("\"broken\":[");
+    }
+
+    @Test
     void prometheus_withTokenFromUnlistedAddress_allowsOnlyTheToken() throws Exception {
         start(Map.of("mucscale.metrics.http-allowed-addresses", "10.9.9.9",
                 "mucscale.metrics.prometheus-enabled", "true",
