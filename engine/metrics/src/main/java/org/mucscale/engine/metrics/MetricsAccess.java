@@ -70,6 +70,29 @@ public final class MetricsAccess {
         }
     }
 
+    /**
+     * For a server bound to loopback: is the {@code Host} header a loopback name ({@code 127.0.0.1}, {@code localhost},
+     * {@code [::1]}, with any port)? Anything else means a page on another name reached us, e.g. by DNS rebinding.
+     */
+    public static boolean isLoopbackHost(String hostHeader) {
+        if (hostHeader == null) {
+            return false;
+        }
+        String h = hostHeader.trim().toLowerCase(Locale.ROOT);
+        String name;
+        if (h.startsWith("[")) {
+            int close = h.indexOf(']');
+            if (close < 0) {
+                return false;
+            }
+            name = h.substring(0, close + 1);
+        } else {
+            int colon = h.indexOf(':');
+            name = colon < 0 ? h : h.substring(0, colon);
+        }
+        return name.equals("localhost") || name.equals("[::1]") || name.startsWith("127.") && AddressList.isIpLiteral(name);
+    }
+
     /** Constant-time check of {@code Bearer <token>} or {@code Basic base64(user:token)} against {@code expected}. */
     static boolean tokenMatches(String expected, String authorizationHeader) {
         if (expected == null || expected.isEmpty() || authorizationHeader == null) {

@@ -37,7 +37,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </ul>
  * Access: every request must pass {@link MetricsAccess#standaloneAllowed} (address list, optional token), except that
  * {@code /metrics} may instead pass {@link MetricsAccess#prometheusAllowed}; cross-site browser requests are refused;
- * a POST needs this server's CSRF token (random per start, written into the page).
+ * a POST needs this server's CSRF token (random per start, written into the page); bound to loopback, it answers only
+ * requests whose {@code Host} is a loopback name, so a page on another name cannot reach it by DNS rebinding.
  *
  * <p><b>Concurrency.</b> Two daemon threads ({@code mucscale-metrics-http-N}) serve requests; they only read the
  * metrics. {@link #start}/{@link #close} come from the runner's lifecycle thread.
@@ -57,6 +58,8 @@ public final class MetricsHttpServer implements AutoCloseable {
     private final Map<String, Runnable> actions = new ConcurrentHashMap<>();
     private HttpServer server;
     private ExecutorService executor;
+    /** Bound to a loopback address: then only loopback Host names are answered (defeats DNS rebinding). */
+    private volatile boolean loopbackOnly;
 
     public MetricsHttpServer(MucScaleMetrics metrics, MetricsConfig config) {
         this.metrics = metrics;
@@ -91,6 +94,7 @@ public final class MetricsHttpServer implements AutoCloseable {
             return;
         }
         InetAddress bind = InetAddress.getByName(config.httpBindAddress()); // a literal: checked by the setting
+        loopbackOnly = bind.isLoopbackAddress();
         server = HttpServer.create(new InetSocketAddress(bind, config.httpPort()), 16);
         AtomicInteger n = new AtomicInteger();
         executor = Executors.newFixedThreadPool(2, r -> {
@@ -152,6 +156,10 @@ public final class MetricsHttpServer implements AutoCloseable {
         String authorization = h.getFirst("Authorization");
         if (MetricsAccess.isCrossSite(h.getFirst("Origin"), h.getFirst("Sec-Fetch-Site"), h.getFirst("Host"))) {
             send(ex, 403, "text/plain; charset=utf-8", "cross-site request refused\n");
+            return;
+        }
+        if (loopbackOnly && !MetricsAccess.isLoopbackHost(h.getFirst("Host"))) {
+            send(ex, 403, "text/plain; charset=utf-8", "this server answers to loopback names only\n");
             return;
         }
         boolean client = access.standaloneAllowed(remote, authorization);

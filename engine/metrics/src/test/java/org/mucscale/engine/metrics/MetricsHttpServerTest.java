@@ -220,6 +220,26 @@ class MetricsHttpServerTest {
     }
 
     @Test
+    void request_withForeignHostName_isRefused() throws Exception {
+        start(Map.of());
+        assertThat(rawStatus("evil.example")).isEqualTo(403); // DNS rebinding: evil.example resolved to 127.0.0.1
+        assertThat(rawStatus("127.0.0.1:" + server.port())).isEqualTo(200);
+        assertThat(rawStatus("localhost:" + server.port())).isEqualTo(200);
+    }
+
+    /** A GET of the data with a chosen Host header (java.net.http will not send a foreign one). */
+    private int rawStatus(String host) throws Exception {
+        try (java.net.Socket socket = new java.net.Socket(java.net.InetAddress.getLoopbackAddress(), server.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write(("GET /mucscale-dashboard-data HTTP/1.1\r\nHost: " + host
+                    + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            String status = new java.io.BufferedReader(new java.io.InputStreamReader(socket.getInputStream(),
+                    StandardCharsets.US_ASCII)).readLine();
+            return Integer.parseInt(status.split(" ")[1]);
+        }
+    }
+
+    @Test
     void action_needsCsrfToken() throws Exception {
         start(Map.of());
         AtomicInteger probes = new AtomicInteger();

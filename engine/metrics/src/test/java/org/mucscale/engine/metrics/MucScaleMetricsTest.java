@@ -84,6 +84,28 @@ class MucScaleMetricsTest {
     }
 
     @Test
+    void recordDeliveryLatency_allocatesNothing() {
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM)) {
+            com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+            long id = Thread.currentThread().getId();
+            for (int i = 0; i < 10_000; i++) {
+                metrics.recordDeliveryLatencyNs(1_000 + i); // warm up: classes loaded, lazily built parts built
+                metrics.recordMessage("lobby@conference.example", 3, 1_000 + i);
+            }
+            long before = threads.getThreadAllocatedBytes(id);
+            for (int i = 0; i < 200_000; i++) {
+                metrics.recordDeliveryLatencyNs(1_000 + i);
+                metrics.recordMessage("lobby@conference.example", 3, 1_000 + i);
+                metrics.recordStoreCommitLatencyNs(5_000 + i);
+                metrics.storeCommitted(10, 100_000);
+            }
+            long allocated = threads.getThreadAllocatedBytes(id) - before;
+            // 200,000 rounds of recording; the measuring call itself may allocate a few bytes.
+            assertThat(allocated).isLessThan(1_024);
+        }
+    }
+
+    @Test
     void close_leavesNoListenerThreadOrMBean() throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM);
