@@ -127,6 +127,21 @@ public class FanOutBenchmark {
         r.handle(c);
     }
 
+    private final Jid joiner = Jid.parse("joiner@example.org/res");
+    private final Command join = new Command(XmlElement.builder("presence").attribute("from", "joiner@example.org/res")
+            .attribute("to", "big@muc.example.org/joiner").child(XmlElement.builder("x", Stanzas.NS_MUC).build())
+            .build(), joiner, Jid.parse("big@muc.example.org/joiner"), Jid.parse("big@muc.example.org"), 0);
+    private final Command leave = new Command(XmlElement.builder("presence").attribute("from", "joiner@example.org/res")
+            .attribute("to", "big@muc.example.org/joiner").attribute("type", "unavailable").build(), joiner,
+            Jid.parse("big@muc.example.org/joiner"), Jid.parse("big@muc.example.org"), 0);
+
+    /** One join (427 occupants' presence to the joiner, its presence to 427, self-presence, subject) and a leave. */
+    public long joinAndLeave() {
+        room.handle(join);
+        room.handle(leave);
+        return delivery.written;
+    }
+
     @Benchmark
     @OperationsPerInvocation(OCCUPANTS)
     public long engine() {

@@ -88,6 +88,21 @@ class FanOutBenchmarkTest {
             report.append(String.format(java.util.Locale.ROOT, "%d %.1f %.2f %.1f %.1f%n", r, engineNs[r],
                     engineBytes, baselineNs[r], baselineBytes));
         }
+        int joins = 2_000;
+        for (int i = 0; i < joins; i++) {
+            b.joinAndLeave();
+        }
+        double[] joinUs = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            long c0 = mx.getCurrentThreadCpuTime();
+            for (int i = 0; i < joins; i++) {
+                b.joinAndLeave();
+            }
+            joinUs[r] = (mx.getCurrentThreadCpuTime() - c0) / 1000.0 / joins;
+        }
+        java.util.Arrays.sort(joinUs);
+        report.append(String.format(java.util.Locale.ROOT, "join+leave of a 427-occupant room (FULL presence): median"
+                + " %.1f us CPU, best %.1f us%n", joinUs[rounds / 2], joinUs[0]));
         java.util.Arrays.sort(engineNs);
         java.util.Arrays.sort(baselineNs);
         report.append(String.format(java.util.Locale.ROOT,

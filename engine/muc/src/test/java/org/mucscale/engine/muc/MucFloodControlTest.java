@@ -139,4 +139,19 @@ class MucFloodControlTest extends MucTestBase {
         XmlElement err = only(out.take(bob));
         assertThat(errorCondition(err)).isEqualTo("policy-violation");
     }
+
+    @Test
+    void chatStates_withoutBody_shareTheOccupantRate() {
+        startWith(Map.of("mucscale.muc.occupant-burst", "2", "mucscale.muc.occupant-messages-per-second", "1"));
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        out.clear();
+        for (int i = 0; i < 3; i++) {
+            send(XmlElement.builder("message").attribute("from", bob.toString()).attribute("to", room("r1").toString())
+                    .attribute("type", "groupchat").child(XmlElement.builder("composing",
+                            "http://jabber.org/protocol/chatstates").build()).build());
+        }
+        assertThat(out.take(alice)).hasSize(2);
+        assertThat(errorCondition(out.take(bob).get(2))).isEqualTo("resource-constraint");
+    }
 }
