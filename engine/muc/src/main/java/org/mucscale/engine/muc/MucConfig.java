@@ -149,7 +149,7 @@ public final class MucConfig {
         for (String part : list.split(",")) {
             String p = part.trim();
             if (!p.isEmpty()) {
-                out.add(Jid.parse(p).bare());
+                out.add(Stanzas.userKey(Jid.parse(p)));
             }
         }
         return Set.copyOf(out);

@@ -29,7 +29,7 @@ final class Occupant {
         this.nickKey = Nicknames.key(nick);
         this.occupantJid = occupantJid;
         this.realJid = realJid;
-        this.bareJid = realJid.bare();
+        this.bareJid = Stanzas.userKey(realJid);
         this.role = role;
         this.affiliation = affiliation;
         this.presence = presence;

@@ -111,7 +111,7 @@ final class Room {
             }
             Room room = new Room(shard, c.roomJid);
             room.locked = true;
-            room.affiliations.put(c.from.bare(), Affiliation.OWNER);
+            room.affiliations.put(Stanzas.userKey(c.from), Affiliation.OWNER);
             shard.addRoom(room);
             return room;
         }
@@ -140,7 +140,7 @@ final class Room {
         room.allowPrivateMessages = stored.allowPrivateMessages();
         room.loggingEnabled = stored.loggingEnabled();
         room.presencePolicy = stored.presencePolicy();
-        room.affiliations.putAll(stored.affiliations());
+        stored.affiliations().forEach((j, a) -> room.affiliations.put(Stanzas.userKey(j), a));
         room.affiliations.values().removeIf(a -> a == Affiliation.NONE);
         room.locked = false;
         shard.addRoom(room);
@@ -454,11 +454,12 @@ final class Room {
         ctx.populationChanged();
     }
 
-    Affiliation affiliationOf(Jid bare) {
-        if (ctx.isServiceAdmin(bare)) {
+    Affiliation affiliationOf(Jid user) {
+        Jid key = Stanzas.userKey(user);
+        if (ctx.isServiceAdmin(key)) {
             return Affiliation.OWNER;
         }
-        return affiliations.getOrDefault(bare, Affiliation.NONE);
+        return affiliations.getOrDefault(key, Affiliation.NONE);
     }
 
     int occupantCount() {
@@ -1334,7 +1335,8 @@ final class Room {
         return n;
     }
 
-    private void setAffiliation(Jid bare, Affiliation aff) {
+    private void setAffiliation(Jid user, Affiliation aff) {
+        Jid bare = Stanzas.userKey(user);
         if (aff == Affiliation.NONE) {
             affiliations.remove(bare);
         } else {
@@ -1344,7 +1346,8 @@ final class Room {
     }
 
     /** Stores the affiliation and updates every session of that user in the room (roles, removal, presence). */
-    private void applyAffiliation(Jid bare, Affiliation aff, String reason, String actorNick) {
+    private void applyAffiliation(Jid user, Affiliation aff, String reason, String actorNick) {
+        Jid bare = Stanzas.userKey(user);
         setAffiliation(bare, aff);
         List<Occupant> sessions = new ArrayList<>(1);
         for (int i = 0; i < occupantCount; i++) {

@@ -272,8 +272,9 @@ final class RoomConfigForm {
             if (j == null) {
                 throw new IllegalArgumentException(var + " must list valid JIDs, '" + v + "' is not one");
             }
-            if (!out.contains(j.bare())) {
-                out.add(j.bare());
+            Jid key = Stanzas.userKey(j);
+            if (!out.contains(key)) {
+                out.add(key);
             }
         }
         return out;

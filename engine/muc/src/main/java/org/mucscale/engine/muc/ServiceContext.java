@@ -41,11 +41,13 @@ final class ServiceContext {
         this.stanzaIds = new StanzaIds(config.stanzaIdNode, clock.currentTimeMillis());
     }
 
-    boolean isServiceAdmin(Jid bare) {
-        return config.serviceAdmins.contains(bare);
+    boolean isServiceAdmin(Jid user) {
+        return config.serviceAdmins.contains(Stanzas.userKey(user));
     }
 
-    boolean mayCreateRooms(Jid bare) {
+    boolean mayCreateRooms(Jid user) {
+        Jid bare = Stanzas.userKey(user);
+        MucConfig config = this.config;
         return switch (config.roomCreation) {
             case ANYONE -> true;
             case LISTED -> config.roomCreators.contains(bare) || isServiceAdmin(bare);

@@ -85,6 +85,19 @@ final class Stanzas {
         return b.build();
     }
 
+    /**
+     * The bare JID used as a key for affiliations and admin lists: local part lower-cased (nodeprep's case mapping),
+     * so an admin typing {@code Bob@example.org} addresses the same user the server calls {@code bob@example.org}.
+     */
+    static Jid userKey(Jid jid) {
+        String local = jid.local();
+        String lower = local == null ? null : local.toLowerCase(java.util.Locale.ROOT);
+        if (jid.isBare() && (local == null || local.equals(lower))) {
+            return jid;
+        }
+        return Jid.of(lower, jid.domain(), null);
+    }
+
     /** True when the stanza is an error reply (never answered, to avoid loops). */
     static boolean isError(XmlElement stanza) {
         return "error".equals(stanza.attribute("type"));

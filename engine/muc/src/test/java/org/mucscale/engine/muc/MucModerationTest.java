@@ -191,4 +191,12 @@ class MucModerationTest extends MucTestBase {
         XmlElement list = iq(alice, room("r1"), "get", admin("affiliation", "member"));
         assertThat(list.child("query", NS_ADMIN).child("item").attribute("jid")).isEqualTo("bob@example.org");
     }
+
+    @Test
+    void affiliation_jidCaseInsensitive_inLocalPart() {
+        createConfigured(alice, "r1", "Alice", "muc#roomconfig_membersonly", "1");
+        iq(alice, room("r1"), "set", admin("jid", "BOB@Example.org", "affiliation", "member"));
+        XmlElement self = selfPresence(join(bob, "r1", "Bob"));
+        assertThat(item(self).attribute("affiliation")).isEqualTo("member");
+    }
 }
