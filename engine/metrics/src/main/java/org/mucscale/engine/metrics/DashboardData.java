@@ -396,6 +396,7 @@ public final class DashboardData implements AutoCloseable {
         sb.append(",\"messages\":").append(metrics.messages.getCount());
         sb.append(",\"deliveries\":").append(metrics.deliveries.getCount());
         sb.append(",\"gcPauses\":").append(metrics.gcPauses.getCount());
+        sb.append(",\"topRoomsUnattributed\":").append(metrics.topRooms.unattributed());
         sb.append(",\"probesSent\":").append(metrics.probesSent.getCount());
         sb.append(",\"probesReceived\":").append(metrics.probesReceived.getCount());
         sb.append(",\"rooms\":");

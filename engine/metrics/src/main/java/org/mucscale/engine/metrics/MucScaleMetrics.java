@@ -159,6 +159,9 @@ public final class MucScaleMetrics implements AutoCloseable {
             MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
             return heap.getMax() < 0 ? heap.getCommitted() : heap.getMax();
         });
+        // Room counts that lost the race for a top-rooms counter (never blocked for it): counted, not dropped.
+        registry.register("mucscale.muc.top.rooms.unattributed", (Gauge<Long>) topRooms::unattributed);
+        registry.register("mucscale.filter.top.rooms.unattributed", (Gauge<Long>) topFilterRooms::unattributed);
         registry.register("mucscale.jvm.threads", (Gauge<Integer>) () -> ManagementFactory.getThreadMXBean().getThreadCount());
 
         // Labels in a fixed order (Map.of would vary it from run to run).
