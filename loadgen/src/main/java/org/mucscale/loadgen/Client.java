@@ -101,6 +101,10 @@ final class Client implements XmlScanner.Sink {
     void opened(IoSession s) {
         session = s;
         run.stats.connected.increment();
+        if (state >= CLOSED) {
+            s.closeNow(); // gave up on it (timeout, shutdown) before the TCP connect completed
+            return;
+        }
         state = STREAM;
         openStream();
     }
@@ -205,6 +209,9 @@ final class Client implements XmlScanner.Sink {
     public void stanza(byte[] b, int start, int end, int nameStart, int nameEnd, int startTagEnd) {
         if (TRACE && index == 0) {
             System.err.println("RECV " + Bytes.text(b, start, end));
+        }
+        if (state >= CLOSED) {
+            return;
         }
         int nameLen = nameEnd - nameStart;
         // fast path: groupchat deliveries

@@ -73,8 +73,11 @@
     parent.appendChild(box);
   }
 
+  var LATENCY = {p50Ms: 1, p90Ms: 1, p99Ms: 1, p999Ms: 1, maxMs: 1};
   function series(run, field) {
-    return (run.series || []).filter(function (p) { return p[field] !== undefined && p[field] >= 0; })
+    return (run.series || []).filter(function (p) {
+      return p[field] !== undefined && p[field] >= 0 && (!LATENCY[field] || p.deliveriesPerSec > 0);
+    })
       .map(function (p) { return [p.t, p[field]]; });
   }
   function table(parent, head, rows, classer) {
