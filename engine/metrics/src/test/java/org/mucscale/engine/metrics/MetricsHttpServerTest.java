@@ -93,6 +93,30 @@ class MetricsHttpServerTest {
     }
 
     @Test
+    void close_freesPortAndThreads() throws Exception {
+        start(Map.of());
+        int port = server.port();
+        assertThat(get("/").statusCode()).isEqualTo(200);
+
+        server.close();
+
+        try (java.net.ServerSocket again = new java.net.ServerSocket(port, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            assertThat(again.getLocalPort()).isEqualTo(port);
+        }
+        long deadline = System.nanoTime() + 5_000_000_000L;
+        while (httpThreadAlive() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(httpThreadAlive()).isFalse();
+        server = null;
+    }
+
+    private static boolean httpThreadAlive() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .anyMatch(t -> t.getName().startsWith("mucscale-metrics-http-") && t.isAlive());
+    }
+
+    @Test
     void staticFile_withTraversal_isNotFound() throws Exception {
         start(Map.of());
         assertThat(get("/dashboard/../../../etc/passwd").statusCode()).isEqualTo(404);
