@@ -39,6 +39,7 @@ public final class MucConfig {
     final int maxNicknameLength;
     final boolean logAllRooms;
     final String stanzaIdNode;
+    final boolean occupantIds;
 
     private MucConfig(Settings s) {
         serviceName = s.get(MucSettings.SERVICE_NAME);
@@ -68,6 +69,7 @@ public final class MucConfig {
         maxNicknameLength = s.get(MucSettings.MAX_NICKNAME_LENGTH);
         logAllRooms = s.get(MucSettings.LOG_ALL_ROOMS);
         stanzaIdNode = s.get(MucSettings.STANZA_ID_NODE);
+        occupantIds = s.get(MucSettings.OCCUPANT_IDS);
     }
 
     /** Copies {@code dynamic}'s values but keeps the values of settings that need a restart from {@code running}. */
@@ -77,6 +79,7 @@ public final class MucConfig {
         commandQueueCapacity = running.commandQueueCapacity;
         historySize = running.historySize;
         stanzaIdNode = running.stanzaIdNode;
+        occupantIds = running.occupantIds;
         roomCreation = dynamic.roomCreation;
         roomCreators = dynamic.roomCreators;
         serviceAdmins = dynamic.serviceAdmins;
@@ -122,6 +125,9 @@ public final class MucConfig {
         }
         if (!stanzaIdNode.equals(next.stanzaIdNode)) {
             keys.add(MucSettings.STANZA_ID_NODE.key());
+        }
+        if (occupantIds != next.occupantIds) {
+            keys.add(MucSettings.OCCUPANT_IDS.key());
         }
         return keys;
     }

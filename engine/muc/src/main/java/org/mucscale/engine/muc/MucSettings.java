@@ -97,12 +97,16 @@ public final class MucSettings {
             "Prefix of generated stanza ids, unique per node in a cluster; empty picks a random one at start.",
             v -> v == null ? "letters and digits, at most 16" : checkNode(v));
 
+    public static final Setting<Boolean> OCCUPANT_IDS = Setting.ofBoolean("mucscale.muc.occupant-ids", true, false,
+            "Whether rooms add XEP-0421 occupant ids (stable per user and room while the service runs) to presence and"
+                    + " messages.");
+
     public static final List<Setting<?>> ALL = List.of(SERVICE_NAME, SHARD_THREADS, COMMAND_QUEUE_CAPACITY,
             ROOM_CREATION, ROOM_CREATORS, SERVICE_ADMINS, HISTORY_SIZE, DEFAULT_MAX_OCCUPANTS,
             DEFAULT_PRESENCE_POLICY, PRESENCE_BROADCAST_LIMIT, DEFAULT_PUBLIC, DEFAULT_PERSISTENT,
             DEFAULT_NON_ANONYMOUS, DEFAULT_PARTICIPANTS_CHANGE_SUBJECT, PRIVATE_MESSAGES, OCCUPANT_MESSAGES_PER_SECOND,
             OCCUPANT_BURST, ROOM_MESSAGES_PER_SECOND, ROOM_BURST, MAX_MESSAGE_BYTES, MAX_MESSAGE_LINES,
-            MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE);
+            MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS);
 
     static String checkJidList(String value) {
         if (value == null) {

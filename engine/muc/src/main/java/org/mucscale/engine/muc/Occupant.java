@@ -11,6 +11,8 @@ final class Occupant {
     Jid occupantJid; // room@service/nick
     final Jid realJid; // full JID of the user's session
     final Jid bareJid;
+    /** XEP-0421 occupant id, or null when the service does not add them. */
+    String occupantId;
     Role role;
     Affiliation affiliation;
     /** The user's last available presence, whose children (show, status, caps ...) are broadcast. */

@@ -270,6 +270,9 @@ final class Room {
         }
         Occupant o = new Occupant(nick, occupantJid, c.from, defaultRole(aff), aff, s,
                 new TokenBucket(ctx.config.occupantBurst, ctx.clock.nanoTime()));
+        if (ctx.config.occupantIds) {
+            o.occupantId = ctx.occupantId(jid, o.bareJid);
+        }
         // 1. the existing occupants' presence to the joiner
         boolean joinerSeesJids = nonAnonymous || o.isModerator();
         for (int i = 0; i < occupantCount; i++) {
@@ -411,6 +414,10 @@ final class Room {
         if (destroyIfEmpty && occupantCount == 0 && !persistent) {
             shard.removeRoom(this);
         }
+    }
+
+    private static XmlElement occupantIdElement(Occupant o) {
+        return XmlElement.builder("occupant-id", Stanzas.NS_OCCUPANT_ID).attribute("id", o.occupantId).build();
     }
 
     private static XmlElement reasonAndActor(String reason, String actorNick) {
@@ -571,7 +578,8 @@ final class Room {
         if (o.presence != null) {
             for (Object child : o.presence.children()) {
                 if (child instanceof XmlElement e) {
-                    if ("x".equals(e.name()) && (NS_MUC.equals(e.namespace()) || NS_MUC_USER.equals(e.namespace()))) {
+                    if ("x".equals(e.name()) && (NS_MUC.equals(e.namespace()) || NS_MUC_USER.equals(e.namespace()))
+                            || Stanzas.isRoomAssigned(e)) {
                         continue;
                     }
                     if (type != null && !"status".equals(e.name())) {
@@ -593,6 +601,9 @@ final class Room {
             for (XmlElement e : reasonAndActor.elements()) {
                 item.child(e);
             }
+        }
+        if (o.occupantId != null) {
+            p.child(occupantIdElement(o));
         }
         XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER).child(item.build());
         if (destroy != null && "destroy".equals(destroy.name())) {
@@ -855,7 +866,7 @@ final class Room {
                 if (Stanzas.NS_SID.equals(e.namespace()) && jid.toString().equals(e.attribute("by"))) {
                     continue;
                 }
-                if ("x".equals(e.name()) && NS_MUC_USER.equals(e.namespace())) {
+                if ("x".equals(e.name()) && NS_MUC_USER.equals(e.namespace()) || Stanzas.isRoomAssigned(e)) {
                     continue;
                 }
                 if (maskedBody != null && "body".equals(e.name()) && Stanzas.isContentNamespace(e.namespace())) {
@@ -869,6 +880,9 @@ final class Room {
                 }
                 m.child(e);
             }
+        }
+        if (sender.occupantId != null) {
+            m.child(occupantIdElement(sender));
         }
         if (stanzaId != null) {
             m.child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", stanzaId)
@@ -920,13 +934,17 @@ final class Room {
         }
         XmlElement.Builder m = c.stanza.toBuilder().attribute("from", sender.occupantJid.toString())
                 .attribute("to", target.realJid.toString());
-        m.removeChildren("x");
-        for (XmlElement e : c.stanza.elements("x")) {
-            if (!NS_MUC_USER.equals(e.namespace())) {
+        m.removeChildren("x").removeChildren("occupant-id");
+        for (XmlElement e : c.stanza.elements()) {
+            if (("x".equals(e.name()) && !NS_MUC_USER.equals(e.namespace()))
+                    || ("occupant-id".equals(e.name()) && !Stanzas.isRoomAssigned(e))) {
                 m.child(e);
             }
         }
         m.child(XmlElement.builder("x", NS_MUC_USER).build());
+        if (sender.occupantId != null) {
+            m.child(occupantIdElement(sender));
+        }
         delivery.send(m.build());
     }
 
@@ -1096,6 +1114,9 @@ final class Room {
         q.child(Stanzas.feature(nonAnonymous ? "muc_nonanonymous" : "muc_semianonymous"));
         q.child(Stanzas.feature(Stanzas.NS_SID));
         q.child(Stanzas.feature(Stanzas.NS_STABLE_ID));
+        if (ctx.config.occupantIds) {
+            q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
+        }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));

@@ -39,6 +39,29 @@ final class ServiceContext {
         this.repository = repository;
         this.listener = listener;
         this.stanzaIds = new StanzaIds(config.stanzaIdNode, clock.currentTimeMillis());
+        this.occupantIdSecret = new byte[16];
+        new java.security.SecureRandom().nextBytes(occupantIdSecret);
+    }
+
+    /** Per-process secret of XEP-0421 occupant ids: stable while the service runs, unguessable from the JID. */
+    private final byte[] occupantIdSecret;
+
+    /**
+     * The XEP-0421 occupant id of a user in a room: the first 16 bytes of SHA-256(secret, room, bare JID), base64url.
+     * Computed once per join, never per message.
+     */
+    String occupantId(Jid room, Jid userKey) {
+        try {
+            java.security.MessageDigest d = java.security.MessageDigest.getInstance("SHA-256");
+            d.update(occupantIdSecret);
+            d.update(room.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            d.update((byte) 0);
+            d.update(userKey.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            byte[] h = d.digest();
+            return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(java.util.Arrays.copyOf(h, 16));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+        }
     }
 
     boolean isServiceAdmin(Jid user) {

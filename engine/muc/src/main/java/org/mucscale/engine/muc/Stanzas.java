@@ -21,6 +21,7 @@ final class Stanzas {
     static final String NS_STANZAS = "urn:ietf:params:xml:ns:xmpp-stanzas";
     /** The service reflects the id of a client's presence in its self-presence (and of messages). */
     static final String NS_STABLE_ID = "http://jabber.org/protocol/muc#stable_id";
+    static final String NS_OCCUPANT_ID = "urn:xmpp:occupant-id:0";
     static final String NS_SELF_PING = "http://jabber.org/protocol/muc#self-ping";
 
     /** Error conditions with the type XEP-0045 pairs them with. */
@@ -101,6 +102,11 @@ final class Stanzas {
     /** True when the stanza is an error reply (never answered, to avoid loops). */
     static boolean isError(XmlElement stanza) {
         return "error".equals(stanza.attribute("type"));
+    }
+
+    /** An element the room adds itself; copies sent by clients are dropped so they cannot be spoofed. */
+    static boolean isRoomAssigned(XmlElement e) {
+        return NS_OCCUPANT_ID.equals(e.namespace());
     }
 
     /** True for the namespace of a stanza's own children (body, subject): inherited, jabber:client or component. */
