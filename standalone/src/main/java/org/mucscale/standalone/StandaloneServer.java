@@ -1,22 +1,22 @@
 package org.mucscale.standalone;
 
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.util.ArrayList;
+import com.zaxxer.hikari.HikariDataSource;
 import java.util.List;
 import org.mucscale.engine.config.InvalidSettingException;
 import org.mucscale.engine.config.Setting;
 import org.mucscale.engine.config.Settings;
-import org.mucscale.engine.muc.MucConfig;
 import org.mucscale.engine.muc.MucService;
-import org.mucscale.engine.muc.MucSettings;
-import org.mucscale.engine.port.Clock;
+import org.mucscale.engine.runtime.MucScaleEngine;
+import org.mucscale.engine.runtime.MucScaleSettings;
+import org.mucscale.engine.store.DatabaseType;
+import org.mucscale.engine.store.StandaloneDataSource;
+import org.mucscale.engine.store.StoreSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The standalone MUC service: the engine behind an XEP-0114 component connection. {@link Main} runs it from a
- * config file; tests start it in-process.
+ * The standalone MUC service: mucscale's engine (MUC, content filter, room log store, metrics) behind an XEP-0114
+ * component connection. {@link Main} runs it from a config file; tests start it in-process.
  *
  * <pre>
  * try (StandaloneServer server = StandaloneServer.start(Settings.fromText(StandaloneServer.catalog(), text))) {
@@ -24,26 +24,28 @@ import org.slf4j.LoggerFactory;
  * }
  * </pre>
  *
- * <p>Lifecycle: {@link #start} builds and starts the engine, then connects (blocking until the handshake is done);
- * {@link #close} stops the engine first, while the stream is still up, so occupants are told their rooms are going
- * (status 332) and queued stanzas drain, then closes the stream.
+ * <p>Lifecycle: {@link #start} opens the database pool (when the store is enabled), starts the engine, then
+ * connects (blocking until the handshake is done). {@link #close} stops the engine first, while the stream is still
+ * up, so occupants are told their rooms are going (status 332) and queued stanzas drain; then it closes the stream
+ * and the pool. Called from one thread (main, or the shutdown hook).
  */
 public final class StandaloneServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(StandaloneServer.class);
 
     private final ComponentConnection connection;
-    private final MucService muc;
+    private final MucScaleEngine engine;
+    private final HikariDataSource dataSource;
+    private boolean closed;
 
-    private StandaloneServer(ComponentConnection connection, MucService muc) {
+    private StandaloneServer(ComponentConnection connection, MucScaleEngine engine, HikariDataSource dataSource) {
         this.connection = connection;
-        this.muc = muc;
+        this.engine = engine;
+        this.dataSource = dataSource;
     }
 
-    /** Every setting the config file may hold: the standalone runner's and the engine's. */
+    /** Every setting the config file may hold: the engine's and the standalone runner's. */
     public static List<Setting<?>> catalog() {
-        List<Setting<?>> all = new ArrayList<>(StandaloneSettings.ALL);
-        all.addAll(MucSettings.ALL);
-        return List.copyOf(all);
+        return MucScaleSettings.catalogWith(StandaloneSettings.ALL);
     }
 
     /**
@@ -53,51 +55,87 @@ public final class StandaloneServer implements AutoCloseable {
      */
     public static StandaloneServer start(Settings settings) throws ComponentException {
         ComponentConfig componentConfig = ComponentConfig.from(settings);
-        MucConfig mucConfig = MucConfig.from(settings);
-        checkDatabaseUrl(settings.get(StandaloneSettings.DATABASE_URL));
         ComponentConnection connection = new ComponentConnection(componentConfig);
-        // TODO(runtime): filter, store (database-url), metrics once engine/runtime wires them into one engine.
-        MucService muc = MucService.builder(componentConfig.domain(), mucConfig, connection).clock(Clock.SYSTEM).build();
-        muc.start();
+        HikariDataSource ds = null;
+        MucScaleEngine engine = null;
         try {
-            connection.connect(muc::process);
+            MucScaleEngine.Builder b = MucScaleEngine.builder(componentConfig.domain(), settings, connection)
+                    .serveHttp(true);
+            if (settings.get(StoreSettings.ENABLED)) {
+                String url = settings.get(StoreSettings.JDBC_URL);
+                DatabaseType type = databaseType(url);
+                ds = StandaloneDataSource.create(settings);
+                b.database(ds, type, true);
+            }
+            engine = b.build();
+            engine.start();
+            connection.connect(engine::process);
         } catch (ComponentException | RuntimeException e) {
-            muc.stop();
+            if (engine != null) {
+                engine.close();
+            }
             connection.close();
+            if (ds != null) {
+                ds.close();
+            }
             throw e;
         }
         LOG.info("mucscale standalone: MUC service {} connected to {}:{}", componentConfig.domain(),
                 componentConfig.serverHost(), componentConfig.serverPort());
-        return new StandaloneServer(connection, muc);
+        return new StandaloneServer(connection, engine, ds);
     }
 
-    private static void checkDatabaseUrl(String url) {
-        try {
-            DriverManager.getDriver(url);
-        } catch (SQLException e) {
-            throw new InvalidSettingException(StandaloneSettings.DATABASE_URL.key()
-                    + " must be a JDBC URL of a driver on the classpath (HSQLDB is built in), was '" + url + "'");
+    /** The database behind a JDBC URL, or a refusal naming the key, the value and what is supported. */
+    static DatabaseType databaseType(String url) {
+        if (url.startsWith("jdbc:hsqldb:")) {
+            return DatabaseType.HSQLDB;
         }
+        if (url.startsWith("jdbc:mysql:")) {
+            return DatabaseType.MYSQL;
+        }
+        if (url.startsWith("jdbc:mariadb:")) {
+            return DatabaseType.MARIADB;
+        }
+        if (url.startsWith("jdbc:postgresql:")) {
+            return DatabaseType.POSTGRESQL;
+        }
+        throw new InvalidSettingException(StoreSettings.JDBC_URL.key() + " must be a jdbc:hsqldb:, jdbc:mysql:, "
+                + "jdbc:mariadb: or jdbc:postgresql: URL, was '" + url + "'");
     }
 
     public ComponentConnection connection() {
         return connection;
     }
 
+    public MucScaleEngine engine() {
+        return engine;
+    }
+
     public MucService muc() {
-        return muc;
+        return engine.muc();
     }
 
     public ComponentStats stats() {
         return connection.stats();
     }
 
-    /** Stops the engine (occupants are told), then closes the stream to the server; idempotent. */
+    /** Stops the engine (occupants are told), then closes the stream and the pool; idempotent. */
     @Override
-    public void close() {
-        muc.stop();
-        connection.close();
-        LOG.info("mucscale standalone: stopped (stanzas in {}, out {}, not sent {})", stats().stanzasReceived(),
-                stats().stanzasSent(), stats().outboundDroppedQueueFull() + stats().outboundDroppedDisconnected());
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            engine.close();
+        } finally {
+            connection.close();
+            if (dataSource != null) {
+                dataSource.close();
+            }
+        }
+        ComponentStats s = stats();
+        LOG.info("mucscale standalone: stopped (stanzas in {}, out {}, not sent {})", s.stanzasReceived(),
+                s.stanzasSent(), s.outboundDroppedQueueFull() + s.outboundDroppedDisconnected());
     }
 }

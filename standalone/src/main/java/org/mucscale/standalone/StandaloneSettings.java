@@ -7,6 +7,8 @@ import org.mucscale.engine.config.Setting;
 /**
  * Settings of the standalone XEP-0114 component ({@code mucscale.standalone.*}). The config file holds these next
  * to the engine's own {@code mucscale.*} keys; an unknown {@code mucscale.} key is refused so a typo is not ignored.
+ * The database is the store's: {@code mucscale.store.jdbc-url} (embedded HSQLDB file database by default),
+ * {@code -user}, {@code -password}, {@code pool-size}, so one key means one thing in every host.
  */
 public final class StandaloneSettings {
     private StandaloneSettings() {
@@ -33,17 +35,6 @@ public final class StandaloneSettings {
 
     public static final Setting<String> COMPONENT_SECRET = Setting.ofString("mucscale.standalone.component-secret", "",
             false, "The shared secret the server expects for this component (required).");
-
-    public static final Setting<String> DATABASE_URL = Setting.ofString("mucscale.standalone.database-url",
-            "jdbc:hsqldb:file:mucscale-data/mucscale;shutdown=true", false,
-            "JDBC URL of the database for persistent rooms and history; embedded HSQLDB file database by default.",
-            StandaloneSettings::jdbcRule);
-
-    public static final Setting<String> DATABASE_USER = Setting.ofString("mucscale.standalone.database-user", "SA",
-            false, "Database user name.");
-
-    public static final Setting<String> DATABASE_PASSWORD = Setting.ofString("mucscale.standalone.database-password",
-            "", false, "Database password.");
 
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.ofDuration("mucscale.standalone.connect-timeout",
             Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMinutes(5), false,
@@ -84,7 +75,7 @@ public final class StandaloneSettings {
                     + "and logged.");
 
     public static final List<Setting<?>> ALL = List.of(SERVER_HOST, SERVER_PORT, COMPONENT_DOMAIN, COMPONENT_SECRET,
-            DATABASE_URL, DATABASE_USER, DATABASE_PASSWORD, CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT, KEEPALIVE_INTERVAL,
+            CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT, KEEPALIVE_INTERVAL,
             RECONNECT_INITIAL_DELAY, RECONNECT_MAX_DELAY, MAX_STANZA_BYTES, WRITE_QUEUE_MAX_BYTES,
             WRITE_QUEUE_OVERFLOW);
 
@@ -109,13 +100,6 @@ public final class StandaloneSettings {
             if (c == '@' || c == '/' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '&') {
                 return rule;
             }
-        }
-        return null;
-    }
-
-    static String jdbcRule(String value) {
-        if (value == null || !value.startsWith("jdbc:") || hasSpaceOrControl(value.trim())) {
-            return "a JDBC URL starting with jdbc: (e.g. jdbc:hsqldb:file:mucscale-data/mucscale)";
         }
         return null;
     }

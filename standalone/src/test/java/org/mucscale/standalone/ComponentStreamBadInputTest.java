@@ -29,7 +29,8 @@ class ComponentStreamBadInputTest {
         text.put(StandaloneSettings.SERVER_PORT.key(), Integer.toString(xmpp.port()));
         text.put(StandaloneSettings.COMPONENT_DOMAIN.key(), "muc.example.test");
         text.put(StandaloneSettings.COMPONENT_SECRET.key(), "s");
-        text.put(StandaloneSettings.DATABASE_URL.key(), "jdbc:hsqldb:mem:bad");
+        text.put("mucscale.store.jdbc-url", "jdbc:hsqldb:mem:bad" + System.nanoTime());
+        text.put("mucscale.metrics.http-port", "0");
         text.put(StandaloneSettings.MAX_STANZA_BYTES.key(), "4096");
         text.put(StandaloneSettings.RECONNECT_INITIAL_DELAY.key(), "20");
         text.put(StandaloneSettings.RECONNECT_MAX_DELAY.key(), "100");

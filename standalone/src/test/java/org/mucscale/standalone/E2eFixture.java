@@ -22,6 +22,7 @@ final class E2eFixture implements AutoCloseable {
     static final String SECRET = "e2e-secret";
     static final String PASSWORD = "pw";
 
+    private static final java.util.concurrent.atomic.AtomicInteger FIXTURES = new java.util.concurrent.atomic.AtomicInteger();
     final ProsodyServer prosody;
     final StandaloneServer server;
     private final List<AutoCloseable> clients = new ArrayList<>();
@@ -45,7 +46,8 @@ final class E2eFixture implements AutoCloseable {
             text.put(StandaloneSettings.SERVER_PORT.key(), Integer.toString(prosody.componentPort()));
             text.put(StandaloneSettings.COMPONENT_DOMAIN.key(), MUC);
             text.put(StandaloneSettings.COMPONENT_SECRET.key(), SECRET);
-            text.put(StandaloneSettings.DATABASE_URL.key(), "jdbc:hsqldb:mem:e2e");
+            text.put("mucscale.store.jdbc-url", "jdbc:hsqldb:mem:e2e" + FIXTURES.incrementAndGet());
+            text.put("mucscale.metrics.http-port", "0");
             text.putAll(extraSettings);
             server = StandaloneServer.start(Settings.fromText(StandaloneServer.catalog(), text));
         } catch (Exception | Error e) {

@@ -78,6 +78,23 @@ class FloodAndClientInputEndToEndTest {
     }
 
     @Test
+    void rejoin_rightAfterLastOccupantLeft_everyJoinAnswered() throws Exception {
+        RawXmppClient c = fx.raw(3);
+        for (int i = 0; i < 30; i++) {
+            String id = "rj" + i;
+            c.write("<presence id='" + id + "' to='" + room("revolving") + "/me'><x xmlns='http://jabber.org/protocol/muc'/>"
+                    + "</presence>");
+            XmlElement joined = c.expect(e -> e.name().equals("presence") && id.equals(e.attribute("id")),
+                    "answer to join " + i, WAIT);
+            assertThat(joined.attribute("type")).as("join %d", i).isNull();
+            String leaveId = "lv" + i;
+            c.write("<presence id='" + leaveId + "' type='unavailable' to='" + room("revolving") + "/me'/>");
+            c.expect(e -> e.name().equals("presence") && leaveId.equals(e.attribute("id")), "answer to leave " + i,
+                    WAIT);
+        }
+    }
+
+    @Test
     void participantFlood_excessRefusedWithResourceConstraintAndText_othersSeeOnlyAccepted() throws Exception {
         List<RawXmppClient> cs = room("floody", 0, 1, 2);
         RawXmppClient sender = cs.get(1);

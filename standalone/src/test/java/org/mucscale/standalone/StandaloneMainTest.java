@@ -104,7 +104,7 @@ class StandaloneMainTest {
     void main_wrongSecret_exit1RefusedSecret() throws Exception {
         Path f = config("mucscale.standalone.server-port=" + prosody.componentPort(),
                 "mucscale.standalone.component-domain=muc.example.test", "mucscale.standalone.component-secret=wrong",
-                "mucscale.standalone.database-url=jdbc:hsqldb:mem:m");
+                "mucscale.store.jdbc-url=jdbc:hsqldb:mem:m", "mucscale.metrics.http-port=0");
         Outcome o = run("--config", f.toString());
         assertThat(o.exit()).isEqualTo(Main.EXIT_STARTUP_FAILED);
         assertThat(o.err()).contains("mucscale: the server refused the component secret for muc.example.test");
@@ -114,7 +114,7 @@ class StandaloneMainTest {
     void main_nothingListening_exit1CannotConnect() throws Exception {
         int port = FreePort.next();
         Path f = config("mucscale.standalone.server-port=" + port, "mucscale.standalone.component-secret=x",
-                "mucscale.standalone.database-url=jdbc:hsqldb:mem:m");
+                "mucscale.store.jdbc-url=jdbc:hsqldb:mem:m", "mucscale.metrics.http-port=0");
         Outcome o = run("--config", f.toString());
         assertThat(o.exit()).isEqualTo(Main.EXIT_STARTUP_FAILED);
         assertThat(o.err()).contains("mucscale: cannot connect to 127.0.0.1:" + port + ": ");
@@ -133,7 +133,7 @@ class StandaloneMainTest {
     void main_running_servesRooms_thenSigtermTellsOccupantsAndExits() throws Exception {
         Path f = config("mucscale.standalone.server-port=" + prosody.componentPort(),
                 "mucscale.standalone.component-domain=muc.example.test", "mucscale.standalone.component-secret=right",
-                "mucscale.standalone.database-url=jdbc:hsqldb:mem:m");
+                "mucscale.store.jdbc-url=jdbc:hsqldb:mem:m", "mucscale.metrics.http-port=0");
         Process p = launch("--config", f.toString());
         try (RawXmppClient alice = RawXmppClient.login(prosody.c2sPort(), "example.test", "alice", "pw", "a")) {
             BufferedReader out = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));

@@ -127,6 +127,11 @@ class StandaloneMucSmackTest {
     void join_newRoom_ownerThenOccupantSeeEachOther() throws Exception {
         MultiUserChat[] m = roomWith("joinroom", 0, 1);
         assertThat(m[1].isJoined()).isTrue();
+        // Smack's occupant list is filled by an asynchronous listener: wait for it to catch up
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (m[1].getOccupants().size() < 2 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
         assertThat(m[1].getOccupants()).extracting(Object::toString)
                 .contains("joinroom@" + E2eFixture.MUC + "/n0", "joinroom@" + E2eFixture.MUC + "/n1");
         assertThat(m[0].getOwners()).extracting(a -> a.getJid().toString()).containsExactly("user0@example.test");
