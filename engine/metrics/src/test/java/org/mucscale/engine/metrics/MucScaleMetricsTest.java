@@ -50,8 +50,9 @@ class MucScaleMetricsTest {
             double slowP99 = JsonProbe.lastInColumn(json, "latencyP99Ms");
 
             assertThat(slowP99).isGreaterThanOrEqualTo(25.0);
-            assertThat(fastP99).isLessThan(25.0);
-            assertThat(slowP99).isGreaterThan(fastP99);
+            // Relative, not absolute: on a loaded machine the fast path can take milliseconds too, but the slow
+            // consumer's queue builds up to about 40 x 25 ms.
+            assertThat(fastP99).isLessThan(slowP99 / 4);
             assertThat(JsonProbe.number(json, "\"summary\"", "latencyMaxMs")).isGreaterThanOrEqualTo(25.0);
         }
     }
