@@ -269,7 +269,11 @@ public final class MucService {
     /** Room addresses are case-insensitive: the local part is lower-cased (nodeprep's case mapping). */
     private static Jid normalizeRoom(Jid jid) {
         try {
-            return Jid.of(jid.local().toLowerCase(Locale.ROOT), jid.domain(), null);
+            String lower = jid.local().toLowerCase(Locale.ROOT);
+            if (jid.isBare() && lower.equals(jid.local())) {
+                return jid; // the common case: no new address per stanza
+            }
+            return Jid.of(lower, jid.domain(), null);
         } catch (RuntimeException e) {
             return null;
         }
