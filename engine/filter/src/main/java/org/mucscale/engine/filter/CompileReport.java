@@ -6,7 +6,8 @@ import java.util.List;
  * What compiling a set of lists did.
  *
  * @param entriesIn   entries given
- * @param entriesKept entries in the automaton (duplicates after folding are merged, keeping the highest severity)
+ * @param entriesKept entries kept (duplicates after folding are merged, keeping the highest severity); the automaton
+ *                    also holds generated variants ("f*ck", "blowjob" for "blow job")
  * @param refused     entries left out, each with the reason ("'fan' (builtin:sv:12) matches the common en word 'fan'")
  * @param warnings    other remarks, e.g. punctuation ignored in an entry
  * @param compileNs   wall time of the compile

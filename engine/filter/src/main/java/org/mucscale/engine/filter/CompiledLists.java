@@ -7,9 +7,9 @@ import java.util.List;
  * off the message path and then read by any number of scanning threads without synchronisation (all fields final,
  * published through a volatile reference in {@link ContentFilter}).
  *
- * <p>Transitions: symbol ids below {@code denseWidth} (the most frequent letters of the lists) index a full DFA
- * table; rarer symbols follow goto edges and failure links. The dense width shrinks as lists grow, so memory stays
- * bounded (about 32 MB at most) for any list size.
+ * <p>Transitions: states are numbered breadth-first, so the shallow states where clean text spends its time come
+ * first; they and the most frequent symbols index a full DFA table (at most 32 MB). Deeper states and rarer symbols
+ * follow goto edges and failure links.
  */
 public final class CompiledLists {
 
@@ -27,6 +27,8 @@ public final class CompiledLists {
     // Automaton.
     final char[] symbolId;
     final int denseWidth;
+    /** States are numbered breadth-first; those below this have a full row in {@code dense}. */
+    final int denseStates;
     final int[] dense;
     final Transitions sparse;
     final int[] fail;
@@ -40,7 +42,7 @@ public final class CompiledLists {
 
     CompiledLists(String[] entryText, String[] entryFolded, MatchMode[] entryMode, boolean[] entryAllow,
                   Severity[] entrySeverity, int[] entryLanguage, int[] entrySymbols, String[] entrySource,
-                  List<String> languages, char[] symbolId, int denseWidth, int[] dense, Transitions sparse, int[] fail,
+                  List<String> languages, char[] symbolId, int denseWidth, int denseStates, int[] dense, Transitions sparse, int[] fail,
                   int[] outStart, int[] outLength, int[] outEntries, int stateCount, int ringMask,
                   CompileReport report) {
         this.entryText = entryText;
@@ -54,6 +56,7 @@ public final class CompiledLists {
         this.languages = languages;
         this.symbolId = symbolId;
         this.denseWidth = denseWidth;
+        this.denseStates = denseStates;
         this.dense = dense;
         this.sparse = sparse;
         this.fail = fail;
@@ -68,9 +71,15 @@ public final class CompiledLists {
     /** The next state; the hot path of every scan. */
     int next(int state, int symbol) {
         int w = denseWidth;
-        if (symbol < w) {
+        if (symbol < w && state < denseStates) {
             return dense[state * w + symbol];
         }
+        return nextSparse(state, symbol);
+    }
+
+    /** Deep states (rare in clean text) and rare symbols: goto edges, then failure links. */
+    private int nextSparse(int state, int symbol) {
+        int w = denseWidth;
         int s = state;
         while (true) {
             int t = sparse.get(s, symbol);
@@ -81,6 +90,9 @@ public final class CompiledLists {
                 return 0;
             }
             s = fail[s];
+            if (symbol < w && s < denseStates) {
+                return dense[s * w + symbol];
+            }
         }
     }
 

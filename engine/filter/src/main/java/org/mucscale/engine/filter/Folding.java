@@ -50,6 +50,15 @@ final class Folding {
     /** Leet only when a neighbouring char is letter-like ("@ss", but "@ home" and "$ 5" are punctuation). */
     static final int FLAG_LEET_IF_NEIGHBOUR = 1 << 22;
 
+    /** Leet only between letter-like chars: the self-censoring '*' of "f*ck", "sh**t". */
+    static final int FLAG_LEET_IF_INSIDE = 1 << 23;
+    static final int CONDITIONAL_FLAGS = FLAG_LEET_IF_NEXT | FLAG_LEET_IF_NEIGHBOUR | FLAG_LEET_IF_INSIDE;
+    /** The symbol of a self-censoring '*'; list entries get variants with it ("f*ck", "f**k"). */
+    static final char MASK_SYMBOL = '*';
+
+    /** Alternative reading "no symbol at all": the char is a separator in that reading. */
+    static final char SKIP = '\uFFFE';
+
     /** The symbol used for a run of whitespace, so entries of several words can match. */
     static final char SPACE_SYMBOL = ' ';
 
@@ -84,6 +93,7 @@ final class Folding {
         leet('|', 'l', 'i', FLAG_LEET_IF_NEXT);
         leet('+', 't', 0, FLAG_LEET_IF_NEXT);
         leet('\u20AC', 'e', 0, FLAG_LEET_IF_NEIGHBOUR); // euro sign
+        leet('*', MASK_SYMBOL, SKIP, FLAG_LEET_IF_INSIDE); // a masked letter, or a separator ("f*u*c*k")
         TreeMap<Integer, Integer> supp = new TreeMap<>();
         // Outside the BMP only a few blocks are used to disguise Latin letters: mathematical alphanumerics,
         // enclosed alphanumerics, and whatever the confusables table names. Other supplementary letters read as
@@ -171,17 +181,18 @@ final class Folding {
     static boolean letterLike(int value) {
         int cls = cls(value);
         return cls == CLS_LETTER || cls == CLS_EXPAND || cls == CLS_HIGH_SURROGATE
-                || (cls == CLS_LEET && (value & (FLAG_LEET_IF_NEXT | FLAG_LEET_IF_NEIGHBOUR)) == 0);
+                || (cls == CLS_LEET && (value & CONDITIONAL_FLAGS) == 0);
     }
 
     /** True for the symbols that are leet only in context ('!', '|', '+', '@', '$', '€'). */
     static boolean conditionalLeet(int value) {
-        return cls(value) == CLS_LEET && (value & (FLAG_LEET_IF_NEXT | FLAG_LEET_IF_NEIGHBOUR)) != 0;
+        return cls(value) == CLS_LEET && (value & CONDITIONAL_FLAGS) != 0;
     }
 
     /**
      * Whether a context-dependent leet char at index i reads as a letter: '!', '|' and '+' need a letter-like char
-     * right after them; '@', '$' and '€' need one on either side, looking past a run of such symbols ("a$$").
+     * right after them; '@', '$' and '€' need one on either side, '*' on both sides, looking past a run of such
+     * symbols ("a$$", "f**k").
      */
     static boolean leetInContext(CharSequence text, int i, int value) {
         int n = text.length();
@@ -192,14 +203,16 @@ final class Folding {
         while (j < n && conditionalLeet(BMP[text.charAt(j)])) {
             j++;
         }
-        if (j < n && letterLike(BMP[text.charAt(j)])) {
+        boolean after = j < n && letterLike(BMP[text.charAt(j)]);
+        if (after && (value & FLAG_LEET_IF_NEIGHBOUR) != 0) {
             return true;
         }
         j = i - 1;
         while (j >= 0 && conditionalLeet(BMP[text.charAt(j)])) {
             j--;
         }
-        return j >= 0 && letterLike(BMP[text.charAt(j)]);
+        boolean before = j >= 0 && letterLike(BMP[text.charAt(j)]);
+        return (value & FLAG_LEET_IF_INSIDE) != 0 ? before && after : before || after;
     }
 
     /**

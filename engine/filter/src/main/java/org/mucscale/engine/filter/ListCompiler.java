@@ -8,11 +8,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -32,6 +32,10 @@ public final class ListCompiler {
     /** Most ints spent on the dense transition table (32 MB). */
     static final int DENSE_BUDGET = 8 << 20;
     static final int MAX_DENSE_WIDTH = 128;
+    /** Entries up to this many letters get self-censored variants ("f*ck"); longer ones are rarely masked so. */
+    static final int MAX_MASKED_VARIANT_LENGTH = 10;
+    /** Variants multiply the automaton about tenfold; beyond this many entries they would cost seconds and memory. */
+    static final int MAX_ENTRIES_WITH_MASKED_VARIANTS = 20_000;
 
     private static final Map<String, List<String>> COMMON_WORDS = new ConcurrentHashMap<>();
 
@@ -55,18 +59,22 @@ public final class ListCompiler {
         List<Kept> kept = prepare(entries, refused, warnings);
         CompiledLists lists = build(kept, new CompileReport(entries.size(), kept.size(), refused, warnings, 0));
         if (guardCommonWords) {
-            BitSet bad = commonWordHits(lists, kept, refused);
+            Set<ListEntry> bad = commonWordHits(lists, kept, refused);
             if (!bad.isEmpty()) {
                 List<Kept> remaining = new ArrayList<>(kept.size());
-                for (int i = 0; i < kept.size(); i++) {
-                    if (!bad.get(i)) {
-                        remaining.add(kept.get(i));
+                for (Kept k : kept) {
+                    if (!bad.contains(k.entry())) {
+                        remaining.add(k);
                     }
                 }
                 kept = remaining;
             }
         }
-        CompileReport report = new CompileReport(entries.size(), kept.size(), refused, warnings, System.nanoTime() - t0);
+        Set<ListEntry> distinct = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Kept k : kept) {
+            distinct.add(k.entry());
+        }
+        CompileReport report = new CompileReport(entries.size(), distinct.size(), refused, warnings, System.nanoTime() - t0);
         return build(kept, report);
     }
 
@@ -76,6 +84,11 @@ public final class ListCompiler {
 
     private static List<Kept> prepare(List<ListEntry> entries, List<String> refused, List<String> warnings) {
         Map<String, Kept> merged = new LinkedHashMap<>();
+        boolean variants = entries.size() <= MAX_ENTRIES_WITH_MASKED_VARIANTS;
+        if (!variants) {
+            warnings.add(entries.size() + " entries: self-censored variants (\"f*ck\") are generated only for lists of up to "
+                    + MAX_ENTRIES_WITH_MASKED_VARIANTS + " entries");
+        }
         for (ListEntry e : entries) {
             String folded = Folding.foldEntry(e.text());
             if (folded.isEmpty()) {
@@ -99,6 +112,23 @@ public final class ListCompiler {
                 }
             }
             merge(merged, e, folded);
+            if (variants && !e.allow() && folded.length() >= 4 && folded.length() <= MAX_MASKED_VARIANT_LENGTH
+                    && folded.indexOf(Folding.SPACE_SYMBOL) < 0) {
+                // Self-censored spellings: one or two inner letters replaced by '*' ("f*ck", "f**k", "sh*t").
+                char[] chars = folded.toCharArray();
+                for (int i = 1; i < chars.length - 1; i++) {
+                    char c0 = chars[i];
+                    chars[i] = Folding.MASK_SYMBOL;
+                    merge(merged, e, new String(chars));
+                    if (i < chars.length - 2) {
+                        char c1 = chars[i + 1];
+                        chars[i + 1] = Folding.MASK_SYMBOL;
+                        merge(merged, e, new String(chars));
+                        chars[i + 1] = c1;
+                    }
+                    chars[i] = c0;
+                }
+            }
             if (folded.indexOf(Folding.SPACE_SYMBOL) >= 0) {
                 // "blow job" also matches "blowjob", "blow-job", "blow_job".
                 merge(merged, e, folded.replace(String.valueOf(Folding.SPACE_SYMBOL), ""));
@@ -145,8 +175,8 @@ public final class ListCompiler {
     }
 
     /** Scans every common word of the compiled languages; returns indexes (into kept) of entries to refuse. */
-    private static BitSet commonWordHits(CompiledLists lists, List<Kept> kept, List<String> refused) {
-        BitSet bad = new BitSet();
+    private static Set<ListEntry> commonWordHits(CompiledLists lists, List<Kept> kept, List<String> refused) {
+        Set<ListEntry> bad = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         ScanState state = new ScanState();
         for (String language : lists.languages) {
             if (language.equals("*")) {
@@ -156,12 +186,11 @@ public final class ListCompiler {
                 state.prepare(lists);
                 Scanner.scan(lists, word, 0, state);
                 for (int m = 0; m < state.matchCount; m++) {
-                    int e = state.matchEntry[m];
-                    if (bad.get(e) || kept.get(e).entry().force() || state.beatenByAllow(m)) {
+                    Kept k = kept.get(state.matchEntry[m]);
+                    if (bad.contains(k.entry()) || k.entry().force() || state.beatenByAllow(m)) {
                         continue;
                     }
-                    bad.set(e);
-                    Kept k = kept.get(e);
+                    bad.add(k.entry());
                     refused.add("'" + k.entry().display() + "' (" + k.entry().language() + ", " + k.entry().where()
                             + ") matches the common " + language + " word '" + word
                             + "'; add it to an allow-list, change its match mode, or mark it ';force'");
@@ -227,6 +256,7 @@ public final class ListCompiler {
         int[] sibling = new int[cap];
         int[] edgeSymbol = new int[cap];
         int[] ownHead = new int[cap];
+        int[] parent = new int[cap];
         Arrays.fill(childHead, -1);
         Arrays.fill(ownHead, -1);
         int[] entryNext = new int[n];
@@ -242,6 +272,7 @@ public final class ListCompiler {
                     t = states++;
                     sparse.put(s, sym, t);
                     edgeSymbol[t] = sym;
+                    parent[t] = s;
                     sibling[t] = childHead[s];
                     childHead[s] = t;
                 }
@@ -251,14 +282,52 @@ public final class ListCompiler {
             ownHead[s] = e;
         }
 
-        int width = (int) Math.min(Math.min(alphabet + 1L, MAX_DENSE_WIDTH), Math.max(1L, DENSE_BUDGET / states));
-        int[] dense = new int[states * width];
+        // Renumber states breadth-first: shallow states get the small numbers and the dense rows.
+        int[] order = new int[states];
+        int[] rank = new int[states];
+        {
+            int h = 0;
+            int tl = 0;
+            order[tl++] = 0;
+            while (h < tl) {
+                int s = order[h++];
+                for (int t = childHead[s]; t >= 0; t = sibling[t]) {
+                    order[tl++] = t;
+                }
+            }
+            for (int i = 0; i < states; i++) {
+                rank[order[i]] = i;
+            }
+            Transitions renumbered = new Transitions(Math.max(16, states));
+            int[] childHead2 = new int[states];
+            int[] sibling2 = new int[states];
+            int[] edgeSymbol2 = new int[states];
+            int[] ownHead2 = new int[states];
+            for (int i = 0; i < states; i++) {
+                int old = order[i];
+                childHead2[i] = childHead[old] < 0 ? -1 : rank[childHead[old]];
+                sibling2[i] = sibling[old] < 0 ? -1 : rank[sibling[old]];
+                edgeSymbol2[i] = edgeSymbol[old];
+                ownHead2[i] = ownHead[old];
+                if (i > 0) {
+                    renumbered.put(rank[parent[old]], edgeSymbol[old], i);
+                }
+            }
+            childHead = childHead2;
+            sibling = sibling2;
+            edgeSymbol = edgeSymbol2;
+            ownHead = ownHead2;
+            sparse = renumbered;
+        }
+        int width = (int) Math.min(alphabet + 1L, MAX_DENSE_WIDTH);
+        int denseStates = (int) Math.min(states, Math.max(1L, DENSE_BUDGET / width));
+        int[] dense = new int[denseStates * width];
         int[] fail = new int[states];
         int[] outStart = new int[states];
         int[] outLength = new int[states];
         IntList outs = new IntList(n * 2);
         CompiledLists partial = new CompiledLists(null, null, null, null, null, null, null, null, List.of(),
-                symbolId, width, dense, sparse, fail, null, null, null, states, 0, report);
+                symbolId, width, denseStates, dense, sparse, fail, null, null, null, states, 0, report);
         int[] queue = new int[states];
         int head = 0;
         int tail = 0;
@@ -266,13 +335,15 @@ public final class ListCompiler {
         while (head < tail) {
             int s = queue[head++];
             // Dense row: goto edge if any, else the failure state's row (already computed: it is shallower).
-            int row = s * width;
-            if (s != 0) {
-                System.arraycopy(dense, fail[s] * width, dense, row, width);
-            }
-            for (int t = childHead[s]; t >= 0; t = sibling[t]) {
-                if (edgeSymbol[t] < width) {
-                    dense[row + edgeSymbol[t]] = t;
+            if (s < denseStates) {
+                int row = s * width;
+                if (s != 0) {
+                    System.arraycopy(dense, fail[s] * width, dense, row, width); // fail[s] is shallower: dense too
+                }
+                for (int t = childHead[s]; t >= 0; t = sibling[t]) {
+                    if (edgeSymbol[t] < width) {
+                        dense[row + edgeSymbol[t]] = t;
+                    }
                 }
             }
             // Outputs: own entries, then those of the failure state.
@@ -324,7 +395,7 @@ public final class ListCompiler {
         }
         int ringMask = Integer.highestOneBit(maxSymbols) * 2 - 1;
         return new CompiledLists(text, folded, mode, allow, severity, language, symbols, source, List.copyOf(languages),
-                symbolId, width, dense, sparse, fail, outStart, outLength, outs.toArray(), states, ringMask, report);
+                symbolId, width, denseStates, dense, sparse, fail, outStart, outLength, outs.toArray(), states, ringMask, report);
     }
 
     /** A growable int array, for compile time only. */

@@ -18,6 +18,24 @@ final class Scanner {
 
     static void scan(CompiledLists lists, CharSequence text, int field, ScanState st) {
         st.resetPaths();
+        // Fast path: while there is one reading of the text, its state lives in these locals instead of the
+        // ScanState arrays (which the JIT must re-read after every store). Anything unusual (a second reading, a
+        // stretched run, an entry ending here, an expansion) spills them back and takes the general path.
+        final char[] symbolId = lists.symbolId;
+        final int[] dense = lists.dense;
+        final int[] outLength = lists.outLength;
+        final int width = lists.denseWidth;
+        final int denseStates = lists.denseStates;
+        final int mask = st.ringMask;
+        boolean fast = true;
+        int s0 = 0;
+        int prev0 = 0;
+        int count0 = 0;
+        int lastSym0 = -1;
+        int run0 = 0;
+        int lastEnd0 = 0;
+        int[] ring0 = st.ring[0];
+
         boolean boundary = true;
         int tokenSymbols = 0;
         int n = text.length();
@@ -37,20 +55,36 @@ final class Scanner {
                 }
             } else if (cls == Folding.CLS_LOW_SURROGATE) {
                 cls = Folding.CLS_PUNCT;
-            } else if (cls == Folding.CLS_LEET && (v & (Folding.FLAG_LEET_IF_NEXT | Folding.FLAG_LEET_IF_NEIGHBOUR)) != 0) {
+            } else if (cls == Folding.CLS_LEET && (v & Folding.CONDITIONAL_FLAGS) != 0) {
                 if (!Folding.leetInContext(text, i, v)) {
                     cls = Folding.CLS_PUNCT;
                 }
             }
+            char sym;
+            boolean real;
+            int symEnd = charEnd;
+            boolean symBoundary = boundary;
             switch (cls) {
                 case Folding.CLS_LETTER, Folding.CLS_LEET -> {
-                    char sym = (char) (v & 0xFFFF);
-                    char alt = (v & Folding.FLAG_ALT) != 0 ? Folding.alternative(c) : 0;
-                    feed(lists, st, sym, alt, cls == Folding.CLS_LETTER, i, charEnd, boundary, field);
+                    sym = (char) (v & 0xFFFF);
+                    real = cls == Folding.CLS_LETTER;
                     boundary = false;
                     tokenSymbols++;
+                    if ((v & Folding.FLAG_ALT) != 0) {
+                        if (fast) {
+                            spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                            fast = false;
+                        }
+                        feed(lists, st, sym, Folding.alternative(c), real, i, charEnd, symBoundary, field);
+                        i = charEnd;
+                        continue;
+                    }
                 }
-                case Folding.CLS_PUNCT -> boundary = true;
+                case Folding.CLS_PUNCT -> {
+                    boundary = true;
+                    i = charEnd;
+                    continue;
+                }
                 case Folding.CLS_SPACE -> {
                     int j = charEnd;
                     while (j < n) {
@@ -60,32 +94,101 @@ final class Scanner {
                         }
                         j++;
                     }
+                    boolean emit = false;
                     if (tokenSymbols == 1 && j < n && singleLetterToken(text, j)) {
                         boundary = true; // "f u c k": the space is skipped, each letter may start a word
                     } else if (tokenSymbols > 0) {
-                        feed(lists, st, Folding.SPACE_SYMBOL, (char) 0, false, i, j, true, field);
+                        emit = true;
                         boundary = true;
                     }
                     tokenSymbols = 0;
-                    charEnd = j;
+                    i = j;
+                    if (!emit) {
+                        continue;
+                    }
+                    sym = Folding.SPACE_SYMBOL;
+                    real = false;
+                    symEnd = j;
+                    symBoundary = true;
                 }
                 case Folding.CLS_EXPAND -> {
+                    if (fast) {
+                        spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                        fast = false;
+                    }
                     String e = Folding.expansion(v & 0xFFFF);
                     for (int k = 0; k < e.length(); k++) {
                         feed(lists, st, e.charAt(k), (char) 0, true, i, charEnd, k == 0 && boundary, field);
                     }
                     boundary = false;
                     tokenSymbols++;
+                    i = charEnd;
+                    continue;
                 }
                 default -> {
-                    // ignorable: zero-width, format, combining marks
+                    i = charEnd; // ignorable: zero-width, format, combining marks
+                    continue;
                 }
             }
-            i = charEnd;
+            int start = i;
+            if (cls == Folding.CLS_SPACE) {
+                start = i - 1; // i already moved past the whitespace run; any index inside it will do
+            }
+            int info = (start << 2) | (symBoundary ? 2 : 0) | (real ? 1 : 0);
+            if (!fast && st.pathCount == 1) {
+                s0 = st.state[0];
+                prev0 = st.prevState[0];
+                count0 = st.count[0];
+                lastSym0 = st.lastSymbol[0];
+                run0 = st.run[0];
+                lastEnd0 = st.lastEnd[0];
+                ring0 = st.ring[0];
+                fast = true;
+            }
+            if (fast && !(symBoundary && outLength[s0] != 0) && !(sym == lastSym0 && !symBoundary && run0 >= 2)) {
+                if (sym == lastSym0 && !symBoundary) {
+                    run0++;
+                } else {
+                    lastSym0 = sym;
+                    run0 = 1;
+                }
+                int id = symbolId[sym];
+                int next = id < width && s0 < denseStates ? dense[s0 * width + id] : lists.next(s0, id);
+                prev0 = s0;
+                s0 = next;
+                ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : info;
+                count0++;
+                lastEnd0 = symEnd;
+                if (outLength[next] != 0) {
+                    spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                    outputs(lists, st, 0, next, false, field);
+                }
+            } else {
+                if (fast) {
+                    spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                    fast = false;
+                }
+                feed(lists, st, sym, (char) 0, real, start, symEnd, symBoundary, field);
+            }
+            if (cls != Folding.CLS_SPACE) {
+                i = charEnd;
+            }
+        }
+        if (fast) {
+            spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
         }
         for (int p = 0; p < st.pathCount; p++) {
             checkEnd(lists, st, p, field);
         }
+    }
+
+    private static void spill(ScanState st, int s0, int prev0, int count0, int lastSym0, int run0, int lastEnd0) {
+        st.state[0] = s0;
+        st.prevState[0] = prev0;
+        st.count[0] = count0;
+        st.lastSymbol[0] = lastSym0;
+        st.run[0] = run0;
+        st.lastEnd[0] = lastEnd0;
     }
 
     /** True when the token starting at j has exactly one letter-like char. */
@@ -99,7 +202,7 @@ final class Scanner {
                 break;
             }
             if (cls == Folding.CLS_LETTER || cls == Folding.CLS_EXPAND || cls == Folding.CLS_HIGH_SURROGATE
-                    || (cls == Folding.CLS_LEET && (v & (Folding.FLAG_LEET_IF_NEXT | Folding.FLAG_LEET_IF_NEIGHBOUR)) == 0)) {
+                    || (cls == Folding.CLS_LEET && (v & Folding.CONDITIONAL_FLAGS) == 0)) {
                 if (++letters > 1) {
                     return false;
                 }
@@ -115,7 +218,11 @@ final class Scanner {
                              boolean boundaryBefore, int field) {
         int info = (start << 2) | (boundaryBefore ? 2 : 0) | (real ? 1 : 0);
         int paths = st.pathCount;
-        if (alt != 0) {
+        if (alt == Folding.SKIP) {
+            for (int p = 0; p < paths; p++) {
+                st.fork(p); // the reading in which this char is a separator: nothing consumed
+            }
+        } else if (alt != 0) {
             int altId = lists.symbolId[alt];
             for (int p = 0; p < paths; p++) {
                 int q = st.fork(p);

@@ -79,6 +79,18 @@ class EvasionTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"f*ck", "f**k", "sh*t", "s**t", "b*tch", "c**t", "a**hole", "F*CK YOU", "f*cking"})
+    void inspect_selfCensoredAsterisks_matches(String text) {
+        assertThat(check(text).clean()).as(text).isFalse();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"*emphasis*", "5*3=15", "**bold** text", "a * b", "note*", "*"})
+    void inspect_asterisksOutsideWords_stayClean(String text) {
+        assertThat(check(text).clean()).as(text).isTrue();
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"fuuuuuck", "fuuuck", "shiiiiit", "asssss", "aaaassss", "boooobs", "fffuuuccckkk", "fuuuccck", "biiiitch"})
     void inspect_stretchedLetters_matches(String text) {
         assertThat(check(text).clean()).as(text).isFalse();
