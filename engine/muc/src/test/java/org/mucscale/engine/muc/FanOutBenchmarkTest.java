@@ -14,14 +14,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Runs {@link FanOutBenchmark} under JMH when {@code -Dmucscale.bench=true} (skipped otherwise, so CI stays fast).
- * Results: {@code engine/muc/target<suffix>/jmh-fanout.txt} (JSON next to it).
+ * Results: {@code engine/muc/target<suffix>/jmh-fanout.txt}, {@code jmh-fanout.json} and {@code cpu-fanout.txt}.
  */
 @EnabledIfSystemProperty(named = "mucscale.bench", matches = "true")
 class FanOutBenchmarkTest {
 
+    /** {@code -Dmucscale.bench.dir}, else this module's build folder (with the build suffix, if any). */
+    private static File benchDir() {
+        return new File(System.getProperty("mucscale.bench.dir",
+                "target" + System.getProperty("mucscale.build.suffix", "")));
+    }
+
     @Test
     void fanOut_427Occupants_engineVersusPerRecipientToXml() throws Exception {
-        File dir = new File(System.getProperty("mucscale.bench.dir", "target"));
+        File dir = benchDir();
         dir.mkdirs();
         Options opts = new OptionsBuilder()
                 .include(FanOutBenchmark.class.getName())
@@ -109,7 +115,7 @@ class FanOutBenchmarkTest {
                 "median engine %.1f ns/delivery, baseline %.1f ns/delivery, ratio %.1fx; min engine %.1f, min baseline"
                         + " %.1f%n", engineNs[rounds / 2], baselineNs[rounds / 2],
                 baselineNs[rounds / 2] / engineNs[rounds / 2], engineNs[0], baselineNs[0]));
-        File dir = new File(System.getProperty("mucscale.bench.dir", "target"));
+        File dir = benchDir();
         dir.mkdirs();
         java.nio.file.Files.writeString(new File(dir, "cpu-fanout.txt").toPath(), report.toString());
         assertThat(engineNs[rounds / 2]).isLessThan(baselineNs[rounds / 2]);
