@@ -315,6 +315,11 @@ public final class LoadRun {
     private void levelsAndSoak(Client[] eligible) {
         List<Double> rates = scenario.levels().ratesPerSec();
         double threshold = scenario.levels().p99ThresholdMs();
+        double warmupRate = !rates.isEmpty() ? rates.get(0) : scenario.soak().ratePerSec();
+        if (scenario.levels().warmupS() > 0 && warmupRate > 0 && eligible.length > 0 && !pastDeadline()) {
+            phase("warm-up " + fmtRate(warmupRate) + " msg/s");
+            pace(eligible, warmupRate, scenario.levels().warmupS());
+        }
         for (int i = 0; i < rates.size() && !pastDeadline() && eligible.length > 0; i++) {
             phase("level " + (i + 1) + "/" + rates.size() + " " + fmtRate(rates.get(i)) + " msg/s");
             sampler.beginWindow();

@@ -49,8 +49,12 @@ public record Scenario(
     public record Messages(String schedule, int bodyBytes, double wordShare, List<String> words, long seed) {
     }
 
-    /** Stepped message rates (messages/s over all senders); stepping stops after the first level with p99 above. */
-    public record Levels(List<Double> ratesPerSec, int durationS, double p99ThresholdMs) {
+    /**
+     * Stepped message rates (messages/s over all senders); stepping stops after the first level with p99 above the
+     * threshold. Before level 1, {@code warmupS} seconds at the first rate warm both JITs and caches; they count for
+     * loss but not for any level's figures.
+     */
+    public record Levels(List<Double> ratesPerSec, int warmupS, int durationS, double p99ThresholdMs) {
     }
 
     /** Steady phase after the levels. */

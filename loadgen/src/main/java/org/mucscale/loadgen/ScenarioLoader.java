@@ -285,6 +285,7 @@ public final class ScenarioLoader {
             require(rate > 0 && rate <= 1_000_000, "levels.ratesPerSec", rate, "rates above 0 and up to 1000000");
         }
         require(l.durationS() >= 1 && l.durationS() <= 86_400, "levels.durationS", l.durationS(), "1 to 86400");
+        require(l.warmupS() >= 0 && l.warmupS() <= 3600, "levels.warmupS", l.warmupS(), "0 to 3600");
         require(l.p99ThresholdMs() > 0, "levels.p99ThresholdMs", l.p99ThresholdMs(), "above 0");
         require(s.soak().ratePerSec() >= 0 && s.soak().ratePerSec() <= 1_000_000, "soak.ratePerSec", s.soak().ratePerSec(), "0 to 1000000");
         require(s.soak().durationS() >= 0 && s.soak().durationS() <= 7 * 86_400, "soak.durationS", s.soak().durationS(), "0 to 604800");

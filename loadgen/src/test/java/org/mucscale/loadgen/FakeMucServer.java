@@ -26,6 +26,10 @@ public final class FakeMucServer {
     private static final AttributeKey CONN = new AttributeKey(FakeMucServer.class, "conn");
     private final Map<String, List<Conn>> rooms = new HashMap<>();
     private final NioSocketAcceptor acceptor = new NioSocketAcceptor(1);
+    /** Rooms whose first join was already swallowed (see {@link #dropFirstJoinPerRoom}). */
+    private final java.util.Set<String> joinDropped = new java.util.HashSet<>();
+    /** Ignore the first join presence of every room, as Openfire 5.1.1 sometimes does when rooms are created at once. */
+    volatile boolean dropFirstJoinPerRoom;
 
     /** Usage: FakeMucServer port [domain]; prints "READY port" when accepting; stops on stdin EOF. */
     public static void main(String[] args) throws IOException {
@@ -39,6 +43,10 @@ public final class FakeMucServer {
         }
         server.acceptor.dispose(false);
         System.exit(0);
+    }
+
+    void stop() {
+        acceptor.dispose(false);
     }
 
     void start(int port) throws IOException {
@@ -168,6 +176,9 @@ public final class FakeMucServer {
                         }
                         room = null;
                         send("<presence type='unavailable' from='" + to + "'/>");
+                        return;
+                    }
+                    if (dropFirstJoinPerRoom && joinDropped.add(r)) {
                         return;
                     }
                     boolean created = !rooms.containsKey(r);
