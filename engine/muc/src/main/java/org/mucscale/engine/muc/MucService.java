@@ -160,6 +160,20 @@ public final class MucService {
         return ctx.occupantCount.get();
     }
 
+    /** Commands waiting in the room threads' queues now (approximate; a gauge for metrics). */
+    public int queuedCommands() {
+        int n = 0;
+        for (RoomShard s : shards) {
+            n += s.queuedCommands();
+        }
+        return n;
+    }
+
+    /** Number of room threads. */
+    public int shardCount() {
+        return shards.length;
+    }
+
     /**
      * Handles one stanza addressed to the service or to a room. Safe from any thread; never blocks for long, never
      * throws: bad input gets an XMPP error reply (a stanza without a usable {@code from} is counted and dropped,

@@ -55,6 +55,10 @@ final class RoomShard implements Runnable {
         return true;
     }
 
+    int queuedCommands() {
+        return queue.size();
+    }
+
     boolean isShardThread() {
         return Thread.currentThread() == thread;
     }

@@ -133,6 +133,7 @@ class MucBadInputTest extends MucTestBase {
                     .attribute("to", room(blocked).toString()).attribute("type", "get").attribute("id", "f" + i)
                     .child(XmlElement.builder("query", "http://jabber.org/protocol/disco#info").build()).build());
         }
+        assertThat(muc.queuedCommands()).isEqualTo(16);
         List<XmlElement> refusedNow = out.take(bob);
         assertThat(refusedNow.size()).isGreaterThanOrEqualTo(flood - 16);
         for (XmlElement e : refusedNow) {
