@@ -26,6 +26,8 @@ public final class CompiledLists {
 
     // Automaton.
     final char[] symbolId;
+    /** Per BMP char: 1 + symbol id for plain letters (no leet, no flags), else 0: one lookup on the fast path. */
+    final char[] fastSymbol;
     final int denseWidth;
     /** States are numbered breadth-first; those below this have a full row in {@code dense}. */
     final int denseStates;
@@ -55,6 +57,13 @@ public final class CompiledLists {
         this.entrySource = entrySource;
         this.languages = languages;
         this.symbolId = symbolId;
+        this.fastSymbol = new char[65536];
+        for (int c = 0; c < 65536; c++) {
+            int v = Folding.bmp((char) c);
+            if (Folding.cls(v) == Folding.CLS_LETTER && (v & (Folding.FLAG_ALT | Folding.CONDITIONAL_FLAGS)) == 0) {
+                fastSymbol[c] = (char) (symbolId[v & 0xFFFF] + 1);
+            }
+        }
         this.denseWidth = denseWidth;
         this.denseStates = denseStates;
         this.dense = dense;

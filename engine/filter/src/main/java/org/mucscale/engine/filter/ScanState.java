@@ -18,6 +18,7 @@ final class ScanState {
     final int[] state = new int[MAX_PATHS];
     final int[] prevState = new int[MAX_PATHS];
     final int[] count = new int[MAX_PATHS];
+    /** Symbol id of the last symbol (-1 for none or a symbol in no entry), for stretched-run detection. */
     final int[] lastSymbol = new int[MAX_PATHS];
     final int[] run = new int[MAX_PATHS];
     final int[] lastEnd = new int[MAX_PATHS];

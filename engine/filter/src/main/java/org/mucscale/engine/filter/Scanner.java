@@ -40,8 +40,36 @@ final class Scanner {
         int tokenSymbols = 0;
         int n = text.length();
         int i = 0;
+        final char[] fastSymbol = lists.fastSymbol;
         while (i < n) {
             char c = text.charAt(i);
+            int f = fastSymbol[c];
+            if (f != 0 && fast) {
+                // The common case: a plain letter, one reading, no entry ending, no stretched run.
+                int id = f - 1;
+                boolean sameRun = id != 0 && id == lastSym0 && !boundary;
+                if (!(boundary && outLength[s0] != 0) && !(sameRun && run0 >= 2)) {
+                    if (sameRun) {
+                        run0++;
+                    } else {
+                        lastSym0 = id == 0 ? -1 : id;
+                        run0 = 1;
+                    }
+                    int next = id < width && s0 < denseStates ? dense[s0 * width + id] : lists.next(s0, id);
+                    prev0 = s0;
+                    s0 = next;
+                    ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : (i << 2) | (boundary ? 3 : 1);
+                    count0++;
+                    lastEnd0 = ++i;
+                    boundary = false;
+                    tokenSymbols++;
+                    if (outLength[next] != 0) {
+                        spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                        outputs(lists, st, 0, next, false, field);
+                    }
+                    continue;
+                }
+            }
             int v = Folding.bmp(c);
             int cls = (v >>> Folding.CLASS_SHIFT) & Folding.CLASS_MASK;
             int charEnd = i + 1;
@@ -145,14 +173,15 @@ final class Scanner {
                 ring0 = st.ring[0];
                 fast = true;
             }
-            if (fast && !(symBoundary && outLength[s0] != 0) && !(sym == lastSym0 && !symBoundary && run0 >= 2)) {
-                if (sym == lastSym0 && !symBoundary) {
+            int id = symbolId[sym];
+            boolean sameRun = id != 0 && id == lastSym0 && !symBoundary;
+            if (fast && !(symBoundary && outLength[s0] != 0) && !(sameRun && run0 >= 2)) {
+                if (sameRun) {
                     run0++;
                 } else {
-                    lastSym0 = sym;
+                    lastSym0 = id == 0 ? -1 : id;
                     run0 = 1;
                 }
-                int id = symbolId[sym];
                 int next = id < width && s0 < denseStates ? dense[s0 * width + id] : lists.next(s0, id);
                 prev0 = s0;
                 s0 = next;
@@ -245,7 +274,7 @@ final class Scanner {
         if (boundaryBefore) {
             checkEnd(lists, st, p, field);
         }
-        if (sym == st.lastSymbol[p] && !boundaryBefore) {
+        if (id != 0 && id == st.lastSymbol[p] && !boundaryBefore) {
             int r = ++st.run[p];
             if (r >= 3) {
                 st.lastEnd[p] = end;
@@ -260,7 +289,7 @@ final class Scanner {
                 return;
             }
         } else {
-            st.lastSymbol[p] = sym;
+            st.lastSymbol[p] = id == 0 ? -1 : id; // symbols in no entry never form a run worth forking for
             st.run[p] = 1;
         }
         int s = lists.next(st.state[p], id);
