@@ -30,6 +30,8 @@ public final class FakeMucServer {
     private final java.util.Set<String> joinDropped = new java.util.HashSet<>();
     /** Ignore the first join presence of every room, as Openfire 5.1.1 sometimes does when rooms are created at once. */
     volatile boolean dropFirstJoinPerRoom;
+    /** When set, offers STARTTLS (required) with this server context before authentication. */
+    volatile javax.net.ssl.SSLContext tls;
 
     /** Usage: FakeMucServer port [domain]; prints "READY port" when accepting; stops on stdin EOF. */
     public static void main(String[] args) throws IOException {
@@ -92,6 +94,7 @@ public final class FakeMucServer {
         final IoSession session;
         final XmlScanner scanner = new XmlScanner(this, 512);
         boolean authenticated;
+        boolean secured;
         String user = "u";
         String room;
         String nick;
@@ -109,6 +112,10 @@ public final class FakeMucServer {
         public void streamOpened(byte[] buf, int start, int end) {
             send("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' "
                     + "id='s' from='localhost' version='1.0'>");
+            if (tls != null && !secured) {
+                send("<stream:features><starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'><required/></starttls></stream:features>");
+                return;
+            }
             send(authenticated
                     ? "<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
                     : "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism>"
@@ -141,6 +148,13 @@ public final class FakeMucServer {
                     for (int i = 0, n = occupants.size(); i < n; i++) {
                         occupants.get(i).session.write(IoBuffer.wrap(out));
                     }
+                }
+                case "starttls" -> {
+                    secured = true;
+                    scanner.reset();
+                    // TLS starts after <proceed/> left in the clear; the client sends nothing before it reads it
+                    session.write(IoBuffer.wrap("<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>".getBytes(StandardCharsets.UTF_8)))
+                            .addListener(f -> session.getFilterChain().addFirst("tls", new org.apache.mina.filter.ssl.SslFilter(tls)));
                 }
                 case "auth" -> {
                     authenticated = true;
