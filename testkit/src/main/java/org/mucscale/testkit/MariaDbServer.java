@@ -160,6 +160,11 @@ public final class MariaDbServer implements AutoCloseable {
         process = null;
     }
 
+    /** OS process id of the running server (e.g. to read its CPU time from /proc in benchmarks), or -1. */
+    public synchronized long pid() {
+        return process != null && process.isAlive() ? process.pid() : -1;
+    }
+
     public synchronized boolean isRunning() {
         return process != null && process.isAlive();
     }
