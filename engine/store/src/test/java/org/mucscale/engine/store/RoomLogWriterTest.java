@@ -228,6 +228,19 @@ class RoomLogWriterTest {
     }
 
     @Test
+    void purgeJob_retentionAgeSet_deletesOldRowsOnItsInterval() throws Exception {
+        open(config().withBatching(100, Duration.ofMillis(10)).withRetention(60_000, 0, 1_000, 3), true);
+        long now = System.currentTimeMillis();
+        for (int i = 0; i < 10; i++) {
+            store.offer(RoomLogRecord.message("old-" + i, "a@muc", now - 3_600_000L, "n", null, "old"));
+            store.offer(RoomLogRecord.message("new-" + i, "a@muc", now, "n", null, "new"));
+        }
+        assertThat(store.writer().awaitIdle(5_000)).isTrue();
+        waitFor("the purge job removed the old rows", Duration.ofSeconds(10), () -> counts(db.dataSource)[0] == 10);
+        assertThat(store.history("a@muc", 100, 0)).allSatisfy(r -> assertThat(r.body()).isEqualTo("new"));
+    }
+
+    @Test
     void persistentRooms_saveLoadAffiliateDelete_roundTrip() throws Exception {
         open(config(), true);
         PersistentRoomStore rooms = store.rooms();
