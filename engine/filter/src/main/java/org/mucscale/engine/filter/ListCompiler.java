@@ -33,7 +33,7 @@ public final class ListCompiler {
     static final int DENSE_BUDGET = 8 << 20;
     static final int MAX_DENSE_WIDTH = 128;
     /** Entries up to this many letters get self-censored variants ("f*ck"); longer ones are rarely masked so. */
-    static final int MAX_MASKED_VARIANT_LENGTH = 10;
+    static final int MAX_MASKED_VARIANT_LENGTH = 14;
     /** Variants multiply the automaton about tenfold; beyond this many entries they would cost seconds and memory. */
     static final int MAX_ENTRIES_WITH_MASKED_VARIANTS = 20_000;
 
@@ -127,6 +127,15 @@ public final class ListCompiler {
                         chars[i + 1] = c1;
                     }
                     chars[i] = c0;
+                }
+            }
+            if (variants && !e.allow() && folded.length() <= MAX_MASKED_VARIANT_LENGTH) {
+                // Common respellings: v for u ("fvck", "cvnt"), ph for a leading f ("phuck").
+                if (folded.indexOf('u') >= 0) {
+                    merge(merged, e, folded.replace('u', 'v'));
+                }
+                if (folded.charAt(0) == 'f' && folded.length() >= 3) {
+                    merge(merged, e, "ph" + folded.substring(1));
                 }
             }
             if (folded.indexOf(Folding.SPACE_SYMBOL) >= 0) {
