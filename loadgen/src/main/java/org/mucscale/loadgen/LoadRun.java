@@ -482,7 +482,7 @@ public final class LoadRun {
             return;
         }
         long lost = Math.max(0, stats.expectedDeliveries - stats.distinctDeliveries.sum());
-        progress.printf("[%5.0fs] %-24s | conn %d/%d joined %d | sent %,d | %s | pending %,d dup %d reord %d | err %d%n",
+        progress.printf("[%5.0fs] %-24s | conn %d/%d joined %d | sent %,d | %s | outstanding %,d dup %d reord %d | err %d%n",
                 (System.nanoTime() - epochNs) / 1e9, phaseText,
                 stats.connected.sum() - stats.disconnected.sum(), scenario.users(), stats.joined.sum(),
                 stats.messagesSent, sampler.progressFigures(), lost, stats.duplicates.sum(), stats.reordered.sum(),
