@@ -31,8 +31,10 @@ public final class StandaloneDataSource {
         hc.setMaximumPoolSize(poolSize);
         hc.setMinimumIdle(1);
         hc.setPoolName("mucscale-store");
-        // Fail fast while the database is down: the writer retries with its own backoff.
-        hc.setConnectionTimeout(5_000);
+        // A server database: fail fast while it is down, the writer retries with its own backoff. An embedded
+        // HSQLDB cannot be "down"; opening it can take seconds on a loaded machine, so wait rather than fail.
+        boolean embedded = jdbcUrl.startsWith("jdbc:hsqldb:file:") || jdbcUrl.startsWith("jdbc:hsqldb:mem:");
+        hc.setConnectionTimeout(embedded ? 60_000 : 5_000);
         hc.setInitializationFailTimeout(-1);
         if (jdbcUrl.startsWith("jdbc:mysql:")) {
             addIfAbsent(hc, jdbcUrl, "rewriteBatchedStatements", "true");

@@ -21,9 +21,6 @@ final class Hsql implements AutoCloseable {
         } else {
             dataSource = StandaloneDataSource.create("jdbc:hsqldb:file:" + dir.resolve("db/mucscale")
                     + ";shutdown=true;hsqldb.tx=mvcc", "SA", "", 4);
-            // Creating a file database can take seconds on a loaded CI machine; the writer's own tests need no
-            // fail-fast here.
-            dataSource.setConnectionTimeout(60_000);
         }
     }
 
