@@ -28,46 +28,56 @@ class SmokeAgainstProsodyTest {
     void smokeScenario_prosodyOwnMuc_zeroLossAndReportsWithData(@TempDir Path out) throws IOException {
         try (ProsodyServer xmpp = ProsodyServer.builder().allowRegistration(true).prosodyMuc(true)
                 .globalConfig("network_settings = { nagle = false }").start()) {
-            ByteArrayOutputStream console = new ByteArrayOutputStream();
-            PrintStream stdout = new PrintStream(console, true, StandardCharsets.UTF_8);
-            String[] args = {"run", "smoke", "--server", xmpp.host() + ":" + xmpp.c2sPort(), "--domain", xmpp.domain(),
-                    "--muc", xmpp.prosodyMucDomain(), "--server-pid", Long.toString(prosodyPid(xmpp)),
-                    "--label", "prosody-muc", "--out", out.toString(), "--require-zero-loss"};
-            int code = Main.run(args, stdout, stdout);
-            String text = console.toString(StandardCharsets.UTF_8);
-            System.out.println(text);
-            assertThat(code).as(text + "\n" + xmpp.tail()).isZero();
-            assertThat(text).contains("[", "level 1/2", "report:");
-
-            Path json = single(out, ".json");
-            ObjectNode result = Results.readJson(json);
-            JsonNode s = result.get("summary");
-            assertThat(s.get("joined").asLong()).isEqualTo(20);
-            assertThat(s.get("messagesSent").asLong()).isPositive();
-            assertThat(s.get("expectedDeliveries").asLong()).isGreaterThan(s.get("messagesSent").asLong());
-            assertThat(s.get("deliveries").asLong()).isEqualTo(s.get("expectedDeliveries").asLong());
-            assertThat(s.get("lost").asLong()).isZero();
-            assertThat(s.get("duplicates").asLong()).isZero();
-            assertThat(s.get("latencyMs").get("count").asLong()).isEqualTo(s.get("deliveries").asLong());
-            assertThat(s.get("serverRssMbMax").asDouble()).isPositive();
-            assertThat(s.get("wordMessagesSent").asLong()).isPositive();
-            assertThat(result.get("stoppedBy").asText()).isEqualTo("completed");
-            assertThat(result.get("levels")).hasSizeGreaterThanOrEqualTo(2);
-            assertThat(result.get("series").size()).isGreaterThan(5);
-
-            List<String> csv = Files.readAllLines(single(out, ".csv"));
-            assertThat(csv.get(0)).startsWith("t,phase,connections");
-            assertThat(csv).hasSizeGreaterThan(5);
-            String html = Files.readString(single(out, ".html"));
-            assertThat(html).contains("window.RUNS = [", "\"label\":\"prosody-muc\"", "function lineChart")
-                    .doesNotContain("src=\"http");
-
-            // the comparison view over two runs (the same run twice is enough to exercise it)
-            Path compare = out.resolve("compare.html");
-            assertThat(Main.run(new String[] {"compare", json.toString(), json.toString(), "--out", compare.toString()},
-                    stdout, stdout)).isZero();
-            assertThat(Files.readString(compare)).contains("window.RUNS = [{", "},{\"tool\":\"mucscale-loadgen\"");
+            runSmokeAndCheck(xmpp, xmpp.prosodyMucDomain(), "prosody-muc", out);
         }
+    }
+
+    /**
+     * Runs the built-in smoke scenario through the command line against {@code xmpp} with rooms on {@code mucDomain}
+     * (Prosody's own MUC, or an external MUC component such as mucscale standalone) and checks zero loss and the
+     * three output files; returns the results document. Needs in-band registration on the server.
+     */
+    static ObjectNode runSmokeAndCheck(ProsodyServer xmpp, String mucDomain, String label, Path out) throws IOException {
+        ByteArrayOutputStream console = new ByteArrayOutputStream();
+        PrintStream stdout = new PrintStream(console, true, StandardCharsets.UTF_8);
+        String[] args = {"run", "smoke", "--server", xmpp.host() + ":" + xmpp.c2sPort(), "--domain", xmpp.domain(),
+                "--muc", mucDomain, "--server-pid", Long.toString(prosodyPid(xmpp)),
+                "--label", label, "--out", out.toString(), "--require-zero-loss"};
+        int code = Main.run(args, stdout, stdout);
+        String text = console.toString(StandardCharsets.UTF_8);
+        System.out.println(text);
+        assertThat(code).as(text + "\n" + xmpp.tail()).isZero();
+        assertThat(text).contains("[", "level 1/2", "report:");
+
+        Path json = single(out, ".json");
+        ObjectNode result = Results.readJson(json);
+        JsonNode s = result.get("summary");
+        assertThat(s.get("joined").asLong()).isEqualTo(20);
+        assertThat(s.get("messagesSent").asLong()).isPositive();
+        assertThat(s.get("expectedDeliveries").asLong()).isGreaterThan(s.get("messagesSent").asLong());
+        assertThat(s.get("deliveries").asLong()).isEqualTo(s.get("expectedDeliveries").asLong());
+        assertThat(s.get("lost").asLong()).isZero();
+        assertThat(s.get("duplicates").asLong()).isZero();
+        assertThat(s.get("latencyMs").get("count").asLong()).isEqualTo(s.get("deliveries").asLong());
+        assertThat(s.get("serverRssMbMax").asDouble()).isPositive();
+        assertThat(s.get("wordMessagesSent").asLong()).isPositive();
+        assertThat(result.get("stoppedBy").asText()).isEqualTo("completed");
+        assertThat(result.get("levels")).hasSizeGreaterThanOrEqualTo(2);
+        assertThat(result.get("series").size()).isGreaterThan(5);
+
+        List<String> csv = Files.readAllLines(single(out, ".csv"));
+        assertThat(csv.get(0)).startsWith("t,phase,connections");
+        assertThat(csv).hasSizeGreaterThan(5);
+        String html = Files.readString(single(out, ".html"));
+        assertThat(html).contains("window.RUNS = [", "\"label\":\"" + label + "\"", "function lineChart")
+                .doesNotContain("src=\"http");
+
+        // the comparison view over two runs (the same run twice is enough to exercise it)
+        Path compare = out.resolve("compare.html");
+        assertThat(Main.run(new String[] {"compare", json.toString(), json.toString(), "--out", compare.toString()},
+                stdout, stdout)).isZero();
+        assertThat(Files.readString(compare)).contains("window.RUNS = [{", "},{\"tool\":\"mucscale-loadgen\"");
+        return result;
     }
 
     /** Prosody runs as a child of this JVM (a Lua interpreter with the generated config on its command line). */
