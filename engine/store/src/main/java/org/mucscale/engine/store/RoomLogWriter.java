@@ -303,6 +303,7 @@ public final class RoomLogWriter implements AutoCloseable {
         }
         inFlightCount = n;
         queue.release(n);
+        listener.queueDepth(queue.size());
         boolean done = commitWithRetry(batch, n, deadlineNanos, false);
         if (done) {
             long now = clock.nanoTime();

@@ -21,6 +21,10 @@ public interface StoreListener {
     default void rejected() {
     }
 
+    /** Records waiting in the queue, sampled by the writer each time it takes a batch (a gauge). */
+    default void queueDepth(int records) {
+    }
+
     /** A transaction committed {@code rows} rows in {@code batchNanos}. */
     default void batchCommitted(int rows, long batchNanos) {
     }

@@ -69,6 +69,9 @@ class RoomLogWriterTest {
         assertThat(counts(db.dataSource)[0]).isEqualTo(100);
         assertThat(store.stats().batches()).isEqualTo(1);
         waitFor("latency reported per record", Duration.ofSeconds(5), () -> listener.latencies.get() == 100);
+        assertThat(listener.depthSamples.get()).isEqualTo(1);
+        assertThat(listener.committedRows.get()).isEqualTo(100);
+        assertThat(listener.enqueued.get()).isEqualTo(100);
     }
 
     @Test

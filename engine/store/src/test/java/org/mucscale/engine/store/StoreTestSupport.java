@@ -91,6 +91,12 @@ final class StoreTestSupport {
         final AtomicLong retries = new AtomicLong();
         final AtomicLong deadLettered = new AtomicLong();
         final AtomicLong replayed = new AtomicLong();
+        final AtomicLong depthSamples = new AtomicLong();
+
+        @Override
+        public void queueDepth(int records) {
+            depthSamples.incrementAndGet();
+        }
 
         @Override
         public void enqueued() {
