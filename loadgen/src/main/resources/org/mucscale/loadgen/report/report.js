@@ -32,7 +32,7 @@
   function lineChart(parent, title, yUnit, lines) {
     var box = el('div', {'class': 'chart'});
     box.appendChild(el('h3', null, title));
-    var W = 560, H = 240, L = 56, R = 12, T = 10, B = 30;
+    var W = 560, H = 240, L = 66, R = 12, T = 10, B = 30;
     var xmax = 1, ymax = 0;
     lines.forEach(function (l) {
       l.pts.forEach(function (p) { if (p[0] > xmax) { xmax = p[0]; } if (p[1] > ymax) { ymax = p[1]; } });
@@ -52,7 +52,7 @@
     }
     axis.appendChild(svgEl('line', {x1: L, x2: W - R, y1: H - B, y2: H - B}));
     axis.appendChild(svgEl('line', {x1: L, x2: L, y1: T, y2: H - B}));
-    var yl = svgEl('text', {x: 12, y: T + (H - T - B) / 2, transform: 'rotate(-90 12 ' + (T + (H - T - B) / 2) + ')', 'text-anchor': 'middle'});
+    var yl = svgEl('text', {x: 10, y: T + (H - T - B) / 2, transform: 'rotate(-90 10 ' + (T + (H - T - B) / 2) + ')', 'text-anchor': 'middle'});
     yl.textContent = yUnit; axis.appendChild(yl);
     svg.appendChild(grid); svg.appendChild(axis);
     lines.forEach(function (l) {
