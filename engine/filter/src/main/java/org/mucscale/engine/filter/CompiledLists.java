@@ -29,6 +29,8 @@ public final class CompiledLists {
     /** Per BMP char: 1 + symbol id for plain letters (no leet, no flags), else 0: one lookup on the fast path. */
     final char[] fastSymbol;
     final int denseWidth;
+    /** log2 of denseWidth (a power of two). */
+    final int denseShift;
     /** States are numbered breadth-first; those below this have a full row in {@code dense}. */
     final int denseStates;
     final int[] dense;
@@ -65,6 +67,10 @@ public final class CompiledLists {
             }
         }
         this.denseWidth = denseWidth;
+        this.denseShift = Integer.numberOfTrailingZeros(denseWidth);
+        if (Integer.bitCount(denseWidth) != 1) {
+            throw new IllegalArgumentException("dense width must be a power of two, was " + denseWidth);
+        }
         this.denseStates = denseStates;
         this.dense = dense;
         this.sparse = sparse;
@@ -81,7 +87,7 @@ public final class CompiledLists {
     int next(int state, int symbol) {
         int w = denseWidth;
         if (symbol < w && state < denseStates) {
-            return dense[state * w + symbol];
+            return dense[(state << denseShift) + symbol];
         }
         return nextSparse(state, symbol);
     }
@@ -100,7 +106,7 @@ public final class CompiledLists {
             }
             s = fail[s];
             if (symbol < w && s < denseStates) {
-                return dense[s * w + symbol];
+                return dense[(s << denseShift) + symbol];
             }
         }
     }

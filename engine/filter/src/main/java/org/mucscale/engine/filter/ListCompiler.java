@@ -328,7 +328,8 @@ public final class ListCompiler {
             ownHead = ownHead2;
             sparse = renumbered;
         }
-        int width = (int) Math.min(alphabet + 1L, MAX_DENSE_WIDTH);
+        // A power of two, so a row starts at state << shift: a shift instead of a multiply on the scan's critical path.
+        int width = Math.min(Integer.highestOneBit(Math.max(1, alphabet)) * 2, MAX_DENSE_WIDTH);
         int denseStates = (int) Math.min(states, Math.max(1L, DENSE_BUDGET / width));
         int[] dense = new int[denseStates * width];
         int[] fail = new int[states];

@@ -25,6 +25,7 @@ final class Scanner {
         final int[] dense = lists.dense;
         final int[] outLength = lists.outLength;
         final int width = lists.denseWidth;
+        final int shift = lists.denseShift;
         final int denseStates = lists.denseStates;
         final int mask = st.ringMask;
         boolean fast = true;
@@ -55,7 +56,7 @@ final class Scanner {
                         lastSym0 = id == 0 ? -1 : id;
                         run0 = 1;
                     }
-                    int next = id < width && s0 < denseStates ? dense[s0 * width + id] : lists.next(s0, id);
+                    int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] : lists.next(s0, id);
                     prev0 = s0;
                     s0 = next;
                     ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : (i << 2) | (boundary ? 3 : 1);
@@ -182,7 +183,7 @@ final class Scanner {
                     lastSym0 = id == 0 ? -1 : id;
                     run0 = 1;
                 }
-                int next = id < width && s0 < denseStates ? dense[s0 * width + id] : lists.next(s0, id);
+                int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] : lists.next(s0, id);
                 prev0 = s0;
                 s0 = next;
                 ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : info;
