@@ -384,6 +384,9 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         @Override
         public void messageReceived(IoSession session, Object message) {
             Attempt a = attemptOf(session);
+            if (a.decoder.isClosed()) {
+                return; // the stream already ended or broke a rule; the session is closing
+            }
             IoBuffer in = (IoBuffer) message;
             current = session;
             try {

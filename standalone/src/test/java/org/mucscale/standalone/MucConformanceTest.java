@@ -50,7 +50,9 @@ class MucConformanceTest {
 
     @Test
     void smackIntegrationTests_mucPackage_allPass() throws Exception {
-        try (E2eFixture fx = new E2eFixture(0, Map.of(), b -> b.allowRegistration(true).module("private"))) {
+        try (E2eFixture fx = new E2eFixture(0, Map.of(), b -> b.allowRegistration(true).module("private")
+                .logLevel(Boolean.getBoolean("mucscale.conformance.debug") ? "debug" : "info")
+                .keepDirectory(Boolean.getBoolean("mucscale.conformance.debug")))) {
             int port = fx.prosody.c2sPort();
             XmppConnectionManager.addConnectionDescriptor(XmppConnectionDescriptor
                     .buildWith(XMPPTCPConnection.class, XMPPTCPConnectionConfiguration.class,
@@ -62,7 +64,7 @@ class MucConformanceTest {
             Configuration config = Configuration.builder()
                     .setService(E2eFixture.DOMAIN)
                     .setSecurityMode("disabled")
-                    .setReplyTimeout("10000")
+                    .setReplyTimeout("20000") // the framework default is 47 s; 20 s keeps a failing run short but tolerates a busy machine
                     .setDefaultConnection("mucscale-loopback")
                     .setEnabledConnections("mucscale-loopback")
                     .addTestPackage("org.jivesoftware.smackx.muc")
@@ -75,6 +77,7 @@ class MucConformanceTest {
             Files.createDirectories(out.toAbsolutePath().getParent());
             Files.writeString(out, report, StandardCharsets.UTF_8);
             System.out.println(report);
+            System.out.println("prosody log: " + fx.prosody.logFile());
 
             assertThat(result.getImpossibleTestClasses()).as(report).isEmpty();
             assertThat(result.getFailedTests()).as(report).isEmpty();

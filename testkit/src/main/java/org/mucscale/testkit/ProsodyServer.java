@@ -185,6 +185,11 @@ public final class ProsodyServer implements AutoCloseable {
         return sb.toString();
     }
 
+    /** Process id of the running prosody (e.g. to sample its CPU time in a benchmark). */
+    public long pid() {
+        return process.pid();
+    }
+
     public boolean isRunning() {
         return process.isAlive();
     }
