@@ -21,7 +21,7 @@
 #
 # The "gc" scenario: 400 users in 8 rooms of exactly 50 (rooms50 scaled down to what a 2-core machine shared with
 # other work holds), plain TCP with SASL PLAIN so logins are cheap, then one steady level of
-# MEASURE_RATE (default 80) messages/s for MEASURE_SECONDS (default 60) after a 10 s warm-up: about 3,900
+# MEASURE_RATE (default 30) messages/s for MEASURE_SECONDS (default 45) after a 10 s warm-up: about 1,470
 # deliveries/s. One steady rate (no stepping) so every preset gets the same offered load and the latency differences
 # come from the JVM, not from where a ramp stopped.
 #
@@ -39,6 +39,17 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
 
 usage() { sed -n '2,12p' "$0" >&2; exit 2; }
+build_jars() { # the standalone component and the load generator, with their own build suffix (shared machine)
+  echo "measure: building standalone and loadgen (mvn package, tests skipped, suffix -jvm)" >&2
+  JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}" \
+    mvn -B -ntp -q -pl standalone,loadgen -am -DskipTests -Dmucscale.build.suffix=-jvm package >&2
+}
+standalone_jar="$here/standalone/target-jvm/mucscale-standalone.jar"
+loadgen_jar="$here/loadgen/target-jvm/mucscale-loadgen.jar"
+if [ "${1:-}" = --build-only ]; then # used by run-matrix.sh: build (when missing or MEASURE_REBUILD=1) and stop
+  if [ "${MEASURE_REBUILD:-0}" = 1 ] || [ ! -f "$standalone_jar" ] || [ ! -f "$loadgen_jar" ]; then build_jars; fi
+  exit 0
+fi
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 preset="$1"; scenario="${2:-gc}"
 if [ -f "$preset" ]; then preset_file="$(cd "$(dirname "$preset")" && pwd)/$(basename "$preset")"
@@ -64,13 +75,7 @@ command -v prosody >/dev/null || { echo "measure: prosody is missing (apt-get in
 command -v python3 >/dev/null || { echo "measure: python3 is missing" >&2; exit 1; }
 
 # 1. Build what is missing (own suffix so it never collides with other builds on a shared machine).
-standalone_jar="$here/standalone/target-jvm/mucscale-standalone.jar"
-loadgen_jar="$here/loadgen/target-jvm/mucscale-loadgen.jar"
-if [ "${MEASURE_REBUILD:-0}" = 1 ] || [ ! -f "$standalone_jar" ] || [ ! -f "$loadgen_jar" ]; then
-  echo "measure: building standalone and loadgen (mvn package, tests skipped, suffix -jvm)" >&2
-  JAVA_HOME="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}" \
-    mvn -B -ntp -q -pl standalone,loadgen -am -DskipTests -Dmucscale.build.suffix=-jvm package >&2
-fi
+if [ "${MEASURE_REBUILD:-0}" = 1 ] || [ ! -f "$standalone_jar" ] || [ ! -f "$loadgen_jar" ]; then build_jars; fi
 
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 out="${MEASURE_OUT:-$here/jvm-tuning/results/$stamp-$preset_name}"
@@ -122,7 +127,7 @@ data_path = "$work/prosody/data"
 pidfile = "$work/prosody/prosody.pid"
 run_as_root = true
 daemonize = false
-log = { { levels = { min = "warn" }, to = "file", filename = "$out/prosody.log" } }
+log = { { levels = { min = "info" }, to = "file", filename = "$out/prosody.log" } }
 modules_enabled = { "roster"; "saslauth"; "disco"; "ping"; "presence"; "message"; "iq"; "register" }
 modules_disabled = { "s2s"; "http"; "tls"; "admin_telnet"; "bosh"; "websocket" }
 interfaces = { "127.0.0.1" }
@@ -179,7 +184,7 @@ sleep 2
 # 3. The load.
 sets=()
 if [ "$scenario" = gc ]; then
-  rate="${MEASURE_RATE:-80}"; seconds="${MEASURE_SECONDS:-60}"; users="${MEASURE_USERS:-400}"
+  rate="${MEASURE_RATE:-30}"; seconds="${MEASURE_SECONDS:-45}"; users="${MEASURE_USERS:-400}"
   run_scenario=rooms50
   sets=(--set "users=$users" --set rooms.size=50 --set server.tls=none --set server.sasl=PLAIN
         --set connect.connectionsPerSec=200 --set connect.maxPendingLogins=100
