@@ -1431,10 +1431,7 @@ final class Room {
         }
         XmlElement destroy = query.child("destroy");
         if (destroy != null) {
-            // XEP-0045 10.9: occupants (the owner included) get the destroy presence before the owner's IQ result;
-            // clients such as Smack stop listening to the room once the result arrives.
-            destroy(destroy.attribute("jid"), destroy.childText("reason"), destroy.childText("password"));
-            result(c, null);
+            destroy(destroy.attribute("jid"), destroy.childText("reason"), destroy.childText("password"), c);
             return;
         }
         XmlElement form = query.child("x", Stanzas.NS_DATA);
@@ -1445,9 +1442,10 @@ final class Room {
         String formType = form.attribute("type");
         if ("cancel".equals(formType)) {
             if (locked) {
-                destroy(null, "the owner cancelled the room's creation", null);
+                destroy(null, "the owner cancelled the room's creation", null, c);
+            } else {
+                result(c, null);
             }
-            result(c, null);
             return;
         }
         if (!"submit".equals(formType)) {
@@ -1546,7 +1544,12 @@ final class Room {
     }
 
     /** Destroys the room: every occupant gets unavailable presence with the destroy notice (XEP-0045 10.9). */
-    void destroy(String alternateVenue, String reason, String alternatePassword) {
+    /**
+     * Destroys the room (XEP-0045 10.9). Order matters to clients: the requesting owner's own session gets its
+     * destroy presence before the IQ result (Smack stops listening to a room once the result arrives), and the other
+     * occupants get theirs after the result.
+     */
+    void destroy(String alternateVenue, String reason, String alternatePassword, Command request) {
         XmlElement.Builder d = XmlElement.builder("destroy");
         Jid alt = alternateVenue == null ? null : Jid.tryParse(alternateVenue);
         if (alt != null) {
@@ -1559,25 +1562,39 @@ final class Room {
             d.textChild("password", alternatePassword);
         }
         XmlElement destroyElement = d.build();
-        for (Occupant o : occupantsSnapshot()) {
-            o.role = Role.NONE;
-            o.affiliation = Affiliation.NONE;
-            XmlElement p = XmlElement.builder("presence").attribute("from", o.occupantJid.toString())
-                    .attribute("to", o.realJid.toString()).attribute("type", "unavailable")
-                    .child(XmlElement.builder("x", NS_MUC_USER)
-                            .child(XmlElement.builder("item").attribute("affiliation", "none")
-                                    .attribute("role", "none").build())
-                            .child(destroyElement).build())
-                    .build();
-            delivery.send(p);
-            detachOccupant(o);
-            ctx.listener.occupantLeft(jid);
+        List<Occupant> all = occupantsSnapshot();
+        if (request != null) {
+            for (Occupant o : all) {
+                if (o.realJid.equals(request.from)) {
+                    notifyDestroyed(o, destroyElement);
+                }
+            }
+            result(request, null);
+        }
+        for (Occupant o : all) {
+            if (request == null || !o.realJid.equals(request.from)) {
+                notifyDestroyed(o, destroyElement);
+            }
         }
         if (persistent) {
             ctx.repository.delete(jid);
         }
         history.clear();
         shard.removeRoom(this);
+    }
+
+    private void notifyDestroyed(Occupant o, XmlElement destroyElement) {
+        o.role = Role.NONE;
+        o.affiliation = Affiliation.NONE;
+        delivery.send(XmlElement.builder("presence").attribute("from", o.occupantJid.toString())
+                .attribute("to", o.realJid.toString()).attribute("type", "unavailable")
+                .child(XmlElement.builder("x", NS_MUC_USER)
+                        .child(XmlElement.builder("item").attribute("affiliation", "none")
+                                .attribute("role", "none").build())
+                        .child(destroyElement).build())
+                .build());
+        detachOccupant(o);
+        ctx.listener.occupantLeft(jid);
     }
 
     /** Service shutdown: occupants are told the room is going away with status 332. */
