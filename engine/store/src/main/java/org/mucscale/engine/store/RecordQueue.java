@@ -50,7 +50,8 @@ final class RecordQueue {
             if (diff == 0) {
                 if (tail.compareAndSet(t, t + 1)) {
                     slots.lazySet(index, record);
-                    sequences.set(index, t + 1);
+                    // A release store publishes the record; readers acquire it with a volatile get.
+                    sequences.lazySet(index, t + 1);
                     return true;
                 }
                 t = tail.get();
@@ -94,7 +95,7 @@ final class RecordQueue {
             long position = h + i;
             int index = (int) (position % capacity);
             slots.lazySet(index, null);
-            sequences.set(index, position + capacity);
+            sequences.lazySet(index, position + capacity);
         }
         head = h + n;
     }

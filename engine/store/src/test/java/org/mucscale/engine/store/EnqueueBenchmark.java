@@ -44,27 +44,28 @@ public class EnqueueBenchmark {
         spillDir = Files.createTempDirectory("mucscale-bench-spill-");
         // Not started: a stand-in consumer releases the queue so only the enqueue side is measured.
         writer = new RoomLogWriter(null, DatabaseType.HSQLDB,
-                StoreConfig.defaults(spillDir).withQueue(1 << 20, OverflowPolicy.REJECT_WITH_ERROR), Clock.SYSTEM,
+                StoreConfig.defaults(spillDir).withQueue(1 << 22, OverflowPolicy.REJECT_WITH_ERROR), Clock.SYSTEM,
                 StoreListener.NONE);
-        jdkQueue = new ArrayBlockingQueue<>(1 << 20);
+        jdkQueue = new ArrayBlockingQueue<>(1 << 22);
         draining = true;
         RecordQueue q = writer.queueForBenchmark();
         writerDrainer = new Thread(() -> {
-            RoomLogRecord[] buf = new RoomLogRecord[4096];
+            // Like the writer: take what is there in large batches, then sleep a little (the writer polls every few
+            // milliseconds), so producer and consumer do not fight over the same cache lines on every record.
+            RoomLogRecord[] buf = new RoomLogRecord[1 << 20];
             while (draining) {
                 int n = q.peekInto(buf, buf.length);
-                if (n > 0) {
-                    q.release(n);
-                } else {
-                    Thread.onSpinWait();
+                q.release(n);
+                if (n < buf.length) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
                 }
             }
         }, "bench-drain-writer");
         jdkDrainer = new Thread(() -> {
-            java.util.ArrayList<RoomLogRecord> buf = new java.util.ArrayList<>(4096);
+            java.util.ArrayList<RoomLogRecord> buf = new java.util.ArrayList<>(1 << 20);
             while (draining) {
-                if (jdkQueue.drainTo(buf, 4096) == 0) {
-                    Thread.onSpinWait();
+                if (jdkQueue.drainTo(buf, 1 << 20) < (1 << 20)) {
+                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
                 }
                 buf.clear();
             }
