@@ -28,6 +28,7 @@
 # Environment:
 #   MEASURE_OUT      results folder (default jvm-tuning/results/<time>-<preset>)
 #   MEASURE_PIN      1 (default): mucscale on CPU 1, Prosody and the generator on CPU 0 (taskset); 0: no pinning
+#   MEASURE_NICE     scheduling priority of everything it starts (default -10, needs root; 0 leaves it alone)
 #   MEASURE_RATE, MEASURE_SECONDS, MEASURE_USERS   the "gc" scenario's rate, level length and user count
 #   MEASURE_SET      extra loadgen overrides, space-separated key=value
 #   JAVA_HOME        JDK for presets marked "measure-jdk: 17" (default /usr/lib/jvm/java-17-openjdk-amd64)
@@ -61,7 +62,7 @@ fi
 preset_name="$(basename "$preset_file" .jvmopts)"
 
 # Which JDK: a preset says "# measure-jdk: 17" or "# measure-jdk: 25" in its header.
-jdk_major="$(sed -n 's/^# *measure-jdk: *\([0-9]*\).*/\1/p' "$preset_file" | head -n 1)"
+jdk_major="$(sed -n 's/^#.*measure-jdk: *\([0-9][0-9]*\).*/\1/p' "$preset_file" | head -n 1)"
 case "${jdk_major:-17}" in
   17) java_home="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}" ;;
   25) java_home="${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}" ;;
@@ -111,8 +112,12 @@ wait_port() { # port seconds what [pid that must stay alive]
 }
 
 pin_server=(); pin_gen=()
+# Raised priority (default nice -10) so the few tenths of a core this measurement uses are not starved by other
+# work on a shared machine; the results then say more about the JVM and less about the neighbours. MEASURE_NICE=0: off.
+nice_level="${MEASURE_NICE:--10}"
+if [ "$nice_level" != 0 ]; then pin_server=(nice -n "$nice_level"); pin_gen=(nice -n "$nice_level"); fi
 if [ "${MEASURE_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  pin_server=(taskset -c 1); pin_gen=(taskset -c 0)
+  pin_server+=(taskset -c 1); pin_gen+=(taskset -c 0)
 fi
 
 domain=localhost; muc="muc.$domain"; secret="jvm-$RANDOM$RANDOM"

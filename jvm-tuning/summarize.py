@@ -130,9 +130,12 @@ def main():
     }
     with open(os.path.join(a.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
-    lat = summary["latencyMs"]
+    # the measured level (warm-up and JIT start-up excluded) when there is one, else the whole run
+    lvl = summary["levelLatencyMs"][-1] if summary["levelLatencyMs"] else {}
+    lat = {"p50": lvl.get("p50Ms", summary["latencyMs"]["p50"]), "p99": lvl.get("p99Ms", summary["latencyMs"]["p99"]),
+           "p999": lvl.get("p999Ms", summary["latencyMs"]["p999"]), "max": lvl.get("maxMs", summary["latencyMs"]["max"])}
     mg = summary["gcPausesMucscaleMs"] or {}
-    text = ("%s [%s] %s: %.0f deliveries/s (%d of %d, lost %d), latency ms p50 %.2f p99 %.2f p99.9 %.2f max %.2f; "
+    text = ("%s [%s] %s: %.0f deliveries/s (%d of %d, lost %d), level latency ms p50 %.2f p99 %.2f p99.9 %.2f max %.2f; "
             "GC pauses (log) %d, p99 %.2f ms, max %.2f ms, sum %.0f ms; mucscale saw %s pauses, max %s ms; "
             "safepoint max %.2f ms; ZGC allocation stalls %d (max %.2f ms); server CPU %.2f us/delivery, RSS max %.0f MB; "
             "load average before %s" % (
