@@ -167,6 +167,10 @@ class MucRoomTest extends MucTestBase {
         assertThat(toAlice).extracting(XmlElement::name).containsExactly("presence", "iq");
         assertThat(mucUser(toAlice.get(0)).child("destroy")).isNotNull();
         assertThat(toAlice.get(1).attribute("type")).isEqualTo("result");
+        // ... and the other occupants after it
+        List<String> order = out.sequence();
+        assertThat(order.indexOf(alice + " iq result")).isLessThan(order.indexOf(bob + " presence unavailable"));
+        assertThat(order.indexOf(alice + " presence unavailable")).isLessThan(order.indexOf(alice + " iq result"));
         XmlElement toBob = only(out.take(bob));
         assertThat(toBob.attribute("type")).isEqualTo("unavailable");
         XmlElement d = mucUser(toBob).child("destroy");

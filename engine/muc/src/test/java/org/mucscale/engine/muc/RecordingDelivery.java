@@ -18,6 +18,8 @@ final class RecordingDelivery implements Delivery {
     private final Map<Jid, List<XmlElement>> byRecipient = new HashMap<>();
     private final boolean parse;
     private long deliveries;
+    /** Every stanza in global order, as "recipient name type". */
+    private final List<String> sequence = new ArrayList<>();
 
     RecordingDelivery() {
         this(true);
@@ -33,6 +35,7 @@ final class RecordingDelivery implements Delivery {
         XmlElement e = parse ? TestXml.parse(stanza.forRecipient(recipient))
                 : XmlElement.builder("raw").attribute("to", recipient.toString()).text(stanza.suffix()).build();
         byRecipient.computeIfAbsent(recipient, k -> new ArrayList<>()).add(e);
+        sequence.add(recipient + " " + e.name() + " " + e.attribute("type"));
     }
 
     @Override
@@ -41,6 +44,12 @@ final class RecordingDelivery implements Delivery {
         Jid to = Jid.parse(stanza.attribute("to"));
         XmlElement e = parse ? TestXml.parse(stanza.toXml()) : stanza;
         byRecipient.computeIfAbsent(to, k -> new ArrayList<>()).add(e);
+        sequence.add(to + " " + e.name() + " " + e.attribute("type"));
+    }
+
+    /** The global order of everything sent so far. */
+    synchronized List<String> sequence() {
+        return new ArrayList<>(sequence);
     }
 
     /** Everything sent to {@code recipient} since the last call, in order. */
