@@ -1,5 +1,9 @@
 package org.mucscale.openfire;
 
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.metrics.MucScaleMetrics;
+import java.util.function.Supplier;
+
 /**
  * What the plugin's servlets (instantiated by Openfire from web/WEB-INF/web.xml, not by us) need from the running
  * plugin. Lives in the plugin's class loader, so it disappears with it; {@link #install} returns the handle that
@@ -12,13 +16,16 @@ public final class MucScaleContext {
     private static volatile MucScaleContext current;
 
     private final MucScaleProperties properties;
+    private final Supplier<MucScaleMetrics> metrics;
 
-    private MucScaleContext(MucScaleProperties properties) {
+    private MucScaleContext(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics) {
         this.properties = properties;
+        this.metrics = metrics;
     }
 
-    static AutoCloseable install(MucScaleProperties properties) {
-        MucScaleContext context = new MucScaleContext(properties);
+    /** Publishes the running plugin's parts to the servlets; the handle withdraws them. */
+    static AutoCloseable install(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics) {
+        MucScaleContext context = new MucScaleContext(properties, metrics);
         current = context;
         return () -> {
             if (current == context) {
@@ -32,7 +39,21 @@ public final class MucScaleContext {
         return current;
     }
 
-    public MucScaleProperties properties() {
-        return properties;
+    /** The validated settings in force. */
+    public Settings settings() {
+        return properties.current();
+    }
+
+    /** The engine's metrics, or null when the engine is not running. */
+    public MucScaleMetrics metrics() {
+        return metrics.get();
+    }
+
+    /**
+     * Sends one probe message now. The engine does not expose its probe to hosts yet, so this reports false (the page
+     * shows "action refused"); the probe still runs on its interval.
+     */
+    public boolean probeNow() {
+        return false;
     }
 }

@@ -2,9 +2,13 @@ package org.mucscale.openfire;
 
 import java.io.File;
 import java.util.List;
+import org.jivesoftware.openfire.XMPPServer;
 import org.jivesoftware.openfire.container.Plugin;
 import org.jivesoftware.openfire.container.PluginManager;
 import org.mucscale.engine.config.Setting;
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.runtime.MucScaleEngine;
+import org.mucscale.engine.store.DatabaseType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,6 +18,18 @@ import org.slf4j.LoggerFactory;
  * try, so a reload or removal leaves no thread, listener, interceptor, component, servlet state or property
  * definition of ours behind. If initialization fails halfway, what was registered so far is released before the
  * exception reaches Openfire (which would otherwise retry on top of our leftovers).
+ *
+ * <p>Wiring, in start order (stopped in reverse):
+ * <ol>
+ *   <li>system properties and the validated settings snapshot ({@link MucScaleProperties});</li>
+ *   <li>the engine ({@link MucScaleEngine}: metrics, filter, room log store on Openfire's database, MUC service),
+ *       delivering through {@link OpenfireDelivery};</li>
+ *   <li>settings subscription: dynamic changes reach the engine and the adapter;</li>
+ *   <li>the MUC Scale service component on {@code mucscale.openfire.subdomain};</li>
+ *   <li>the content filter interceptor for Openfire's own MUC ({@link BuiltInMucFilter});</li>
+ *   <li>the Prometheus path's admin-login exclusion, when configured;</li>
+ *   <li>the context the servlets of web/WEB-INF/web.xml read ({@link MucScaleContext}).</li>
+ * </ol>
  *
  * <p>Concurrency: Openfire calls initialize and destroy on its plugin-monitor thread, one at a time.
  */
@@ -29,17 +45,69 @@ public final class MucScalePlugin implements Plugin {
     public void initializePlugin(PluginManager manager, File pluginDirectory) {
         long startNs = System.nanoTime();
         try {
-            List<Setting<?>> catalog = SettingsCatalog.all();
-            properties = registrations.push("system properties", MucScaleProperties.register(catalog));
-            registrations.onClose("plugin context", MucScaleContext.install(properties));
-        } catch (RuntimeException | Error e) {
+            start();
+        } catch (Exception | Error e) {
             LOG.error("MUC Scale failed to start; releasing what was registered", e);
             registrations.closeAll();
             properties = null;
-            throw e;
+            if (e instanceof RuntimeException re) {
+                throw re;
+            }
+            if (e instanceof Error err) {
+                throw err;
+            }
+            throw new IllegalStateException("MUC Scale failed to start: " + e.getMessage(), e);
         }
         LOG.info("MUC Scale started in {} ms with {} settings", (System.nanoTime() - startNs) / 1_000_000,
                 properties.propertyCount());
+    }
+
+    private void start() throws Exception {
+        List<Setting<?>> catalog = SettingsCatalog.all();
+        MucScaleProperties props = registrations.push("system properties", MucScaleProperties.register(catalog));
+        properties = props;
+        Settings settings = props.current();
+
+        XMPPServer server = XMPPServer.getInstance();
+        String xmppDomain = server.getServerInfo().getXMPPDomain();
+        String subdomain = settings.get(OpenfireSettings.SUBDOMAIN);
+        OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
+
+        MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery);
+        DatabaseType databaseType = supportedDatabase();
+        if (databaseType != null) {
+            // Openfire installs database/mucscale_<type>.sql itself (plugin.xml databaseKey), so no schema install.
+            builder.database(new OpenfireDataSource(), databaseType, false);
+        }
+        MucScaleEngine engine = builder.build();
+        engine.start();
+        registrations.push("engine", engine);
+
+        BuiltInMucFilter builtInFilter = new BuiltInMucFilter(engine::filter, server.getMultiUserChatManager(),
+                xmppDomain, settings.get(OpenfireSettings.FILTER_BUILTIN_MUC));
+        PrometheusExclusion prometheus = new PrometheusExclusion();
+        registrations.push("settings subscription", props.subscribe(s -> {
+            engine.reconfigure(s);
+            delivery.directLocal(s.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
+            builtInFilter.enabled(s.get(OpenfireSettings.FILTER_BUILTIN_MUC));
+            prometheus.apply(s);
+        }));
+
+        registrations.push("component " + subdomain, MucScaleComponent.register(subdomain, engine::process));
+        registrations.push("built-in MUC filter interceptor", BuiltInMucFilter.register(builtInFilter));
+        prometheus.apply(settings);
+        registrations.push("Prometheus admin-login exclusion", prometheus);
+        registrations.onClose("servlet context", MucScaleContext.install(props, engine::metrics));
+    }
+
+    /** Openfire's database type when the room log has scripts for it, else null (room log off, said in the log). */
+    private static DatabaseType supportedDatabase() {
+        try {
+            return OpenfireDataSource.databaseType();
+        } catch (IllegalArgumentException e) {
+            LOG.info("MUC Scale keeps no room log on this database: {}", e.getMessage());
+            return null;
+        }
     }
 
     @Override

@@ -49,7 +49,8 @@ public final class MucScaleProperties implements AutoCloseable {
     }
 
     /**
-     * Registers one system property per setting and starts listening for changes. On failure, whatever was
+     * Registers one system property per setting that applies inside Openfire and starts listening for changes. The
+     * snapshot holds the whole catalog (standalone-only settings at their defaults), as the engine expects. On failure, whatever was
      * registered is removed again before the exception propagates.
      */
     public static MucScaleProperties register(Collection<Setting<?>> catalog) {
@@ -61,7 +62,9 @@ public final class MucScaleProperties implements AutoCloseable {
         MucScaleProperties p = new MucScaleProperties(state);
         try {
             for (Setting<?> s : catalog) {
-                p.properties.add(build(s));
+                if (SettingsCatalog.appliesToOpenfire(s)) {
+                    p.properties.add(build(s));
+                }
             }
             PropertyEventDispatcher.addListener(p.listener);
         } catch (RuntimeException | Error e) {
@@ -81,7 +84,7 @@ public final class MucScaleProperties implements AutoCloseable {
         return state.subscribe(subscriber);
     }
 
-    /** Number of system properties registered (one per setting). */
+    /** Number of system properties registered (one per setting that applies inside Openfire). */
     public int propertyCount() {
         return properties.size();
     }

@@ -13,7 +13,17 @@ public final class OpenfireSettings {
                     + "(e.g. mucscale.example.org).",
             OpenfireSettings::subdomainProblem);
 
-    public static final List<Setting<?>> ALL = List.of(SUBDOMAIN);
+    public static final Setting<Boolean> DIRECT_LOCAL_DELIVERY = Setting.ofBoolean(
+            "mucscale.openfire.direct-local-delivery", true, true,
+            "Deliver the service's messages and presences to local client sessions directly (privacy lists, outgoing "
+                    + "interceptors and stream management still apply) instead of through Openfire's message router.");
+
+    public static final Setting<Boolean> FILTER_BUILTIN_MUC = Setting.ofBoolean("mucscale.openfire.filter-builtin-muc",
+            true, true,
+            "Run the content filter on group messages sent to Openfire's own MUC services (once per message, "
+                    + "before the room sees it).");
+
+    public static final List<Setting<?>> ALL = List.of(SUBDOMAIN, DIRECT_LOCAL_DELIVERY, FILTER_BUILTIN_MUC);
 
     /** Null when {@code s} is one DNS label (letters, digits, hyphens; 1-63 characters), else what is allowed. */
     static String subdomainProblem(String s) {

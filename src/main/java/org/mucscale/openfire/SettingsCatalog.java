@@ -35,6 +35,29 @@ public final class SettingsCatalog {
             "org.mucscale.engine.cluster.ClusterSettings",
             "org.mucscale.engine.runtime.RuntimeSettings");
 
+    /**
+     * Key prefixes of settings that only the standalone runner uses: inside Openfire the room log uses Openfire's own
+     * connection pool and the dashboard is served by the admin console, so these stay at their defaults and are not
+     * shown as Openfire system properties (an admin could otherwise set a JDBC password that nothing reads).
+     */
+    static final List<String> STANDALONE_ONLY_PREFIXES = List.of(
+            "mucscale.store.jdbc-", "mucscale.store.pool-size", "mucscale.metrics.http-", "mucscale.standalone.");
+
+    /** True when {@code setting} means something inside Openfire (and so becomes a system property). */
+    public static boolean appliesToOpenfire(Setting<?> setting) {
+        for (String prefix : STANDALONE_ONLY_PREFIXES) {
+            if (setting.key().startsWith(prefix)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The settings shown as Openfire system properties: {@link #all()} without the standalone-only ones. */
+    public static List<Setting<?>> openfireProperties() {
+        return all().stream().filter(SettingsCatalog::appliesToOpenfire).toList();
+    }
+
     /** Engine catalog + adapter settings, in declaration order, keys unique. */
     public static List<Setting<?>> all() {
         return all(SettingsCatalog.class.getClassLoader());

@@ -34,7 +34,7 @@ class SettingsCatalogTest {
             bundle.load(new InputStreamReader(in, StandardCharsets.UTF_8));
         }
         List<String> missing = new ArrayList<>();
-        for (Setting<?> s : SettingsCatalog.all()) {
+        for (Setting<?> s : SettingsCatalog.openfireProperties()) {
             String text = bundle.getProperty("system_property." + s.key());
             if (text == null || text.isBlank()) {
                 // The failure message is the line to add to src/main/i18n/mucscale_i18n.properties.
@@ -51,13 +51,22 @@ class SettingsCatalogTest {
         try (InputStream in = getClass().getResourceAsStream("/i18n/mucscale_i18n.properties")) {
             bundle.load(new InputStreamReader(in, StandardCharsets.UTF_8));
         }
-        Set<String> keys = SettingsCatalog.all().stream().map(Setting::key).collect(Collectors.toSet());
+        Set<String> keys = SettingsCatalog.openfireProperties().stream().map(Setting::key).collect(Collectors.toSet());
         List<String> stale = bundle.stringPropertyNames().stream()
                 .filter(k -> k.startsWith("system_property."))
                 .map(k -> k.substring("system_property.".length()))
                 .filter(k -> !keys.contains(k))
                 .sorted().toList();
         assertThat(stale).as("descriptions of settings that no longer exist").isEmpty();
+    }
+
+    @Test
+    void openfireProperties_leaveOutStandaloneOnlySettings() {
+        List<String> keys = SettingsCatalog.openfireProperties().stream().map(Setting::key).toList();
+
+        assertThat(keys).contains("mucscale.openfire.subdomain");
+        assertThat(keys).noneMatch(k -> k.startsWith("mucscale.store.jdbc-") || k.startsWith("mucscale.metrics.http-"));
+        assertThat(SettingsCatalog.all().size()).isGreaterThanOrEqualTo(keys.size());
     }
 
     @Test

@@ -2,4 +2,8 @@ package org.jivesoftware.openfire.session;
 
 /** Compile-only declaration of Openfire 5.1.1 {@code org.jivesoftware.openfire.session.LocalSession}. */
 public abstract class LocalSession implements Session {
+
+    LocalSession() {
+        // the real constructors take a server name, connection and stream id; the adapter never constructs sessions
+    }
 }

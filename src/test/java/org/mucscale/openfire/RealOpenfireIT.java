@@ -1,0 +1,544 @@
+package org.mucscale.openfire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.net.CookieManager;
+import java.net.Socket;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.jivesoftware.smack.ConnectionConfiguration.SecurityMode;
+import org.jivesoftware.smack.packet.Message;
+import org.jivesoftware.smack.tcp.XMPPTCPConnection;
+import org.jivesoftware.smack.tcp.XMPPTCPConnectionConfiguration;
+import org.jivesoftware.smackx.disco.ServiceDiscoveryManager;
+import org.jivesoftware.smackx.disco.packet.DiscoverItems;
+import org.jivesoftware.smackx.muc.MultiUserChat;
+import org.jivesoftware.smackx.muc.MultiUserChatManager;
+import org.jxmpp.jid.impl.JidCreate;
+import org.jxmpp.jid.parts.Resourcepart;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.mucscale.testkit.FreePort;
+import org.mucscale.testkit.ProcessRunner;
+
+/**
+ * The built plugin jar in a real Openfire 5.1 (runs only with {@code -Dopenfire.home=/path/to/openfire}; reported as
+ * skipped otherwise). The installation is copied to a temp dir and set up unattended (autosetup, embedded database,
+ * every listener on 127.0.0.1 and a free port); the jar is uploaded through the admin console like an operator would,
+ * then exercised with a real XMPP client, reloaded ten times, and Openfire's log must hold no WARN or ERROR from our
+ * classes (except the one refusal this test provokes on purpose).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class RealOpenfireIT {
+
+    static final String DOMAIN = "mucscale.test";
+    static final String ADMIN_PASSWORD = "admin-secret";
+    static final String USER_PASSWORD = "secret";
+    static final Duration START_TIMEOUT = Duration.ofSeconds(180);
+    static final Duration LOAD_TIMEOUT = Duration.ofSeconds(90);
+    static final int RELOADS = 10;
+    /** The WARN this test provokes by saving an out-of-range value; every other WARN/ERROR of ours fails the test. */
+    static final String EXPECTED_REFUSAL = "Refused mucscale.metrics.top-rooms must be";
+
+    static Path home;
+    static Process openfire;
+    static int c2sPort;
+    static int adminPort;
+    static HttpClient http;
+    static final List<XMPPTCPConnection> connections = new ArrayList<>();
+
+    @BeforeAll
+    static void startOpenfire() throws Exception {
+        String given = System.getProperty("openfire.home", "");
+        assumeTrue(!given.isBlank(), "no -Dopenfire.home given: real-Openfire test skipped");
+        Path source = Path.of(given);
+        assertThat(source.resolve("lib/startup.jar")).as("an Openfire installation at " + source).isRegularFile();
+
+        home = Files.createTempDirectory("mucscale-openfire-");
+        copyTree(source, home);
+        Files.createDirectories(home.resolve("logs"));
+        c2sPort = FreePort.next();
+        adminPort = FreePort.next();
+        Files.writeString(home.resolve("conf/openfire.xml"), openfireXml(), StandardCharsets.UTF_8);
+
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "-server", "-Xmx512m",
+                "-DopenfireHome=" + home, "-Dopenfire.lib.dir=" + home.resolve("lib"),
+                "-Dlog4j.configurationFile=" + home.resolve("lib/log4j2.xml"), "-Dlog4j2.formatMsgNoLookups=true",
+                "-Djava.net.preferIPv4Stack=true",
+                "-jar", home.resolve("lib/startup.jar").toString())
+                .directory(home.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(home.resolve("logs/stdout.log").toFile());
+        openfire = pb.start();
+
+        http = HttpClient.newBuilder().cookieHandler(new CookieManager())
+                .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
+        waitUntil("Openfire's admin console and client port", START_TIMEOUT,
+                () -> portOpen(c2sPort) && status(get("/login.jsp")) == 200);
+    }
+
+    @AfterAll
+    static void stopOpenfire() throws Exception {
+        for (XMPPTCPConnection c : connections) {
+            c.disconnect();
+        }
+        if (openfire != null) {
+            openfire.destroy();
+            if (!openfire.waitFor(60, TimeUnit.SECONDS)) {
+                openfire.destroyForcibly().waitFor(20, TimeUnit.SECONDS);
+            }
+        }
+        if (home != null && !Boolean.getBoolean("mucscale.keep.openfire")) {
+            ProcessRunner.deleteTree(home);
+        }
+    }
+
+    @Test
+    @Order(1)
+    void upload_throughAdminConsole_loadsPluginWithoutWarnings() throws Exception {
+        login();
+        uploadPlugin(Path.of(System.getProperty("mucscale.plugin.jar", "target/mucscale.jar")));
+        waitUntil("the plugin to load", LOAD_TIMEOUT, () -> countInLog("Successfully loaded plugin 'mucscale") >= 1);
+        waitUntil("MUC Scale to start", LOAD_TIMEOUT, () -> countInLog("MUC Scale started") >= 1);
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(2)
+    void adminPage_behindLogin_isDecoratedDashboardWithData() throws Exception {
+        HttpResponse<String> page = get("/plugins/mucscale/mucscale-dashboard.jsp");
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("mucscale-dashboard");
+        // Decorated by the admin console (its sidebar names our item under Group Chat).
+        assertThat(page.body()).contains("MUC Scale");
+        HttpResponse<String> data = get("/plugins/mucscale/mucscale-dashboard-data?range=900");
+        assertThat(data.statusCode()).isEqualTo(200);
+        assertThat(data.body()).startsWith("{");
+
+        HttpClient anonymous = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
+        HttpResponse<String> noLogin = anonymous.send(request("/plugins/mucscale/mucscale-dashboard-data").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(noLogin.statusCode()).as("without admin login").isNotEqualTo(200);
+    }
+
+    @Test
+    @Order(3)
+    void systemProperties_showEverySettingWithDescription_andRefuseOutOfRangeValues() throws Exception {
+        HttpResponse<String> page = get("/server-properties.jsp?searchPlugin=" + enc(MucScaleProperties.PLUGIN_NAME)
+                + "&searchName=" + enc("mucscale.metrics.top-rooms"));
+        assertThat(page.statusCode()).isEqualTo(200);
+        assertThat(page.body()).contains("mucscale.metrics.top-rooms").contains("rooms the dashboard lists");
+
+        HttpResponse<String> all = get("/server-properties.jsp?searchPlugin=" + enc(MucScaleProperties.PLUGIN_NAME)
+                + "&searchName=mucscale&listPagerPageSize=100");
+        for (var s : SettingsCatalog.openfireProperties().subList(0, 5)) {
+            assertThat(all.body()).contains(s.key());
+        }
+
+        String csrf = cookie("csrf");
+        HttpResponse<String> saved = post("/server-properties.jsp", Map.of("csrf", csrf, "action", "save",
+                "key", "mucscale.metrics.top-rooms", "value", "100000", "searchName", ""));
+        assertThat(saved.statusCode()).isIn(200, 302);
+        waitUntil("the refusal in the log", Duration.ofSeconds(20), () -> countInLog(EXPECTED_REFUSAL) >= 1);
+        assertThat(lastLogLineWith(EXPECTED_REFUSAL)).contains("100000").contains("between 1 and 100")
+                .contains("keeping 10");
+    }
+
+    @Test
+    @Order(4)
+    void xmppClients_mucScaleServiceAndBuiltInMucFilter_work() throws Exception {
+        XMPPTCPConnection alice = connect("alice");
+        XMPPTCPConnection bob = connect("bob");
+
+        DiscoverItems items = ServiceDiscoveryManager.getInstanceFor(alice).discoverItems(JidCreate.from(DOMAIN));
+        assertThat(items.getItems()).anySatisfy(i -> assertThat(i.getEntityID().toString())
+                .isEqualTo("mucscale." + DOMAIN));
+
+        // MUC Scale's own service: a message from alice reaches bob (direct local delivery path).
+        chat(alice, bob, "lobby@mucscale." + DOMAIN, "hello from alice", "hello from alice");
+        // Openfire's built-in MUC with the content filter interceptor: masked before the room sees it.
+        chat(alice, bob, "general@conference." + DOMAIN, "this is shit", "this is ****");
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(5)
+    void reload_tenTimes_leavesNoThreadsClassLoadersOrWarnings() throws Exception {
+        long pid = openfire.pid();
+        int loadsBefore = countInLog("MUC Scale started");
+        int baselineLoaders = pluginClassLoaders(pid);
+        int baselineThreads = ourThreads(pid).size();
+        for (int i = 1; i <= RELOADS; i++) {
+            reloadPlugin();
+            int expected = loadsBefore + i;
+            waitUntil("reload " + i, LOAD_TIMEOUT, () -> countInLog("MUC Scale started") >= expected);
+        }
+        // Openfire deletes the old extracted folder and closes the loader a few seconds after each unload.
+        Thread.sleep(5_000);
+        int loaders = Integer.MAX_VALUE;
+        for (int attempt = 0; attempt < 10 && loaders > baselineLoaders; attempt++) {
+            loaders = pluginClassLoaders(pid);
+            if (loaders > baselineLoaders) {
+                Thread.sleep(2_000);
+            }
+        }
+        if (loaders > baselineLoaders) {
+            // Which of our objects are still alive: a class listed twice lives in the leaked loader too.
+            StringBuilder live = new StringBuilder();
+            for (String line : jcmd(pid, "GC.class_histogram").split("\n")) {
+                if (line.contains("org.mucscale.")) {
+                    live.append(line.trim()).append('\n');
+                }
+            }
+            Files.writeString(home.resolve("logs/leak-histogram.txt"), live.toString());
+            Files.writeString(home.resolve("logs/leak-classloaders.txt"), jcmd(pid, "VM.classloaders show-classes"));
+        }
+        assertThat(loaders).as("live plugin class loaders after %d reloads (baseline %d); see logs/leak-*.txt",
+                RELOADS, baselineLoaders).isLessThanOrEqualTo(baselineLoaders);
+        assertThat(ourThreads(pid)).as("threads named mucscale-*").hasSizeLessThanOrEqualTo(baselineThreads);
+        assertThat(countInLog("MUC Scale stopped")).isGreaterThanOrEqualTo(RELOADS);
+        assertThat(ourWarningsAndErrors()).isEmpty();
+
+        // Still serving after the reloads.
+        XMPPTCPConnection carol = connect("carol");
+        XMPPTCPConnection dave = connect("dave");
+        chat(carol, dave, "after-reload@mucscale." + DOMAIN, "still here", "still here");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    static String openfireXml() {
+        int[] ports = new int[14];
+        for (int i = 0; i < ports.length; i++) {
+            ports[i] = FreePort.next();
+        }
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <jive>
+                  <adminConsole><port>%d</port><securePort>-1</securePort><interface>127.0.0.1</interface></adminConsole>
+                  <network><interface>127.0.0.1</interface></network>
+                  <locale>en</locale>
+                  <connectionProvider><className>org.jivesoftware.database.EmbeddedConnectionProvider</className></connectionProvider>
+                  <xmpp>
+                    <socket><plain><port>%d</port></plain><ssl><port>%d</port></ssl></socket>
+                    <server><socket><active>false</active><port>%d</port><ssl><active>false</active><port>%d</port></ssl></socket></server>
+                    <component><socket><active>false</active><port>%d</port></socket><ssl><active>false</active><port>%d</port></ssl></component>
+                    <multiplex><socket><active>false</active><port>%d</port></socket><ssl><active>false</active><port>%d</port></ssl></multiplex>
+                    <proxy><enabled>false</enabled><port>%d</port></proxy>
+                  </xmpp>
+                  <httpbind><enabled>false</enabled><port><plain>%d</plain><secure>%d</secure></port></httpbind>
+                  <mediaproxy><enabled>false</enabled></mediaproxy>
+                  <update><service-enabled>false</service-enabled><notify-admins>false</notify-admins></update>
+                  <plugins><loading><monitor><interval>2</interval></monitor></loading></plugins>
+                  <autosetup>
+                    <run>true</run>
+                    <locale>en</locale>
+                    <xmpp>
+                      <domain>%s</domain>
+                      <fqdn>localhost</fqdn>
+                      <auth><anonymous>false</anonymous></auth>
+                      <socket><ssl><active>false</active></ssl></socket>
+                    </xmpp>
+                    <database><mode>embedded</mode></database>
+                    <admin><email>admin@%s</email><password>%s</password></admin>
+                    <users>
+                      <user1><username>alice</username><password>%s</password></user1>
+                      <user2><username>bob</username><password>%s</password></user2>
+                      <user3><username>carol</username><password>%s</password></user3>
+                      <user4><username>dave</username><password>%s</password></user4>
+                    </users>
+                  </autosetup>
+                </jive>
+                """.formatted(adminPort, c2sPort, ports[0], ports[1], ports[2], ports[3], ports[4], ports[5], ports[6],
+                ports[7], ports[8], ports[9], DOMAIN, DOMAIN, ADMIN_PASSWORD, USER_PASSWORD, USER_PASSWORD,
+                USER_PASSWORD, USER_PASSWORD);
+    }
+
+    static XMPPTCPConnection connect(String user) throws Exception {
+        XMPPTCPConnection c = new XMPPTCPConnection(XMPPTCPConnectionConfiguration.builder()
+                .setXmppDomain(DOMAIN).setHost("127.0.0.1").setPort(c2sPort)
+                .setSecurityMode(SecurityMode.disabled)
+                .setUsernameAndPassword(user, USER_PASSWORD).setResource("it")
+                .setSendPresence(true)
+                .build());
+        c.setReplyTimeout(15_000);
+        c.connect().login();
+        connections.add(c);
+        return c;
+    }
+
+    /** {@code from} and {@code to} join {@code room}; {@code from} says {@code text}; {@code to} must see {@code seen}. */
+    static void chat(XMPPTCPConnection from, XMPPTCPConnection to, String room, String text, String seen)
+            throws Exception {
+        MultiUserChat a = MultiUserChatManager.getInstanceFor(from).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat b = MultiUserChatManager.getInstanceFor(to).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat.MucCreateConfigFormHandle created = a.createOrJoin(Resourcepart.from("a-"
+                + from.getUser().getLocalpart()));
+        if (created != null) {
+            created.makeInstant(); // XEP-0045 10.1.2: accept the default configuration
+        }
+        BlockingQueue<Message> received = new ArrayBlockingQueue<>(16);
+        b.addMessageListener(m -> {
+            if (m.getBody() != null || m.getError() != null) {
+                received.offer(m); // not the subject-only message a join brings
+            }
+        });
+        b.join(Resourcepart.from("b-" + to.getUser().getLocalpart()));
+        a.sendMessage(text);
+        Message m = received.poll(20, TimeUnit.SECONDS);
+        assertThat(m).as("message in " + room).isNotNull();
+        assertThat(m.getBody()).isEqualTo(seen);
+        assertThat(m.getError()).isNull();
+        a.leave();
+        b.leave();
+    }
+
+    static void login() throws Exception {
+        assertThat(status(get("/login.jsp"))).isEqualTo(200);
+        HttpResponse<String> r = post("/login.jsp", Map.of("login", "true", "username", "admin",
+                "password", ADMIN_PASSWORD, "csrf", cookie("csrf"), "url", "/plugin-admin.jsp"));
+        assertThat(r.statusCode()).as("admin login").isEqualTo(302);
+        assertThat(r.headers().firstValue("Location").orElse("")).contains("plugin-admin.jsp");
+    }
+
+    static void uploadPlugin(Path jar) throws Exception {
+        assertThat(jar).as("the built plugin jar").isRegularFile();
+        assertThat(status(get("/plugin-admin.jsp"))).isEqualTo(200);
+        String csrf = cookie("csrf");
+        String boundary = "----mucscale" + System.nanoTime();
+        byte[] file = Files.readAllBytes(jar);
+        byte[] head = ("--" + boundary + "\r\nContent-Disposition: form-data; name=\"uploadfile\"; filename=\"mucscale.jar\""
+                + "\r\nContent-Type: application/java-archive\r\n\r\n").getBytes(StandardCharsets.UTF_8);
+        byte[] tail = ("\r\n--" + boundary + "--\r\n").getBytes(StandardCharsets.UTF_8);
+        byte[] body = new byte[head.length + file.length + tail.length];
+        System.arraycopy(head, 0, body, 0, head.length);
+        System.arraycopy(file, 0, body, head.length, file.length);
+        System.arraycopy(tail, 0, body, head.length + file.length, tail.length);
+        HttpResponse<String> r = http.send(request("/plugin-admin.jsp?uploadplugin&csrf=" + enc(csrf))
+                        .header("Content-Type", "multipart/form-data; boundary=" + boundary)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).isEqualTo(302);
+        assertThat(r.headers().firstValue("Location").orElse("")).contains("uploadsuccess=true");
+    }
+
+    static void reloadPlugin() throws Exception {
+        assertThat(status(get("/plugin-admin.jsp"))).isEqualTo(200);
+        HttpResponse<String> r = post("/plugin-admin.jsp", Map.of("csrf", cookie("csrf"), "reloadplugin", "mucscale"));
+        assertThat(r.statusCode()).isEqualTo(302);
+        assertThat(r.headers().firstValue("Location").orElse("")).contains("reloadsuccess=true");
+    }
+
+    /** Live PluginClassLoader instances after a full GC (jcmd VM.classloader_stats). */
+    static int pluginClassLoaders(long pid) {
+        jcmd(pid, "GC.run");
+        String stats = jcmd(pid, "VM.classloader_stats");
+        int n = 0;
+        for (String line : stats.split("\n")) {
+            if (line.contains("org.jivesoftware.openfire.container.PluginClassLoader")) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    static List<String> ourThreads(long pid) {
+        List<String> names = new ArrayList<>();
+        for (String line : jcmd(pid, "Thread.print").split("\n")) {
+            if (line.startsWith("\"mucscale")) {
+                names.add(line.substring(1, line.indexOf('"', 1)));
+            }
+        }
+        return names;
+    }
+
+    static String jcmd(long pid, String command) {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        return ProcessRunner.run(List.of(jcmd.toString(), Long.toString(pid), command), 60);
+    }
+
+    static List<String> ourWarningsAndErrors() throws IOException {
+        List<String> bad = new ArrayList<>();
+        for (String line : logLines()) {
+            boolean ours = line.contains("org.mucscale.")
+                    // Openfire's WARN for a setting without a description in our i18n bundle
+                    || line.contains("Missing resource for key: system_property.mucscale.");
+            if ((line.contains(" WARN ") || line.contains(" ERROR ")) && ours && !line.contains(EXPECTED_REFUSAL)) {
+                bad.add(line);
+            }
+        }
+        return bad;
+    }
+
+    static int countInLog(String text) {
+        try {
+            int n = 0;
+            for (String line : logLines()) {
+                if (line.contains(text)) {
+                    n++;
+                }
+            }
+            return n;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    static String lastLogLineWith(String text) throws IOException {
+        String last = null;
+        for (String line : logLines()) {
+            if (line.contains(text)) {
+                last = line;
+            }
+        }
+        return last;
+    }
+
+    /** openfire.log without the ANSI colour codes of its %highlight pattern. */
+    static List<String> logLines() throws IOException {
+        Path log = home.resolve("logs/openfire.log");
+        if (!Files.exists(log)) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+            out.add(stripAnsi(line));
+        }
+        return out;
+    }
+
+    static String stripAnsi(String s) {
+        StringBuilder sb = new StringBuilder(s.length());
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c == 0x1B && i + 1 < s.length() && s.charAt(i + 1) == '[') {
+                int j = i + 2;
+                while (j < s.length() && !Character.isLetter(s.charAt(j))) {
+                    j++;
+                }
+                i = j;
+                continue;
+            }
+            sb.append(c);
+        }
+        return sb.toString();
+    }
+
+    static HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + path)).timeout(Duration.ofSeconds(30));
+    }
+
+    static HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(request(path).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> post(String path, Map<String, String> form) throws IOException, InterruptedException {
+        StringBuilder body = new StringBuilder();
+        for (Map.Entry<String, String> e : new LinkedHashMap<>(form).entrySet()) {
+            if (body.length() > 0) {
+                body.append('&');
+            }
+            body.append(enc(e.getKey())).append('=').append(enc(e.getValue()));
+        }
+        return http.send(request(path).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString())).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static int status(HttpResponse<?> r) {
+        return r.statusCode();
+    }
+
+    static String cookie(String name) {
+        CookieManager cm = (CookieManager) http.cookieHandler().orElseThrow();
+        return cm.getCookieStore().getCookies().stream().filter(c -> c.getName().equals(name))
+                .reduce((first, second) -> second).map(java.net.HttpCookie::getValue)
+                .orElseThrow(() -> new AssertionError("no " + name + " cookie"));
+    }
+
+    static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    static boolean portOpen(int port) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static void waitUntil(String what, Duration timeout, ThrowingCondition condition) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Exception last = null;
+        while (System.nanoTime() < deadline) {
+            if (openfire != null && !openfire.isAlive()) {
+                throw new AssertionError("Openfire exited (code " + openfire.exitValue() + ") while waiting for " + what);
+            }
+            try {
+                if (condition.test()) {
+                    return;
+                }
+            } catch (Exception e) {
+                last = e;
+            }
+            Thread.sleep(500);
+        }
+        throw new AssertionError("timed out after " + timeout + " waiting for " + what
+                + (last == null ? "" : " (last error: " + last + ")"));
+    }
+
+    interface ThrowingCondition {
+        boolean test() throws Exception;
+    }
+
+    static void copyTree(Path from, Path to) throws IOException {
+        Files.walkFileTree(from, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) throws IOException {
+                Path rel = from.relativize(dir);
+                String first = rel.getNameCount() > 0 ? rel.getName(0).toString() : "";
+                if (first.equals("logs") || first.equals("embedded-db")
+                        || (first.equals("plugins") && rel.getNameCount() == 2 && !rel.getName(1).toString().equals("admin"))) {
+                    return FileVisitResult.SKIP_SUBTREE;
+                }
+                Files.createDirectories(to.resolve(rel.toString()));
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+                Path rel = from.relativize(file);
+                if (rel.getNameCount() == 2 && rel.getName(0).toString().equals("plugins")) {
+                    return FileVisitResult.CONTINUE; // no plugin jars from the source installation
+                }
+                Files.copy(file, to.resolve(rel.toString()), StandardCopyOption.COPY_ATTRIBUTES);
+                return FileVisitResult.CONTINUE;
+            }
+        });
+    }
+}
