@@ -160,6 +160,7 @@ class MucRoomTest extends MucTestBase {
                 .attribute("jid", "r2@" + SERVICE).textChild("reason", "moved").build()).build();
         assertThat(errorCondition(iq(bob, room("r1"), "set", destroy))).isEqualTo("forbidden");
         String id = "destroy-1";
+        out.clear();
         send(XmlElement.builder("iq").attribute("from", alice.toString()).attribute("to", room("r1").toString())
                 .attribute("type", "set").attribute("id", id).child(destroy).build());
         // the owner, an occupant too, gets the destroy presence before the IQ result (Smack relies on it)

@@ -69,5 +69,6 @@ final class RecordingDelivery implements Delivery {
 
     synchronized void clear() {
         byRecipient.clear();
+        sequence.clear();
     }
 }
