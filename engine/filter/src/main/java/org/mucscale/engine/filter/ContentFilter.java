@@ -129,7 +129,16 @@ public final class ContentFilter implements AutoCloseable {
             return FilterVerdict.CLEAN;
         }
         matches.sort(Comparator.comparing(FilterMatch::inSubject).thenComparingInt(FilterMatch::start)
-                .thenComparingInt(FilterMatch::end));
+                .thenComparingInt(FilterMatch::end).thenComparing(FilterMatch::severity, Comparator.reverseOrder()));
+        // Several entries can cover the same span ("shit*" and "*shit" on "shit"): report the span once, worst first.
+        for (int k = matches.size() - 1; k > 0; k--) {
+            FilterMatch a = matches.get(k - 1);
+            FilterMatch b = matches.get(k);
+            if (a.inSubject() == b.inSubject() && a.start() == b.start() && a.end() == b.end()
+                    && a.entry().equals(b.entry())) {
+                matches.remove(k);
+            }
+        }
         Set<String> listsHit = new LinkedHashSet<>();
         for (FilterMatch m : matches) {
             listsHit.add(m.list());

@@ -104,6 +104,14 @@ class EvasionTest {
     }
 
     @Test
+    void inspect_sameSpanTwoEntries_reportedOnce() {
+        try (ContentFilter f = Fixtures.filter(Fixtures.entries("shit*;severity=LOW", "*shit;severity=HIGH"))) {
+            assertThat(f.inspect("r@muc", "oh shit", null).matches()).singleElement()
+                    .satisfies(m -> assertThat(m.severity()).isEqualTo(Severity.HIGH));
+        }
+    }
+
+    @Test
     void inspect_multiWordEntry_matchesAcrossSpaces() {
         assertCaught("give me a blow   job", "blow job");
         assertCaught("BLOW-JOB", "blow job");
