@@ -18,8 +18,12 @@ final class RoomLogSql {
     static final int COLUMN_COUNT = 9;
     /** Rows in one multi-row statement at most (PostgreSQL allows 32767 parameters). */
     static final int MAX_ROWS_PER_STATEMENT = 1000;
-    /** Bytes in one multi-row statement at most, well under MySQL's default max_allowed_packet (16 MB). */
-    static final int MAX_BYTES_PER_STATEMENT = 4 * 1024 * 1024;
+    /**
+     * Estimated bytes in one multi-row statement at most (3 bytes per char, so real statements are smaller): under
+     * the smallest max_allowed_packet MySQL has shipped by default (4 MB in 5.7), so a statement of many rows never
+     * exceeds it; only a single row bigger than the packet can, and that is that row's fault (see isRowLevel).
+     */
+    static final int MAX_BYTES_PER_STATEMENT = 1024 * 1024;
 
     private final DatabaseType type;
     private final String[] multiRowCache = new String[MAX_ROWS_PER_STATEMENT + 1];
@@ -140,6 +144,10 @@ final class RoomLogSql {
     }
 
     private static boolean rowLevel(SQLException x) {
+        String type = x.getClass().getSimpleName();
+        if (x.getErrorCode() == 1153 || type.contains("PacketTooBig") || type.contains("MaxAllowedPacket")) {
+            return true; // one row larger than the server's max_allowed_packet (statements stay well below it)
+        }
         String state = x.getSQLState();
         if (state != null && state.startsWith("08")) {
             return false;

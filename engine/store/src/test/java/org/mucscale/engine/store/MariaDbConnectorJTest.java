@@ -82,6 +82,38 @@ class MariaDbConnectorJTest extends DatabaseContractTest {
     }
 
     @Test
+    void badRows_rowLargerThanMaxAllowedPacket_isParkedInTheDeadLetterFileAndTheRestStored() throws Exception {
+        server.rootSql("SET GLOBAL max_allowed_packet = 1048576;");
+        try (HikariDataSource small = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(),
+                2)) {
+            store = new RoomLogStore(small, type(), config().withBatching(100, Duration.ofMillis(50)),
+                    org.mucscale.engine.port.Clock.SYSTEM, listener, true);
+            store.start();
+            RoomLogRecord huge = RoomLogRecord.message("huge", "big@muc", 1L, "n", null, "x".repeat(2_000_000));
+            for (int i = 0; i < 99; i++) {
+                store.offer(record("big@muc", i));
+                if (i == 50) {
+                    store.offer(huge);
+                }
+            }
+            assertThat(store.writer().awaitIdle(30_000)).isTrue();
+            assertThat(counts(small)).containsExactly(99, 99);
+            assertThat(listener.deadLettered.get()).isEqualTo(1);
+            // The dead-letter row (base64 of 2 MB) does not fit the packet either: it went to the file.
+            java.nio.file.Path file = store.writer().deadLetterFile();
+            assertThat(java.nio.file.Files.readString(file)).contains("\t");
+            String line = java.nio.file.Files.readAllLines(file).get(0);
+            RoomLogRecord parked = RecordCodec.fromFrame(java.util.Base64.getDecoder()
+                    .decode(line.substring(line.lastIndexOf('\t') + 1)));
+            assertThat(parked).isEqualTo(huge);
+            store.close();
+            store = null;
+        } finally {
+            server.rootSql("SET GLOBAL max_allowed_packet = 67108864;");
+        }
+    }
+
+    @Test
     void detect_connectorJOnMariaDb_isMariaDb() throws Exception {
         assertThat(DatabaseType.detect(pool)).isIn(DatabaseType.MARIADB, DatabaseType.MYSQL);
     }
