@@ -58,6 +58,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private final DatabaseType databaseType;
     private final boolean installSchema;
     private final boolean serveHttp;
+    private final java.nio.file.Path home;
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
 
     private volatile MucService muc;
@@ -77,6 +78,7 @@ public final class MucScaleEngine implements AutoCloseable {
         this.databaseType = b.databaseType;
         this.installSchema = b.installSchema;
         this.serveHttp = b.serveHttp;
+        this.home = b.home;
     }
 
     public static Builder builder(String serviceDomain, Settings settings, Delivery delivery) {
@@ -103,6 +105,9 @@ public final class MucScaleEngine implements AutoCloseable {
             filter = f;
 
             StoreConfig storeConfig = StoreConfig.from(settings);
+            if (home != null && !storeConfig.spillDirectory().isAbsolute()) {
+                storeConfig = storeConfig.withSpillDirectory(home.resolve(storeConfig.spillDirectory()));
+            }
             RoomLogStore s = null;
             if (dataSource != null && storeConfig.enabled()) {
                 s = new RoomLogStore(dataSource, databaseType, storeConfig, clock, MetricsBridge.store(m), installSchema);
@@ -269,6 +274,7 @@ public final class MucScaleEngine implements AutoCloseable {
         private DatabaseType databaseType;
         private boolean installSchema;
         private boolean serveHttp;
+        private java.nio.file.Path home;
 
         private Builder(String serviceDomain, Settings settings, Delivery delivery) {
             this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
@@ -295,6 +301,16 @@ public final class MucScaleEngine implements AutoCloseable {
         /** Serve dashboard, JSON and Prometheus over the engine's own HTTP server (standalone; per settings). */
         public Builder serveHttp(boolean on) {
             this.serveHttp = on;
+            return this;
+        }
+
+        /**
+         * The server's home (Openfire's home, or the standalone runner's working folder): relative local paths in the
+         * settings, such as {@code mucscale.store.spill-directory}, resolve against it rather than the process's
+         * working directory.
+         */
+        public Builder home(java.nio.file.Path dir) {
+            this.home = dir.toAbsolutePath();
             return this;
         }
 

@@ -114,6 +114,24 @@ class MucScaleEngineTest {
     }
 
     @Test
+    void relativeSpillDirectory_resolvesAgainstHome_notTheWorkingDirectory() throws Exception {
+        Path home = dir.resolve("home");
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = MucScaleEngine.builder(SERVICE, EngineFixture.settings(dir.resolve("unused"),
+                        "mucscale.store.spill-directory", "store-files", "mucscale.store.durability", "WRITE_AHEAD_LOG"), out)
+                .database(db, DatabaseType.HSQLDB, true).home(home).build()) {
+            engine.start();
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "kept on disk first"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("kept on disk first")));
+            assertThat(engine.store().config().spillDirectory()).isEqualTo(home.resolve("store-files"));
+            assertThat(home.resolve("store-files")).isDirectory();
+        }
+        assertThat(Path.of("store-files")).doesNotExist();
+    }
+
+    @Test
     void start_twice_isRefused_andCloseIsIdempotent() {
         MucScaleEngine engine = start(new RecordingDelivery());
         assertThatThrownBy(engine::start).hasMessageContaining("starts once");
