@@ -102,7 +102,25 @@ public final class MucScaleProperties implements AutoCloseable {
         properties.clear();
     }
 
-    private static <T> SystemProperty<T> build(Setting<T> s) {
+    /**
+     * Enum settings are registered as text: Openfire's admin pages keep the property values they last rendered (Jasper
+     * pools the JSTL forEach tag together with its items), and a value of one of our enum classes there would pin the
+     * plugin's class loader after an unload (seen with a heap dump of a real Openfire 5.1.1). Every value, enum or not,
+     * is validated by {@link Setting#parse} anyway.
+     */
+    private static SystemProperty<?> build(Setting<?> s) {
+        if (s.kind() == Setting.Kind.ENUM) {
+            return SystemProperty.Builder.ofType(String.class)
+                    .setKey(s.key())
+                    .setPlugin(PLUGIN_NAME)
+                    .setDynamic(s.dynamic())
+                    .setDefaultValue(((Enum<?>) s.defaultValue()).name())
+                    .build();
+        }
+        return buildTyped(s);
+    }
+
+    private static <T> SystemProperty<T> buildTyped(Setting<T> s) {
         SystemProperty.Builder<T> b = SystemProperty.Builder.ofType(s.type())
                 .setKey(s.key())
                 .setPlugin(PLUGIN_NAME)

@@ -217,6 +217,9 @@ class RealOpenfireIT {
             }
             Files.writeString(home.resolve("logs/leak-histogram.txt"), live.toString());
             Files.writeString(home.resolve("logs/leak-classloaders.txt"), jcmd(pid, "VM.classloaders show-classes"));
+            if (Boolean.getBoolean("mucscale.keep.openfire")) {
+                jcmd(pid, "GC.heap_dump " + home.resolve("logs/leak.hprof"));
+            }
         }
         assertThat(loaders).as("live plugin class loaders after %d reloads (baseline %d); see logs/leak-*.txt",
                 RELOADS, baselineLoaders).isLessThanOrEqualTo(baselineLoaders);
