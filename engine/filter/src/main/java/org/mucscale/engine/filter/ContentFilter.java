@@ -1,6 +1,7 @@
 package org.mucscale.engine.filter;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,7 +34,12 @@ public final class ContentFilter implements AutoCloseable {
     static final int FIELD_BODY = 0;
     static final int FIELD_SUBJECT = 1;
 
-    private static final ThreadLocal<ScanState> SCRATCH = ThreadLocal.withInitial(ScanState::new);
+    /*
+     * Weakly held: inside Openfire, messages are scanned on Openfire's long-lived connection threads, and a
+     * ThreadLocal value of a plugin class would pin the plugin's class loader after every reload (seen in a heap dump
+     * of a real Openfire 5.1.1). A WeakReference is a JDK type; a collected ScanState is simply made again.
+     */
+    private static final ThreadLocal<WeakReference<ScanState>> SCRATCH = new ThreadLocal<>();
 
     private final PolicyStore store;
     private final FilterListener listener;
@@ -75,6 +81,16 @@ public final class ContentFilter implements AutoCloseable {
         return filter;
     }
 
+    private static ScanState scratch() {
+        WeakReference<ScanState> ref = SCRATCH.get();
+        ScanState st = ref == null ? null : ref.get();
+        if (st == null) {
+            st = new ScanState();
+            SCRATCH.set(new WeakReference<>(st));
+        }
+        return st;
+    }
+
     /**
      * Checks one group message. Scans the body and the subject (either may be null); returns
      * {@link FilterVerdict#CLEAN} (no allocation) when nothing applicable matched, else a verdict with the room's
@@ -89,7 +105,7 @@ public final class ContentFilter implements AutoCloseable {
         }
         boolean timed = listener.timed();
         long t0 = timed ? System.nanoTime() : 0L;
-        ScanState st = SCRATCH.get();
+        ScanState st = scratch();
         st.prepare(snap.lists);
         if (body != null && body.length() > 0) {
             Scanner.scan(snap.lists, body, FIELD_BODY, st);
