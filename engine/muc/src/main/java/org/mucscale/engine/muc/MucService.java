@@ -9,14 +9,14 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 import org.mucscale.engine.muc.Stanzas.Condition;
 import org.mucscale.engine.port.Clock;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The multi-user chat service (XEP-0045) of one domain, e.g. {@code muc.example.org}: host-independent, driven by a
@@ -43,7 +43,7 @@ import org.mucscale.engine.stanza.XmlElement;
  * {@link Delivery#send(XmlElement)}. The {@code from} of inbound stanzas must be the sender's full JID.
  */
 public final class MucService {
-    private static final Logger LOG = Logger.getLogger(MucService.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(MucService.class);
     private static final long STOP_WAIT_MS = 5_000;
 
     private final ServiceContext ctx;
@@ -88,7 +88,7 @@ public final class MucService {
         for (StoredRoom stored : ctx.repository.loadAll()) {
             Jid room = normalizeRoom(stored.room());
             if (room == null || !room.domain().equals(ctx.serviceJid.domain())) {
-                LOG.warning("skipping stored room " + stored.room() + ": not a room of " + ctx.serviceJid);
+                LOG.warn("skipping stored room " + stored.room() + ": not a room of " + ctx.serviceJid);
                 continue;
             }
             // before the threads start: Thread.start() publishes these rooms to their shard threads
@@ -115,14 +115,14 @@ public final class MucService {
                 }
             });
             if (!s.offer(shutdown)) {
-                LOG.warning("room thread " + s.index + " queue full at stop; occupants are not told about the stop");
+                LOG.warn("room thread " + s.index + " queue full at stop; occupants are not told about the stop");
             }
             s.requestStop();
         }
         for (RoomShard s : shards) {
             try {
                 if (!s.join(STOP_WAIT_MS)) {
-                    LOG.warning(s.thread().getName() + " did not stop within " + STOP_WAIT_MS + " ms; interrupting");
+                    LOG.warn(s.thread().getName() + " did not stop within " + STOP_WAIT_MS + " ms; interrupting");
                     s.thread().interrupt();
                     s.join(STOP_WAIT_MS);
                 }
@@ -185,7 +185,7 @@ public final class MucService {
             route(stanza, arrivalNs);
         } catch (RuntimeException e) {
             ctx.listener.stanzaRefused("internal-error");
-            LOG.log(Level.WARNING, "could not handle a stanza", e);
+            LOG.warn("could not handle a stanza", e);
             try {
                 Jid from = Jid.tryParse(stanza.attribute("from"));
                 if (from != null && !Stanzas.isError(stanza)) {

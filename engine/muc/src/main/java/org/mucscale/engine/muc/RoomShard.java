@@ -3,10 +3,10 @@ package org.mucscale.engine.muc;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 import org.mucscale.engine.stanza.Jid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One room thread ({@code mucscale-room-N}): the single writer of every room that hashes to it.
@@ -19,7 +19,7 @@ import org.mucscale.engine.stanza.Jid;
  * the thread ends.
  */
 final class RoomShard implements Runnable {
-    private static final Logger LOG = Logger.getLogger(RoomShard.class.getName());
+    private static final Logger LOG = LoggerFactory.getLogger(RoomShard.class);
     private static final long PARK_NS = 100_000_000L;
 
     final int index;
@@ -99,7 +99,7 @@ final class RoomShard implements Runnable {
             failures++;
             ctx.listener.stanzaRefused("internal-error");
             if (failures < 10 || Long.bitCount(failures) == 1) {
-                LOG.log(Level.WARNING, "room thread " + index + " failed on a command (" + failures + " so far)", e);
+                LOG.warn("room thread " + index + " failed on a command (" + failures + " so far)", e);
             }
             if (c.stanza != null && !Stanzas.isError(c.stanza) && c.from != null) {
                 try {
