@@ -262,6 +262,7 @@
                 if (!r.ok) {
                     throw new Error('HTTP ' + r.status);
                 }
+                rememberCsrf(r);
                 return r.json();
             })
             .then(function (d) {
@@ -274,6 +275,16 @@
                 text('ms-status', 'could not load data: ' + e.message);
                 schedule(10000);
             });
+    }
+
+    // Openfire issues a fresh CSRF token on every request to a plugin servlet, so the token written into the page is
+    // stale after the first data request; the data servlet sends the current one in this header.
+    function rememberCsrf(response) {
+        var token = response.headers.get('X-Mucscale-Csrf');
+        var input = form ? form.querySelector('input[name="csrf"]') : null;
+        if (token && input) {
+            input.value = token;
+        }
     }
 
     function schedule(ms) {
@@ -301,6 +312,7 @@
                 credentials: 'same-origin',
                 body: new URLSearchParams(new FormData(form))
             }).then(function (r) {
+                rememberCsrf(r);
                 text('ms-status', r.ok ? 'probe sent' : 'action refused: HTTP ' + r.status);
                 if (r.ok) {
                     setTimeout(refresh, 500);

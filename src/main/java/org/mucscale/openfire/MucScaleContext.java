@@ -2,6 +2,7 @@ package org.mucscale.openfire;
 
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.metrics.MucScaleMetrics;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -17,15 +18,17 @@ public final class MucScaleContext {
 
     private final MucScaleProperties properties;
     private final Supplier<MucScaleMetrics> metrics;
+    private final BooleanSupplier probe;
 
-    private MucScaleContext(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics) {
+    private MucScaleContext(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics, BooleanSupplier probe) {
         this.properties = properties;
         this.metrics = metrics;
+        this.probe = probe;
     }
 
     /** Publishes the running plugin's parts to the servlets; the handle withdraws them. */
-    static AutoCloseable install(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics) {
-        MucScaleContext context = new MucScaleContext(properties, metrics);
+    static AutoCloseable install(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics, BooleanSupplier probe) {
+        MucScaleContext context = new MucScaleContext(properties, metrics, probe);
         current = context;
         return () -> {
             if (current == context) {
@@ -49,11 +52,8 @@ public final class MucScaleContext {
         return metrics.get();
     }
 
-    /**
-     * Sends one probe message now. The engine does not expose its probe to hosts yet, so this reports false (the page
-     * shows "action refused"); the probe still runs on its interval.
-     */
+    /** Sends one probe message now; false when the probe is off (mucscale.metrics.probe-enabled). */
     public boolean probeNow() {
-        return false;
+        return probe.getAsBoolean();
     }
 }

@@ -5,6 +5,7 @@ import java.util.List;
 import org.jivesoftware.openfire.XMPPServer;
 import org.jivesoftware.openfire.container.Plugin;
 import org.jivesoftware.openfire.container.PluginManager;
+import org.jivesoftware.util.JiveGlobals;
 import org.mucscale.engine.config.Setting;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
@@ -73,7 +74,8 @@ public final class MucScalePlugin implements Plugin {
         String subdomain = settings.get(OpenfireSettings.SUBDOMAIN);
         OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
 
-        MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery);
+        MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery)
+                .home(JiveGlobals.getHomePath());
         DatabaseType databaseType = supportedDatabase();
         if (databaseType != null) {
             // Openfire installs database/mucscale_<type>.sql itself (plugin.xml databaseKey), so no schema install.
@@ -97,7 +99,7 @@ public final class MucScalePlugin implements Plugin {
         registrations.push("built-in MUC filter interceptor", BuiltInMucFilter.register(builtInFilter));
         prometheus.apply(settings);
         registrations.push("Prometheus admin-login exclusion", prometheus);
-        registrations.onClose("servlet context", MucScaleContext.install(props, engine::metrics));
+        registrations.onClose("servlet context", MucScaleContext.install(props, engine::metrics, engine::probeNow));
     }
 
     /** Openfire's database type when the room log has scripts for it, else null (room log off, said in the log). */

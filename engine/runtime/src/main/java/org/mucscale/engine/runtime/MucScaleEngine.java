@@ -66,6 +66,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private volatile RoomLogStore store;
     private volatile MucScaleMetrics metrics;
     private volatile MetricsHttpServer http;
+    private volatile Probe probe;
     private boolean started;
     private String probeAdmin;
 
@@ -148,17 +149,19 @@ public final class MucScaleEngine implements AutoCloseable {
                 List<String> rooms = new ArrayList<>();
                 rooms.add(PROBE_ROOM);
                 rooms.addAll(mc.probeRooms());
-                Probe probe = new Probe(probeOccupant, rooms, mc.probeInterval(), m, clock);
-                probeOccupant.attach(service::process, probe, rooms);
-                probe.start();
+                Probe p = new Probe(probeOccupant, rooms, mc.probeInterval(), m, clock);
+                probeOccupant.attach(service::process, p, rooms);
+                p.start();
                 push(() -> {
-                    probe.close();
+                    p.close();
                     probeOccupant.detach();
-                }, () -> { });
+                }, () -> probe = null);
+                probe = p;
             }
 
             if (serveHttp && mc.httpEnabled()) {
                 MetricsHttpServer server = new MetricsHttpServer(m, mc);
+                server.onAction("probe", this::probeNow);
                 server.start();
                 push(server, () -> http = null);
                 http = server;
@@ -216,6 +219,19 @@ public final class MucScaleEngine implements AutoCloseable {
             restartNeeded.addAll(m.reconfigure(MucConfig.from(mucSettings)));
         }
         return restartNeeded;
+    }
+
+    /**
+     * Sends one probe message into every probe room now (the dashboard's "send a probe" action); false when the probe
+     * is off or the engine is not running.
+     */
+    public boolean probeNow() {
+        Probe p = probe;
+        if (p == null) {
+            return false;
+        }
+        p.sendOnce();
+        return true;
     }
 
     /** Stops every part in reverse start order; idempotent. */
