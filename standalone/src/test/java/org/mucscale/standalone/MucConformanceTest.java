@@ -23,6 +23,7 @@ import org.jivesoftware.smack.tcp.XMPPTCPConnection;
 import org.jivesoftware.smack.tcp.XMPPTCPConnectionConfiguration;
 import org.jivesoftware.smackx.iqregister.AccountManager;
 import org.junit.jupiter.api.Test;
+import org.mucscale.testkit.SmackQuirks;
 
 /**
  * XEP-0045 conformance: the 56 MUC tests of Smack's Integration Test Framework 4.5.0-beta5

@@ -30,6 +30,7 @@ import org.jxmpp.jid.EntityBareJid;
 import org.jxmpp.jid.EntityFullJid;
 import org.jxmpp.jid.impl.JidCreate;
 import org.jxmpp.jid.parts.Resourcepart;
+import org.mucscale.testkit.SmackQuirks;
 
 /**
  * XEP-0045 end to end: real Prosody (own MUC off), mucscale standalone as {@code muc.example.test}, real Smack

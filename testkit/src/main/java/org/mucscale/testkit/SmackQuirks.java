@@ -1,4 +1,4 @@
-package org.mucscale.standalone;
+package org.mucscale.testkit;
 
 /**
  * Smack 4.5.0-beta5's {@code StandardExtensionElementProvider} asserts that a namespace prefix is null or non-empty,
@@ -7,11 +7,11 @@ package org.mucscale.standalone;
  * Production Smack runs without assertions; tests turn them off for Smack's parsing packages only, before those
  * classes are loaded. Our own code keeps its assertions.
  */
-final class SmackQuirks {
+public final class SmackQuirks {
     private SmackQuirks() {
     }
 
-    static void disableSmackParserAssertions() {
+    public static void disableSmackParserAssertions() {
         ClassLoader loader = SmackQuirks.class.getClassLoader();
         loader.setPackageAssertionStatus("org.jivesoftware.smack.parsing", false);
         loader.setPackageAssertionStatus("org.jivesoftware.smack.util", false);
