@@ -143,9 +143,31 @@ final class Room {
         stored.affiliations().forEach((j, a) -> room.affiliations.put(Stanzas.userKey(j), a));
         room.affiliations.values().removeIf(a -> a == Affiliation.NONE);
         room.locked = false;
+        room.restoreHistory();
         shard.addRoom(room);
         room.updateDirectory();
         return room;
+    }
+
+    /** Refills the in-memory history of a restored room from the room log, so a restart does not empty it. */
+    private void restoreHistory() {
+        if (ctx.config.historySize == 0) {
+            return;
+        }
+        for (RoomRepository.LoggedMessage m : ctx.repository.recentMessages(jid, ctx.config.historySize)) {
+            if (m.body() == null || m.nick() == null) {
+                continue;
+            }
+            XmlElement.Builder b = XmlElement.builder("message")
+                    .attribute("from", jid.toString() + "/" + m.nick()).attribute("type", "groupchat")
+                    .textChild("body", m.body());
+            if (m.stanzaId() != null) {
+                b.child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", m.stanzaId())
+                        .attribute("by", jid.toString()).build());
+            }
+            XmlElement message = b.build();
+            history.add(message, m.timestampMillis(), Stanzas.approximateChars(message, Integer.MAX_VALUE));
+        }
     }
 
     StoredRoom snapshot() {

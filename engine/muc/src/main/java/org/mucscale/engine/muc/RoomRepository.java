@@ -18,6 +18,18 @@ public interface RoomRepository {
 
     void delete(Jid room);
 
+    /**
+     * A persistent room's most recent logged messages, oldest first, at most {@code max}: its history on join after a
+     * restart, when the in-memory history is empty. Called once per stored room by {@link MucService#start()}.
+     */
+    default List<LoggedMessage> recentMessages(Jid room, int max) {
+        return List.of();
+    }
+
+    /** A message from the room log, as history needs it. */
+    record LoggedMessage(String stanzaId, String nick, long timestampMillis, String body) {
+    }
+
     RoomRepository NONE = new RoomRepository() {
         @Override
         public Collection<StoredRoom> loadAll() {

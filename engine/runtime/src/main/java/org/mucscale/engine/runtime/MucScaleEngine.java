@@ -136,7 +136,7 @@ public final class MucScaleEngine implements AutoCloseable {
                     probeOn ? probeOccupant : hostDelivery)
                     .clock(clock).inspector(new FilterInspector(f)).listener(MetricsBridge.muc(m));
             if (s != null) {
-                mb.logSink(new StoreLogSink(s)).repository(new StoreRoomRepository(s.rooms()));
+                mb.logSink(new StoreLogSink(s)).repository(new StoreRoomRepository(s));
             }
             MucService service = mb.build();
             service.start();

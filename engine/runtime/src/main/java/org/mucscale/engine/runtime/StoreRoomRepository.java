@@ -13,20 +13,40 @@ import org.mucscale.engine.muc.RoomRepository;
 import org.mucscale.engine.muc.StoredRoom;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.store.PersistentRoomStore;
+import org.mucscale.engine.store.RoomLogRecord;
+import org.mucscale.engine.store.RoomLogStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Persistent rooms in the database: the MUC engine's {@link StoredRoom} as key/value configuration plus affiliation
- * rows. Called on room threads only when an owner changes a persistent room, never on the message path.
+ * rows, and their recent messages from the room log as history after a restart. Called at start and on room threads
+ * only when an owner changes a persistent room, never on the message path.
  */
 final class StoreRoomRepository implements RoomRepository {
     private static final Logger LOG = LoggerFactory.getLogger(StoreRoomRepository.class);
 
     private final PersistentRoomStore store;
+    private final RoomLogStore log;
 
-    StoreRoomRepository(PersistentRoomStore store) {
-        this.store = store;
+    StoreRoomRepository(RoomLogStore log) {
+        this.store = log.rooms();
+        this.log = log;
+    }
+
+    @Override
+    public List<LoggedMessage> recentMessages(Jid room, int max) {
+        try {
+            List<LoggedMessage> out = new ArrayList<>();
+            for (RoomLogRecord r : log.history(room.toString(), max, 0)) {
+                out.add(new LoggedMessage(r.stanzaId(), r.senderNick(), r.logTimeMillis(), r.body()));
+            }
+            return out;
+        } catch (SQLException e) {
+            LOG.warn("mucscale: history of {} could not be read from the room log; it starts empty: {}", room,
+                    e.getMessage());
+            return List.of();
+        }
     }
 
     @Override

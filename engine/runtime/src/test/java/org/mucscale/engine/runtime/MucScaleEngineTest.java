@@ -81,18 +81,26 @@ class MucScaleEngineTest {
     }
 
     @Test
-    void persistentRoom_survivesRestart_throughTheDatabase() throws Exception {
+    void persistentRoom_survivesRestart_withItsHistory_throughTheDatabase() throws Exception {
         RecordingDelivery out = new RecordingDelivery();
         try (MucScaleEngine engine = start(out, "mucscale.muc.default-persistent", "true")) {
             engine.process(join("alice@example.org/a", "keep", "alice"));
             engine.process(instantRoom("alice@example.org/a", "keep"));
             await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("type=\"result\"")));
             await(() -> engine.store().rooms().roomJids().contains("keep@" + SERVICE));
+            engine.process(groupchat("alice@example.org/a", "keep", "said before the restart"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("said before the restart")));
         }
         RecordingDelivery after = new RecordingDelivery();
         try (MucScaleEngine engine = start(after)) {
             engine.process(XmlElementQueries.discoItems("carol@example.org/c", SERVICE));
             await(() -> after.to("carol@example.org/c").stream().anyMatch(x -> x.contains("keep@" + SERVICE)));
+            // history on join after the restart comes from the room log
+            engine.process(join("carol@example.org/c", "keep", "carol"));
+            await(() -> after.to("carol@example.org/c").stream().anyMatch(x -> x.contains("said before the restart")));
+            String replayed = after.to("carol@example.org/c").stream().filter(x -> x.contains("said before the restart"))
+                    .findFirst().orElseThrow();
+            assertThat(replayed).contains("from=\"keep@" + SERVICE + "/alice\"", "urn:xmpp:delay", "stamp=");
         }
     }
 
