@@ -1,5 +1,7 @@
 package org.mucscale.engine.runtime;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -20,6 +22,7 @@ import org.mucscale.engine.muc.MucService;
 import org.mucscale.engine.muc.MucSettings;
 import org.mucscale.engine.port.Clock;
 import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
 import org.mucscale.engine.store.RoomLogStore;
@@ -58,7 +61,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private final DatabaseType databaseType;
     private final boolean installSchema;
     private final boolean serveHttp;
-    private final java.nio.file.Path home;
+    private final Path home;
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
 
     private volatile MucService muc;
@@ -129,7 +132,7 @@ public final class MucScaleEngine implements AutoCloseable {
             MetricsConfig mc = m.config();
             boolean probeOn = mc.probeEnabled();
             ProbeOccupant probeOccupant = new ProbeOccupant(hostDelivery,
-                    org.mucscale.engine.stanza.Jid.of(null, serviceDomain, null), clock);
+                    Jid.of(null, serviceDomain, null), clock);
             probeAdmin = probeOn ? probeOccupant.address().bare().toString() : null;
             Settings mucSettings = probeOn ? withServiceAdmin(settings, probeAdmin) : settings;
             MucService.Builder mb = MucService.builder(serviceDomain, MucConfig.from(mucSettings),
@@ -167,7 +170,7 @@ public final class MucScaleEngine implements AutoCloseable {
                 http = server;
             }
             LOG.info("mucscale: engine for {} started", serviceDomain);
-        } catch (RuntimeException | java.io.IOException | Error e) {
+        } catch (RuntimeException | IOException | Error e) {
             close();
             if (e instanceof RuntimeException re) {
                 throw re;
@@ -290,7 +293,7 @@ public final class MucScaleEngine implements AutoCloseable {
         private DatabaseType databaseType;
         private boolean installSchema;
         private boolean serveHttp;
-        private java.nio.file.Path home;
+        private Path home;
 
         private Builder(String serviceDomain, Settings settings, Delivery delivery) {
             this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
@@ -325,7 +328,7 @@ public final class MucScaleEngine implements AutoCloseable {
          * settings, such as {@code mucscale.store.spill-directory}, resolve against it rather than the process's
          * working directory.
          */
-        public Builder home(java.nio.file.Path dir) {
+        public Builder home(Path dir) {
             this.home = dir.toAbsolutePath();
             return this;
         }
