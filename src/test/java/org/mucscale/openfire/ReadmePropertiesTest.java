@@ -8,12 +8,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.config.Setting;
-import org.mucscale.engine.runtime.MucScaleSettings;
 import org.mucscale.standalone.StandaloneSettings;
 
 /**
@@ -48,16 +45,11 @@ class ReadmePropertiesTest {
     }
 
     static String table() {
-        Map<String, Setting<?>> all = new LinkedHashMap<>();
-        List<Setting<?>> everything = new ArrayList<>(MucScaleSettings.catalog());
-        everything.addAll(OpenfireSettings.ALL);
-        everything.addAll(StandaloneSettings.ALL);
-        for (Setting<?> s : everything) {
-            all.putIfAbsent(s.key(), s);
-        }
+        List<Setting<?>> all = new ArrayList<>(SettingsCatalog.all());
+        all.addAll(StandaloneSettings.ALL);
         StringBuilder sb = new StringBuilder("\n| property | what it does | default | allowed | change applies | where |\n"
                 + "|---|---|---|---|---|---|\n");
-        for (Setting<?> s : all.values()) {
+        for (Setting<?> s : all) {
             sb.append("| `").append(s.key()).append("` | ").append(cell(s.description())).append(" | ")
                     .append(cell(defaultText(s))).append(" | ").append(cell(s.allowed())).append(" | ")
                     .append(s.dynamic() ? "at once" : "on reload").append(" | ").append(where(s)).append(" |\n");
