@@ -62,8 +62,7 @@ public final class StandaloneServer implements AutoCloseable {
             MucScaleEngine.Builder b = MucScaleEngine.builder(componentConfig.domain(), settings, connection)
                     .serveHttp(true);
             if (settings.get(StoreSettings.ENABLED)) {
-                String url = settings.get(StoreSettings.JDBC_URL);
-                DatabaseType type = databaseType(url);
+                DatabaseType type = DatabaseType.fromJdbcUrl(settings.get(StoreSettings.JDBC_URL));
                 ds = StandaloneDataSource.create(settings);
                 b.database(ds, type, true);
             }
@@ -83,24 +82,6 @@ public final class StandaloneServer implements AutoCloseable {
         LOG.info("mucscale standalone: MUC service {} connected to {}:{}", componentConfig.domain(),
                 componentConfig.serverHost(), componentConfig.serverPort());
         return new StandaloneServer(connection, engine, ds);
-    }
-
-    /** The database behind a JDBC URL, or a refusal naming the key, the value and what is supported. */
-    static DatabaseType databaseType(String url) {
-        if (url.startsWith("jdbc:hsqldb:")) {
-            return DatabaseType.HSQLDB;
-        }
-        if (url.startsWith("jdbc:mysql:")) {
-            return DatabaseType.MYSQL;
-        }
-        if (url.startsWith("jdbc:mariadb:")) {
-            return DatabaseType.MARIADB;
-        }
-        if (url.startsWith("jdbc:postgresql:")) {
-            return DatabaseType.POSTGRESQL;
-        }
-        throw new InvalidSettingException(StoreSettings.JDBC_URL.key() + " must be a jdbc:hsqldb:, jdbc:mysql:, "
-                + "jdbc:mariadb: or jdbc:postgresql: URL, was '" + url + "'");
     }
 
     public ComponentConnection connection() {

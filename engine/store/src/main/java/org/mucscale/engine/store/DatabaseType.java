@@ -5,6 +5,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
 import javax.sql.DataSource;
+import org.mucscale.engine.config.InvalidSettingException;
 
 /**
  * The databases the store supports, named as Openfire names them ({@code DbConnectionManager.DatabaseType}), which is
@@ -47,7 +48,30 @@ public enum DatabaseType {
                 + " not '" + name + "'");
     }
 
-    /** Detects the type from the driver's product name (how standalone mode finds it). */
+    /**
+     * The type a JDBC URL names (how standalone mode finds it, before any connection is made); any other URL is
+     * refused naming the key, the value and what is supported.
+     */
+    public static DatabaseType fromJdbcUrl(String url) {
+        if (url != null) {
+            if (url.startsWith("jdbc:hsqldb:")) {
+                return HSQLDB;
+            }
+            if (url.startsWith("jdbc:mysql:")) {
+                return MYSQL;
+            }
+            if (url.startsWith("jdbc:mariadb:")) {
+                return MARIADB;
+            }
+            if (url.startsWith("jdbc:postgresql:")) {
+                return POSTGRESQL;
+            }
+        }
+        throw new InvalidSettingException(StoreSettings.JDBC_URL.key() + " must be a jdbc:hsqldb:, jdbc:mysql:, "
+                + "jdbc:mariadb: or jdbc:postgresql: URL, was '" + url + "'");
+    }
+
+    /** Detects the type from a connection's product name (MariaDB behind a jdbc:mysql: URL, for instance). */
     public static DatabaseType detect(DataSource dataSource) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             return detect(c.getMetaData());
