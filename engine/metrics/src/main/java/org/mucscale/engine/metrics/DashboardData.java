@@ -13,9 +13,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -77,7 +74,7 @@ public final class DashboardData implements AutoCloseable {
     private volatile double deliveriesPerSecond;
     private volatile double allocationBytesPerSecond;
 
-    private ScheduledExecutorService sampler;
+    private PeriodicTask sampler;
 
     DashboardData(MucScaleMetrics metrics, GcMonitor gc, MetricsConfig config, Clock clock) {
         this.metrics = metrics;
@@ -100,32 +97,19 @@ public final class DashboardData implements AutoCloseable {
         }
         lastSampleNs = clock.nanoTime();
         lastAllocated = gc.allocatedBytesEstimate();
-        ThreadFactory named = r -> {
-            Thread t = new Thread(r, "mucscale-metrics-sampler");
-            t.setDaemon(true);
-            return t;
-        };
-        sampler = Executors.newSingleThreadScheduledExecutor(named);
-        sampler.scheduleAtFixedRate(this::sampleSafely, sampleIntervalMs, sampleIntervalMs, TimeUnit.MILLISECONDS);
+        sampler = new PeriodicTask("mucscale-metrics-sampler", this::sampleSafely,
+                TimeUnit.MILLISECONDS.toNanos(sampleIntervalMs));
     }
 
     @Override
     public void close() {
-        ScheduledExecutorService s;
+        PeriodicTask s;
         synchronized (this) {
             s = sampler;
             sampler = null;
         }
-        if (s == null) {
-            return;
-        }
-        s.shutdownNow();
-        try {
-            if (!s.awaitTermination(5, TimeUnit.SECONDS)) {
-                LOG.warn("mucscale-metrics-sampler did not stop within 5 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (s != null) {
+            s.close();
         }
     }
 

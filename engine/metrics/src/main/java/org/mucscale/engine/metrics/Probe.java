@@ -6,9 +6,6 @@ import org.slf4j.LoggerFactory;
 
 import java.security.SecureRandom;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The end-to-end probe: every {@code interval} it sends a stamped message into each probe room through a
@@ -38,7 +35,7 @@ public final class Probe implements AutoCloseable {
     private final String instance;
     private long seq;
     private volatile long sendFailures;
-    private ScheduledExecutorService thread;
+    private PeriodicTask thread;
 
     public Probe(ProbeTransport transport, List<String> rooms, java.time.Duration interval, MucScaleMetrics metrics,
                  Clock clock) {
@@ -60,28 +57,18 @@ public final class Probe implements AutoCloseable {
         if (thread != null) {
             return;
         }
-        thread = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "mucscale-metrics-probe");
-            t.setDaemon(true);
-            return t;
-        });
-        thread.scheduleAtFixedRate(this::sendOnce, intervalNs, intervalNs, TimeUnit.NANOSECONDS);
+        thread = new PeriodicTask("mucscale-metrics-probe", this::sendOnce, intervalNs);
     }
 
     @Override
     public void close() {
-        ScheduledExecutorService t;
+        PeriodicTask t;
         synchronized (this) {
             t = thread;
             thread = null;
         }
         if (t != null) {
-            t.shutdownNow();
-            try {
-                t.awaitTermination(5, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            t.close();
         }
     }
 
