@@ -89,9 +89,11 @@ class MucScaleMetricsTest {
         try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM)) {
             com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
             long id = Thread.currentThread().getId();
-            for (int i = 0; i < 10_000; i++) {
-                metrics.recordDeliveryLatencyNs(1_000 + i); // warm up: classes loaded, lazily built parts built
+            for (int i = 0; i < 20_000; i++) { // warm up every call measured below: classes loaded, lazy parts built
+                metrics.recordDeliveryLatencyNs(1_000 + i);
                 metrics.recordMessage("lobby@conference.example", 3, 1_000 + i);
+                metrics.recordStoreCommitLatencyNs(5_000 + i);
+                metrics.storeCommitted(10, 100_000);
             }
             long before = threads.getThreadAllocatedBytes(id);
             for (int i = 0; i < 200_000; i++) {
@@ -101,8 +103,10 @@ class MucScaleMetricsTest {
                 metrics.storeCommitted(10, 100_000);
             }
             long allocated = threads.getThreadAllocatedBytes(id) - before;
-            // 200,000 rounds of recording; the measuring call itself may allocate a few bytes.
-            assertThat(allocated).isLessThan(1_024);
+            // One allocation per round, even of 16 bytes, would be 3.2 MB here. The bound leaves room for what the JVM
+            // itself charges to this thread now and then (a deoptimization re-materializing scalar-replaced objects
+            // measured 1,072 B once), which is not per-call garbage.
+            assertThat(allocated).isLessThan(16 * 1_024);
         }
     }
 
