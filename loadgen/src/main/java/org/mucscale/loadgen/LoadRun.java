@@ -52,7 +52,7 @@ public final class LoadRun {
     final Scenario scenario;
     final Stats stats = new Stats();
     private final long epochNs = System.nanoTime();
-    private final Long serverPid;
+    private final ServerProcesses server;
     private final String label;
     private final PrintStream progress;
     private final long deadlineNs;
@@ -74,17 +74,17 @@ public final class LoadRun {
     private final Instant startedAt = Instant.now();
 
     /**
-     * @param serverPid the server's process id for CPU and RSS sampling, or null
+     * @param serverPids the server's process ids for CPU and RSS sampling (summed over all of them), or null/empty
      * @param label     a short name for this run in reports (e.g. "prosody-muc")
      * @param progress  where progress lines go (null: nowhere)
      */
-    public LoadRun(Scenario scenario, Long serverPid, String label, PrintStream progress) {
+    public LoadRun(Scenario scenario, List<Long> serverPids, String label, PrintStream progress) {
         this.scenario = scenario;
-        this.serverPid = serverPid;
+        this.server = ServerProcesses.of(serverPids);
         this.label = label == null ? scenario.name() : label;
         this.progress = progress;
         this.deadlineNs = epochNs + TimeUnit.SECONDS.toNanos(scenario.run().deadlineS());
-        this.sampler = new Sampler(stats, serverPid, epochNs);
+        this.sampler = new Sampler(stats, server, epochNs);
         this.random = new SplittableRandom(scenario.messages().seed());
     }
 
@@ -524,8 +524,12 @@ public final class LoadRun {
         root.put("scenarioName", scenario.name());
         root.put("startedAt", startedAt.toString());
         root.put("target", scenario.server().host() + ":" + scenario.server().port());
-        if (serverPid != null) {
-            root.put("serverPid", serverPid);
+        if (!server.none()) {
+            root.put("serverPid", server.pid(0));
+            ArrayNode pids = root.putArray("serverPids");
+            for (int i = 0; i < server.count(); i++) {
+                pids.add(server.pid(i));
+            }
         }
         root.put("stoppedBy", stoppedBy);
         root.set("scenario", ScenarioLoader.toTree(scenario));
@@ -588,7 +592,7 @@ public final class LoadRun {
         }
         if (delivered > 0) {
             genUs = Sampler.round(genSum / delivered);
-            srvUs = serverPid == null ? -1 : Sampler.round(srvSum / delivered);
+            srvUs = server.none() ? -1 : Sampler.round(srvSum / delivered);
         }
         s.put("genCpuUsPerDelivery", genUs);
         s.put("serverCpuUsPerDelivery", srvUs);

@@ -21,7 +21,8 @@ public final class Main {
                   --domain d                XMPP domain (MUC service defaults to conference.<d>)
                   --muc m                   MUC service domain
                   --set key=value           override any scenario key, e.g. --set users=200 --set levels.ratesPerSec=10,20
-                  --server-pid pid          sample the server's CPU and RSS from /proc
+                  --server-pid pid[,pid]    sample the server's CPU and RSS from /proc, summed over all given
+                                            processes (repeat the option or give a comma list)
                   --label name              name of this run in reports (default: the scenario name)
                   --out dir                 where results go (default: loadgen-results)
                   --require-zero-loss       exit 3 unless every expected delivery arrived and nothing failed
@@ -86,7 +87,7 @@ public final class Main {
                     scenario.run().deadlineS());
         }
         Thread watchdog = watchdog(scenario.run().deadlineS() + 60L, err);
-        ObjectNode result = new LoadRun(scenario, p.serverPid, label, progress).run();
+        ObjectNode result = new LoadRun(scenario, p.serverPids, label, progress).run();
         watchdog.interrupt();
         Path json = outDir.resolve(stem + ".json");
         Path csv = outDir.resolve(stem + ".csv");
@@ -146,17 +147,17 @@ public final class Main {
         return 0;
     }
 
-    private static final class Parsed {
+    static final class Parsed {
         String scenario;
         final List<String> overrides = new ArrayList<>();
-        Long serverPid;
+        final List<Long> serverPids = new ArrayList<>();
         String label;
         String out;
         boolean requireZeroLoss;
         boolean quiet;
     }
 
-    private static Parsed parse(String[] args) {
+    static Parsed parse(String[] args) {
         Parsed p = new Parsed();
         for (int i = 1; i < args.length; i++) {
             String a = args[i];
@@ -179,14 +180,7 @@ public final class Main {
                 }
                 case "--muc" -> p.overrides.add("server.mucDomain=" + value(args, ++i, a));
                 case "--set" -> p.overrides.add(value(args, ++i, a));
-                case "--server-pid" -> {
-                    String v = value(args, ++i, a);
-                    try {
-                        p.serverPid = Long.parseLong(v);
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("--server-pid must be a process id, was '" + v + "'");
-                    }
-                }
+                case "--server-pid" -> p.serverPids.addAll(ServerProcesses.parse(value(args, ++i, a)));
                 case "--label" -> p.label = value(args, ++i, a);
                 case "--out" -> p.out = value(args, ++i, a);
                 case "--require-zero-loss" -> p.requireZeroLoss = true;

@@ -25,7 +25,7 @@ final class Sampler {
     }
 
     private final Stats stats;
-    private final Long serverPid;
+    private final ServerProcesses server;
     private final long epochNs;
     final Histogram deliveryTotal = new Histogram(3);
     final Histogram connectTotal = new Histogram(3);
@@ -56,13 +56,13 @@ final class Sampler {
     private long windowServerCpu;
     volatile String phase = "start";
 
-    Sampler(Stats stats, Long serverPid, long epochNs) {
+    Sampler(Stats stats, ServerProcesses server, long epochNs) {
         this.stats = stats;
-        this.serverPid = serverPid;
+        this.server = server;
         this.epochNs = epochNs;
         this.lastNs = epochNs;
         this.lastOwnCpu = ProcStat.ownCpuNs();
-        this.lastServerCpu = serverPid == null ? -1 : ProcStat.cpuNs(serverPid);
+        this.lastServerCpu = server.cpuNs();
     }
 
     /** Collects the latest interval: adds it to the totals and the open window and appends one point. */
@@ -74,10 +74,11 @@ final class Sampler {
         long deliveries = stats.distinctDeliveries.sum();
         long sent = stats.messagesSent;
         long ownCpu = ProcStat.ownCpuNs();
-        long serverCpu = serverPid == null ? -1 : ProcStat.cpuNs(serverPid);
+        long serverCpu = server.cpuNs();
         double genPct = ownCpu < 0 ? -1 : 100.0 * (ownCpu - lastOwnCpu) / (now - lastNs);
         double srvPct = serverCpu < 0 || lastServerCpu < 0 ? -1 : 100.0 * (serverCpu - lastServerCpu) / (now - lastNs);
-        double srvRss = serverPid == null ? -1 : ProcStat.rssKb(Long.toString(serverPid)) / 1024.0;
+        long srvRssKb = server.rssKb();
+        double srvRss = srvRssKb < 0 ? -1 : srvRssKb / 1024.0;
         double genRss = ProcStat.rssKb("self") / 1024.0;
         long total = interval.getTotalCount();
         Point p = new Point(round((now - epochNs) / 1e9), phase,
@@ -129,7 +130,7 @@ final class Sampler {
         windowSent = stats.messagesSent;
         windowDeliveries = stats.distinctDeliveries.sum();
         windowOwnCpu = ProcStat.ownCpuNs();
-        windowServerCpu = serverPid == null ? -1 : ProcStat.cpuNs(serverPid);
+        windowServerCpu = server.cpuNs();
     }
 
     /** Closes the window opened by {@link #beginWindow} and returns its figures. */
@@ -141,7 +142,8 @@ final class Sampler {
         long deliveries = stats.distinctDeliveries.sum() - windowDeliveries;
         long sent = stats.messagesSent - windowSent;
         long ownCpu = ProcStat.ownCpuNs() - windowOwnCpu;
-        long serverCpu = serverPid == null || windowServerCpu < 0 ? -1 : ProcStat.cpuNs(serverPid) - windowServerCpu;
+        long serverCpuNow = server.cpuNs();
+        long serverCpu = windowServerCpu < 0 || serverCpuNow < 0 ? -1 : serverCpuNow - windowServerCpu;
         long total = window.getTotalCount();
         return new Window(round(seconds), sent, deliveries, round(deliveries / seconds),
                 ms(total, window.getValueAtPercentile(50)), ms(total, window.getValueAtPercentile(90)),
@@ -154,7 +156,7 @@ final class Sampler {
     synchronized String progressFigures() {
         return String.format("deliv %,d (%,.0f/s) | p50 %.1f p99 %.1f max %.1f ms | cpu %.0f%%%s",
                 stats.distinctDeliveries.sum(), lastDeliveriesPerSec, lastP50, lastP99, lastMax, lastGenCpuPct,
-                serverPid == null ? "" : String.format(" srv %.0f%% %.0fMB", lastServerCpuPct, lastServerRssMb));
+                server.none() ? "" : String.format(" srv %.0f%% %.0fMB", lastServerCpuPct, lastServerRssMb));
     }
 
     static double ms(long count, long us) {

@@ -79,7 +79,7 @@ class GeneratorEfficiencyTest {
                 "soak.durationS=0", "run.progressIntervalS=10"));
         o.addAll(List.of(overrides));
         Scenario s = ScenarioLoader.load("smoke", o);
-        ObjectNode r = new LoadRun(s, server.pid(), "fake-server", System.out).run();
+        ObjectNode r = new LoadRun(s, java.util.List.of(server.pid()), "fake-server", System.out).run();
         Results.writeJson(r, out.resolve("result.json"));
         return r;
     }

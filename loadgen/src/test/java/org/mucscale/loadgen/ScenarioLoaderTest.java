@@ -102,7 +102,7 @@ class ScenarioLoaderTest {
         assertThatThrownBy(() -> Main.run(new String[] {"run", "smoke", "--server", "nohostport"}, ps, ps))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("--server must be host:port, was 'nohostport'");
         assertThatThrownBy(() -> Main.run(new String[] {"run", "smoke", "--server-pid", "abc"}, ps, ps))
-                .hasMessage("--server-pid must be a process id, was 'abc'");
+                .hasMessage("--server-pid must be a process id or a comma-separated list of them, was 'abc'");
         assertThatThrownBy(() -> Main.run(new String[] {"frobnicate"}, ps, ps)).hasMessageStartingWith("unknown command 'frobnicate'");
         assertThat(Main.run(new String[] {"show", "smoke", "--set", "users=33"}, ps, ps)).isZero();
         assertThat(buf.toString()).contains("\"users\" : 33");
