@@ -1,0 +1,166 @@
+# Shared helpers for bench/e2e/<server>.sh (sourced, not run). Everything stays on 127.0.0.1.
+#
+# Process bookkeeping: every process a start script launches is recorded in <workdir>/started.pids as
+# "<name> <pid> <starttime>" (starttime: field 22 of /proc/<pid>/stat), and `stop` signals only those, and only
+# while the pid still has the recorded start time, so a recycled pid is never hit.
+
+e2e_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+E2E_SERVER_CPU="${E2E_SERVER_CPU:-0}"
+
+e2e_die() { echo "$(basename "$0"): $*" >&2; exit 1; }
+
+# pin: the server side runs on CPU $E2E_SERVER_CPU (E2E_PIN=0 turns pinning off, e.g. on a 1-CPU machine).
+# A prefix array, not a function, so that "${pin[@]}" cmd & makes $! the server's own pid (taskset execs it).
+pin=()
+if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  pin=(taskset -c "$E2E_SERVER_CPU")
+fi
+
+e2e_free_port() { # a loopback port nothing listens on and not handed out earlier in this workdir
+  local p
+  while :; do
+    p=$(( 20000 + RANDOM % 40000 ))
+    grep -qx "$p" "$work/ports" 2>/dev/null && continue
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+    echo "$p" >> "$work/ports"
+    echo "$p"; return
+  done
+}
+
+e2e_wait_port() { # port seconds what [pid that must stay alive]
+  local i
+  for i in $(seq 1 $(( $2 * 10 ))); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then echo "$3 exited before opening port $1" >&2; return 1; fi
+    sleep 0.1
+  done
+  echo "$3 did not open port $1 within $2 s" >&2; return 1
+}
+
+e2e_starttime() { awk '{ sub(/^.*\) /, ""); print $20 }' "/proc/$1/stat" 2>/dev/null; }
+
+e2e_record() { # name pid
+  echo "$1 $2 $(e2e_starttime "$2")" >> "$work/started.pids"
+}
+
+e2e_alive() { # pid starttime
+  [ -n "$2" ] && [ "$(e2e_starttime "$1")" = "$2" ]
+}
+
+# Stops what started.pids lists, newest first: TERM, up to E2E_STOP_WAIT_S (20) s, then KILL.
+e2e_stop_recorded() {
+  local f="$work/started.pids" name pid st i
+  [ -f "$f" ] || return 0
+  tac "$f" | while read -r name pid st; do
+    e2e_alive "$pid" "$st" || continue
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 $(( ${E2E_STOP_WAIT_S:-20} * 10 ))); do e2e_alive "$pid" "$st" || break; sleep 0.1; done
+    if e2e_alive "$pid" "$st"; then
+      echo "stop: $name ($pid) ignored TERM for ${E2E_STOP_WAIT_S:-20} s; killing it" >&2
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  mv "$f" "$f.stopped"
+}
+
+e2e_check_workdir() { # creates it; refuses one that still has running processes
+  mkdir -p "$work"
+  work="$(cd "$work" && pwd)"
+  if [ -f "$work/started.pids" ]; then
+    e2e_die "$work/started.pids exists: stop the previous server first ($0 stop $work)"
+  fi
+}
+
+e2e_wait_login() { # port domain [muc domain] [timeout s]
+  python3 "$e2e_root/bench/e2e/xmpp_check.py" 127.0.0.1 "$1" "$2" ${3:+"$3"} --register --timeout "${4:-60}"
+}
+
+e2e_write_env() { # label, then uses $c2s $domain $muc and started.pids
+  local pids
+  pids="$(awk '$1 != "helper" { printf "%s%s", sep, $2; sep=" " }' "$work/started.pids")"
+  cat > "$work/server.env" <<ENV
+C2S_PORT=$c2s
+DOMAIN=$domain
+MUC_DOMAIN=$muc
+SERVER_PIDS="$pids"
+LABEL=$1
+ENV
+}
+
+# ---- mucscale standalone (shared by every server that takes an XEP-0114 component) ----
+
+e2e_standalone_jar() {
+  local jar="${E2E_STANDALONE_JAR:-}"
+  [ -n "$jar" ] || jar="$e2e_root/standalone/target-e2e/mucscale-standalone.jar"
+  if [ ! -f "$jar" ]; then
+    echo "building mucscale standalone (suffix -e2e, tests skipped)" >&2
+    (cd "$e2e_root" && mvn -B -ntp -q -pl standalone -am -DskipTests -Dmucscale.build.suffix=-e2e package >&2) \
+      || e2e_die "could not build the standalone jar"
+  fi
+  echo "$jar"
+}
+
+# Starts a throwaway MariaDB for the room log (log mode "mariadb"): its own datadir under the workdir, a free
+# loopback port, default durability (innodb_flush_log_at_trx_commit=1). Sets $jdbc_url $jdbc_user $jdbc_password.
+e2e_start_mariadb() {
+  local port sock i
+  port=$(e2e_free_port); sock="$work/mariadb/mysqld.sock"
+  mkdir -p "$work/mariadb/data"
+  local as_root=(); [ "$(id -u)" = 0 ] && as_root=(--user=root)
+  mariadb-install-db --no-defaults --datadir="$work/mariadb/data" --auth-root-authentication-method=socket \
+    --skip-test-db --skip-name-resolve "${as_root[@]}" > "$work/mariadb/install.log" 2>&1 \
+    || { tail -n 20 "$work/mariadb/install.log" >&2; e2e_die "mariadb-install-db failed"; }
+  "${pin[@]}" /usr/sbin/mariadbd --no-defaults --datadir="$work/mariadb/data" --port="$port" --bind-address=127.0.0.1 \
+    --socket="$sock" --pid-file="$work/mariadb/mysqld.pid" --log-error="$work/mariadb/error.log" \
+    --skip-name-resolve --skip-log-bin --performance-schema=OFF --innodb-buffer-pool-size=256M \
+    --max-connections=100 --character-set-server=utf8mb4 --collation-server=utf8mb4_unicode_ci "${as_root[@]}" \
+    > "$work/mariadb/stdout.log" 2>&1 &
+  e2e_record mariadb $!
+  e2e_wait_port "$port" 60 mariadbd $! || { tail -n 20 "$work/mariadb/error.log" >&2; return 1; }
+  for i in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.1; done
+  mariadb --no-defaults --socket="$sock" --user=root --batch -e \
+    "CREATE DATABASE mucscale CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci;
+     CREATE USER 'bench'@'%' IDENTIFIED BY 'bench-secret'; GRANT ALL PRIVILEGES ON mucscale.* TO 'bench'@'%';" \
+    || e2e_die "could not create the mucscale database"
+  jdbc_url="jdbc:mariadb://127.0.0.1:$port/mucscale"; jdbc_user=bench; jdbc_password=bench-secret
+}
+
+# Starts mucscale standalone as the component $muc on 127.0.0.1:$comp with secret $secret, pinned to the server CPU.
+# Log mode: hsqldb (embedded, default), mariadb (throwaway MariaDB, also pinned to the server CPU) or none.
+e2e_start_standalone() { # log-mode
+  local jar http mode="$1"
+  jar="$(e2e_standalone_jar)"
+  http=$(e2e_free_port)
+  [ "$mode" = mariadb ] && e2e_start_mariadb
+  {
+    echo "mucscale.standalone.server-host=127.0.0.1"
+    echo "mucscale.standalone.server-port=$comp"
+    echo "mucscale.standalone.component-domain=$muc"
+    echo "mucscale.standalone.component-secret=$secret"
+    echo "mucscale.store.spill-directory=$work/spill"
+    echo "mucscale.metrics.http-port=$http"
+    # what is measured is the server, not its flood limits: limits far above any scenario's rate (still evaluated)
+    echo "mucscale.muc.occupant-messages-per-second=1000000"
+    echo "mucscale.muc.occupant-burst=1000000"
+    echo "mucscale.muc.room-messages-per-second=10000000"
+    echo "mucscale.muc.room-burst=10000000"
+    echo "mucscale.muc.history-size=0"
+    echo "mucscale.muc.default-max-occupants=100000"
+    case "$mode" in
+      hsqldb) echo "mucscale.store.jdbc-url=jdbc:hsqldb:file:$work/db/mucscale;shutdown=true" ;;
+      mariadb)
+        echo "mucscale.store.jdbc-url=$jdbc_url"
+        echo "mucscale.store.jdbc-user=$jdbc_user"
+        echo "mucscale.store.jdbc-password=$jdbc_password" ;;
+      none) echo "mucscale.store.enabled=false" ;;
+      *) e2e_die "unknown log mode $mode" ;;
+    esac
+    [ -n "${E2E_MUCSCALE_PROPS:-}" ] && printf '%s\n' $E2E_MUCSCALE_PROPS
+  } > "$work/mucscale.properties"
+  # G1 named explicitly: on one pinned CPU the JVM would otherwise pick the Serial collector.
+  # shellcheck disable=SC2086
+  "${pin[@]}" java ${E2E_MUCSCALE_JAVA_OPTS:--XX:+UseG1GC -Xms256m -Xmx1g} -jar "$jar" --config "$work/mucscale.properties" \
+    > "$work/mucscale.log" 2>&1 &
+  e2e_record mucscale $!
+  e2e_wait_port "$http" 90 "mucscale standalone" $! || { tail -n 30 "$work/mucscale.log" >&2; return 1; }
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# One end-to-end benchmark run; see bench/e2e/README.md.
+#
+#   bench/e2e/run.sh <server> <variant> <scenario> [loadgen options, e.g. --set users=200 --set levels.durationS=5]
+#
+# Starts bench/e2e/<server>.sh <variant> in a temp workdir (server pinned to CPU $E2E_SERVER_CPU, default 0), runs
+# the loadgen scenario pinned to CPU $E2E_GEN_CPU (default 1) over plain TCP + SASL PLAIN with --server-pid for every
+# server process, stops the server, and leaves in bench/e2e/results/<UTC time>-<server>-<variant>-<scenario>/:
+# the loadgen JSON/CSV/HTML, loadgen.log, server.env, meta.json, the server's logs, and summary.json + summary.md.
+# Bounded: the loadgen scenario's own deadline, plus `timeout` at deadline + E2E_RUN_SLACK_S (180) s.
+# Exit: loadgen's exit code (0 done), 1 the server did not start, 2 bad usage, 124 timeout.
+# Environment: E2E_LOADGEN_JAR, E2E_STANDALONE_JAR (default: <module>/target-e2e/*.jar, built when missing),
+# E2E_PIN=0 (no pinning), E2E_KEEP_WORK=1 (keep the temp workdir), LOADGEN_JAVA_OPTS, E2E_MUCSCALE_JAVA_OPTS,
+# E2E_MUCSCALE_PROPS ("key=value key=value": extra mucscale settings).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+[ $# -ge 3 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+server="$1"; variant="$2"; scenario="$3"; shift 3
+script="$here/$server.sh"
+[ -x "$script" ] || { echo "run.sh: no server script $script" >&2; exit 2; }
+
+loadgen_jar="${E2E_LOADGEN_JAR:-$root/loadgen/target-e2e/mucscale-loadgen.jar}"
+if [ ! -f "$loadgen_jar" ]; then
+  echo "run.sh: building the load generator (suffix -e2e, tests skipped)" >&2
+  (cd "$root" && mvn -B -ntp -q -pl loadgen -am -DskipTests -Dmucscale.build.suffix=-e2e package >&2)
+fi
+export MUCSCALE_LOADGEN_JAR="$loadgen_jar"
+gen_pin=()
+if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
+fi
+
+# the effective scenario (validates the overrides before anything starts) and its deadline
+deadline="$("$root/bin/mucscale-loadgen" show "$scenario" "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["deadlineS"])')" \
+  || { echo "run.sh: loadgen rejected the scenario or its overrides" >&2; exit 2; }
+
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+out="$here/results/$stamp-$server-$variant-$scenario"
+mkdir -p "$out"
+work="$(mktemp -d "/tmp/e2e-$server-$variant.XXXXXX")"
+load1_before="$(cut -d' ' -f1 /proc/loadavg)"
+if awk -v l="$load1_before" 'BEGIN { exit !(l > 0.5) }'; then
+  echo "run.sh: WARNING: load average $load1_before before the run: the machine is not idle, rates will be low" >&2
+fi
+
+finish() {
+  "$script" stop "$work" || true
+  for f in "$work"/server.env "$work"/mucscale.log "$work"/mucscale.properties "$work"/prosody/prosody.log \
+           "$work"/prosody/prosody.cfg.lua "$work"/ejabberd/ejabberd.yml "$work"/ejabberd/logs/ejabberd.log \
+           "$work"/ejabberd/logs/error.log "$work"/mariadb/error.log "$work"/server.log; do
+    [ -f "$f" ] && tail -c 2000000 "$f" > "$out/server-$(basename "$(dirname "$f")")-$(basename "$f")" || true
+  done
+  if [ "${E2E_KEEP_WORK:-0}" = 1 ]; then echo "run.sh: workdir kept: $work" >&2; else rm -rf "$work"; fi
+}
+trap finish EXIT
+trap 'exit 130' INT TERM
+
+echo "run.sh: $server $variant $scenario -> $out" >&2
+"$script" start "$work" "$variant" > "$out/server-start.log" 2>&1 || { cat "$out/server-start.log" >&2; exit 1; }
+# shellcheck disable=SC1091
+source "$work/server.env"
+cp "$work/server.env" "$out/server.env"
+pids_csv="${SERVER_PIDS// /,}"
+
+status=0
+set -x
+timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run "$scenario" \
+  --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$pids_csv" \
+  --label "$LABEL-$scenario" --out "$out" --set server.tls=none --set server.sasl=PLAIN "$@" \
+  2>&1 | tee "$out/loadgen.log" || status=${PIPESTATUS[0]}
+{ set +x; } 2>/dev/null
+load1_after="$(cut -d' ' -f1 /proc/loadavg)"
+
+python3 - "$out/meta.json" "$server" "$variant" "$scenario" "$load1_before" "$load1_after" "$status" \
+  "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@" <<'PY'
+import json, os, sys
+a = sys.argv
+json.dump({"server": a[2], "variant": a[3], "scenario": a[4], "load1_before": float(a[5]), "load1_after": float(a[6]),
+           "loadgen_exit": int(a[7]), "commit": a[8], "overrides": a[9:], "nproc": os.cpu_count(),
+           "pinning": os.environ.get("E2E_PIN", "1") == "1"}, open(a[1], "w"), indent=1)
+PY
+json="$(ls "$out"/*.json 2>/dev/null | grep -v -e '/meta.json$' -e '/summary.json$' | head -n 1 || true)"
+if [ -n "$json" ]; then
+  python3 "$here/summarize.py" run "$json" "$out/meta.json" > "$out/summary.json"
+  python3 "$here/summarize.py" table "$out/summary.json" > "$out/summary.md"
+  cat "$out/summary.md"
+else
+  echo "run.sh: loadgen wrote no results (exit $status); see $out/loadgen.log" >&2
+  [ "$status" = 0 ] && status=1
+fi
+echo "run.sh: results in $out" >&2
+exit "$status"

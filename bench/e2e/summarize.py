@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Summaries of bench/e2e runs from the JSON that mucscale-loadgen writes.
+
+  summarize.py run <loadgen.json> <meta.json>      prints one run's summary as JSON (run.sh stores it as summary.json)
+  summarize.py table <summary.json> ...            prints a markdown table over several runs (matrix.sh)
+
+Figures, per run:
+  best_dps      deliveries/s of the highest stepped level whose p99 stayed within the scenario's threshold (100 ms)
+  best_rate     that level's offered messages/s; best_p99_ms its p99; best_srv_us server CPU (all SERVER_PIDS,
+                user+system) per delivery in that level
+  rss_kb_user   the server processes' summed peak RSS divided by the scenario's users (JVM/VM baseline included)
+  joins_per_s   joins completed per second over the join phase; join_p99_ms join latency p99
+  lost          expected minus distinct deliveries over the whole run (exact), of expected
+  stopped       why the stepping ended: the first level over the threshold, all levels passed, the deadline, or
+                no level at all (logins/joins failed)
+"""
+import json
+import sys
+
+
+def run_summary(result_path, meta_path):
+    r = json.load(open(result_path))
+    meta = json.load(open(meta_path)) if meta_path else {}
+    s = r["summary"]
+    levels = [l for l in r.get("levels", []) if l.get("kind") == "level"]
+    threshold = s.get("p99ThresholdMs", 100)
+    passing = [l for l in levels if l.get("passed")]
+    best = max(passing, key=lambda l: l["deliveriesPerSec"]) if passing else None
+    if r.get("stoppedBy") == "deadline":
+        stopped = "deadline (%s s)" % r["scenario"]["run"]["deadlineS"]
+    elif not levels:
+        stopped = "no level ran (logged in %d/%d, joined %d)" % (s["loggedIn"], s["users"], s["joined"])
+    elif not levels[-1]["passed"]:
+        l = levels[-1]
+        stopped = "p99 %.1f ms > %g ms at %g msg/s (%.0f deliveries/s)" % (l["p99Ms"], threshold, l["ratePerSec"],
+                                                                          l["deliveriesPerSec"])
+    else:
+        stopped = "all %d levels passed (offer more)" % len(levels)
+    out = {
+        "server": meta.get("server"), "variant": meta.get("variant"), "scenario": meta.get("scenario"),
+        "label": r.get("label"), "startedAt": r.get("startedAt"), "users": s["users"], "rooms": s["rooms"],
+        "largestRoom": s["largestRoom"], "loggedIn": s["loggedIn"], "joined": s["joined"],
+        "loginFailed": s["loginFailed"], "joinFailed": s["joinFailed"],
+        "best_dps": best["deliveriesPerSec"] if best else None,
+        "best_rate": best["ratePerSec"] if best else None,
+        "best_p99_ms": best["p99Ms"] if best else None,
+        "best_srv_us": best["serverCpuUsPerDelivery"] if best else None,
+        "best_gen_us": best["genCpuUsPerDelivery"] if best else None,
+        "srv_us_all_levels": s.get("serverCpuUsPerDelivery"),
+        "rss_mb_max": s.get("serverRssMbMax"), "rss_kb_user": s.get("serverRssKbPerUser"),
+        "joins_per_s": s.get("joinsPerSec"), "join_p99_ms": s["joinMs"]["p99"], "connect_p99_ms": s["connectMs"]["p99"],
+        "expected": s["expectedDeliveries"], "delivered": s["deliveries"], "lost": s["lost"],
+        "duplicates": s["duplicates"], "errors": s["errors"], "stopped": stopped, "stoppedBy": r.get("stoppedBy"),
+        "levels": [{"rate": l["ratePerSec"], "dps": l["deliveriesPerSec"], "p99_ms": l["p99Ms"],
+                    "srv_us": l["serverCpuUsPerDelivery"], "passed": l["passed"]} for l in levels],
+        "load1_before": meta.get("load1_before"), "load1_after": meta.get("load1_after"),
+        "overrides": meta.get("overrides", []), "commit": meta.get("commit"),
+    }
+    return out
+
+
+def fmt(v, pattern="%.0f"):
+    return "–" if v is None or (isinstance(v, (int, float)) and v < 0) else pattern % v
+
+
+def table(paths):
+    rows = ["| server | variant | scenario | users | max deliveries/s (p99 < 100 ms) | at msg/s | p99 there ms "
+            "| server CPU µs/delivery there | RSS/user kB | joins/s | join p99 ms | lost / expected | failed login/join "
+            "| stopped by | load1 before |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for p in paths:
+        try:
+            s = json.load(open(p))
+        except (OSError, ValueError) as e:
+            rows.append("| %s | | | | run failed: %s | | | | | | | | | | |" % (p, e))
+            continue
+        rows.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d / %d | %d / %d | %s | %s |" % (
+            s["server"], s["variant"], s["scenario"], s["users"], fmt(s["best_dps"]), fmt(s["best_rate"], "%g"),
+            fmt(s["best_p99_ms"], "%.1f"), fmt(s["best_srv_us"], "%.1f"), fmt(s["rss_kb_user"], "%.1f"),
+            fmt(s["joins_per_s"], "%.0f"), fmt(s["join_p99_ms"], "%.0f"), s["lost"], s["expected"],
+            s["loginFailed"], s["joinFailed"], s["stopped"], fmt(s["load1_before"], "%.2f")))
+    return "\n".join(rows)
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "run":
+        print(json.dumps(run_summary(argv[1], argv[2] if len(argv) > 2 else None), indent=1))
+        return 0
+    if len(argv) >= 1 and argv[0] == "table":
+        print(table(argv[1:]))
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
