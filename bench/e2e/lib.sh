@@ -157,9 +157,19 @@ e2e_start_standalone() { # log-mode
     esac
     [ -n "${E2E_MUCSCALE_PROPS:-}" ] && printf '%s\n' $E2E_MUCSCALE_PROPS
   } > "$work/mucscale.properties"
+  # The standalone jar bundles only HSQLDB; for MariaDB the client jar (Maven's copy) goes on the class path.
+  local launch=(-jar "$jar")
+  if [ "$mode" = mariadb ]; then
+    local driver="${E2E_MARIADB_DRIVER:-$HOME/.m2/repository/org/mariadb/jdbc/mariadb-java-client/3.5.1/mariadb-java-client-3.5.1.jar}"
+    if [ ! -f "$driver" ]; then
+      (cd "$e2e_root" && mvn -B -ntp -q dependency:get -Dartifact=org.mariadb.jdbc:mariadb-java-client:3.5.1 >&2) \
+        || e2e_die "no MariaDB JDBC driver at $driver (set E2E_MARIADB_DRIVER)"
+    fi
+    launch=(-cp "$jar:$driver" org.mucscale.standalone.Main)
+  fi
   # G1 named explicitly: on one pinned CPU the JVM would otherwise pick the Serial collector.
   # shellcheck disable=SC2086
-  "${pin[@]}" java ${E2E_MUCSCALE_JAVA_OPTS:--XX:+UseG1GC -Xms256m -Xmx1g} -jar "$jar" --config "$work/mucscale.properties" \
+  "${pin[@]}" java ${E2E_MUCSCALE_JAVA_OPTS:--XX:+UseG1GC -Xms256m -Xmx1g} "${launch[@]}" --config "$work/mucscale.properties" \
     > "$work/mucscale.log" 2>&1 &
   e2e_record mucscale $!
   e2e_wait_port "$http" 90 "mucscale standalone" $! || { tail -n 30 "$work/mucscale.log" >&2; return 1; }

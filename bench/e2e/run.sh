@@ -49,7 +49,8 @@ finish() {
   for f in "$work"/server.env "$work"/mucscale.log "$work"/mucscale.properties "$work"/prosody/prosody.log \
            "$work"/prosody/prosody.cfg.lua "$work"/ejabberd/ejabberd.yml "$work"/ejabberd/logs/ejabberd.log \
            "$work"/ejabberd/logs/error.log "$work"/mariadb/error.log "$work"/server.log; do
-    [ -f "$f" ] && tail -c 2000000 "$f" > "$out/server-$(basename "$(dirname "$f")")-$(basename "$f")" || true
+    rel="${f#"$work"/}"
+    [ -f "$f" ] && tail -c 2000000 "$f" > "$out/server-${rel//\//-}" || true
   done
   if [ "${E2E_KEEP_WORK:-0}" = 1 ]; then echo "run.sh: workdir kept: $work" >&2; else rm -rf "$work"; fi
 }
