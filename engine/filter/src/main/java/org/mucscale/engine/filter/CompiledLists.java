@@ -26,13 +26,20 @@ public final class CompiledLists {
 
     // Automaton.
     final char[] symbolId;
-    /** Per BMP char: 1 + symbol id for plain letters (no leet, no flags), else 0: one lookup on the fast path. */
+    /**
+     * Per BMP char: 1 + symbol id for plain letters (no leet, no flags) whose symbol has a dense column, else 0: one
+     * lookup on the fast path.
+     */
     final char[] fastSymbol;
     final int denseWidth;
     /** log2 of denseWidth (a power of two). */
     final int denseShift;
     /** States are numbered breadth-first; those below this have a full row in {@code dense}. */
     final int denseStates;
+    /**
+     * Full DFA rows of the shallow states. A value with {@link #FLAGGED} set (negative) names a target that has
+     * outputs or no dense row of its own, so the scanner's letter loop needs one load and one sign test per char.
+     */
     final int[] dense;
     final Transitions sparse;
     final int[] fail;
@@ -63,7 +70,8 @@ public final class CompiledLists {
         for (int c = 0; c < 65536; c++) {
             int v = Folding.bmp((char) c);
             if (Folding.cls(v) == Folding.CLS_LETTER && (v & (Folding.FLAG_ALT | Folding.CONDITIONAL_FLAGS)) == 0) {
-                fastSymbol[c] = (char) (symbolId[v & 0xFFFF] + 1);
+                int id = symbolId[v & 0xFFFF];
+                fastSymbol[c] = id < denseWidth ? (char) (id + 1) : 0;
             }
         }
         this.denseWidth = denseWidth;
@@ -83,11 +91,14 @@ public final class CompiledLists {
         this.report = report;
     }
 
-    /** The next state; the hot path of every scan. */
+    /** Marks a dense-table target that has outputs or lies beyond the dense rows. */
+    static final int FLAGGED = Integer.MIN_VALUE;
+
+    /** The next state. */
     int next(int state, int symbol) {
         int w = denseWidth;
         if (symbol < w && state < denseStates) {
-            return dense[(state << denseShift) + symbol];
+            return dense[(state << denseShift) + symbol] & ~FLAGGED;
         }
         return nextSparse(state, symbol);
     }
@@ -106,7 +117,7 @@ public final class CompiledLists {
             }
             s = fail[s];
             if (symbol < w && s < denseStates) {
-                return dense[(s << denseShift) + symbol];
+                return dense[(s << denseShift) + symbol] & ~FLAGGED;
             }
         }
     }

@@ -374,6 +374,14 @@ public final class ListCompiler {
             }
         }
 
+        // Flag dense targets the scanner's letter loop must not simply step on from (see CompiledLists.dense).
+        for (int k = 0; k < dense.length; k++) {
+            int t = dense[k];
+            if (t >= denseStates || outLength[t] != 0) {
+                dense[k] = t | CompiledLists.FLAGGED;
+            }
+        }
+
         List<String> languages = new ArrayList<>();
         Map<String, Integer> languageIndex = new HashMap<>();
         String[] text = new String[n];

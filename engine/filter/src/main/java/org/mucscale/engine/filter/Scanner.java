@@ -42,9 +42,97 @@ final class Scanner {
         int n = text.length();
         int i = 0;
         final char[] fastSymbol = lists.fastSymbol;
+        final int spaceId = symbolId[Folding.SPACE_SYMBOL];
         while (i < n) {
             char c = text.charAt(i);
             int f = fastSymbol[c];
+            if (f > 1 && fast && s0 < denseStates && !(boundary && outLength[s0] != 0)) {
+                // The letter loop: a run of plain letters (in some entry, with a dense column) from a dense state
+                // with one reading. Per char: one class lookup, one transition load and its sign test (a flagged
+                // target has outputs or no dense row), a ring store. Stretched runs leave to the general path.
+                int id = f - 1;
+                int first = i;
+                int info = boundary ? 3 : 1;
+                int s = s0;
+                int prev = prev0;
+                int last = lastSym0;
+                int run = run0;
+                int count = count0;
+                boolean stretched = false;
+                boolean flagged = false;
+                while (true) {
+                    if (id == last && info == 1) {
+                        if (run >= 2) {
+                            stretched = true; // a third copy: the general path forks the one-copy reading
+                            break;
+                        }
+                        run = 2;
+                        ring0[count & mask] = ring0[(count - 1) & mask]; // both copies share start and boundary
+                    } else {
+                        last = id;
+                        run = 1;
+                        ring0[count & mask] = (i << 2) | info;
+                    }
+                    int next = dense[(s << shift) + id];
+                    prev = s;
+                    count++;
+                    i++;
+                    if (next < 0) {
+                        s = next & ~CompiledLists.FLAGGED;
+                        flagged = true;
+                        break;
+                    }
+                    s = next;
+                    if (i >= n) {
+                        break;
+                    }
+                    c = text.charAt(i);
+                    f = fastSymbol[c];
+                    if (f <= 1) {
+                        break;
+                    }
+                    id = f - 1;
+                    info = 1;
+                }
+                s0 = s;
+                prev0 = prev;
+                lastSym0 = last;
+                run0 = run;
+                count0 = count;
+                if (i > first) {
+                    boundary = false;
+                    lastEnd0 = i;
+                    tokenSymbols += i - first;
+                }
+                if (flagged && outLength[s0] != 0) {
+                    spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                    outputs(lists, st, 0, s0, false, field);
+                }
+                if (!stretched) {
+                    continue;
+                }
+            }
+            if (c == ' ' && fast && tokenSymbols > 1 && s0 < denseStates && outLength[s0] == 0 && i + 1 < n
+                    && fastSymbol[text.charAt(i + 1)] != 0) {
+                // One ASCII space between a word of several letters and a plain letter: the whitespace run is this
+                // char alone and no single-letter joining applies, so emit the space symbol directly.
+                int next = spaceId < width ? dense[(s0 << shift) + spaceId] & ~CompiledLists.FLAGGED
+                        : lists.next(s0, spaceId);
+                lastSym0 = spaceId == 0 ? -1 : spaceId;
+                run0 = 1;
+                prev0 = s0;
+                s0 = next;
+                ring0[count0 & mask] = (i << 2) | 2;
+                count0++;
+                lastEnd0 = ++i;
+                boundary = true;
+                tokenSymbols = 0;
+                if (outLength[next] != 0) {
+                    spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                    outputs(lists, st, 0, next, false, field);
+                }
+                continue;
+            }
             if (f != 0 && fast) {
                 // The common case: a plain letter, one reading, no entry ending, no stretched run.
                 int id = f - 1;
@@ -56,7 +144,7 @@ final class Scanner {
                         lastSym0 = id == 0 ? -1 : id;
                         run0 = 1;
                     }
-                    int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] : lists.next(s0, id);
+                    int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] & ~CompiledLists.FLAGGED : lists.next(s0, id);
                     prev0 = s0;
                     s0 = next;
                     ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : (i << 2) | (boundary ? 3 : 1);
@@ -183,7 +271,7 @@ final class Scanner {
                     lastSym0 = id == 0 ? -1 : id;
                     run0 = 1;
                 }
-                int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] : lists.next(s0, id);
+                int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] & ~CompiledLists.FLAGGED : lists.next(s0, id);
                 prev0 = s0;
                 s0 = next;
                 ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : info;
