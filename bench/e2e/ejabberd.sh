@@ -13,7 +13,7 @@
 # OTP 25 turns into init:stop() (a clean shutdown).
 #
 # start: listens on free loopback ports, pinned to CPU $E2E_SERVER_CPU (0); plain TCP + SASL PLAIN (no certificate,
-# no STARTTLS), shaper none, max_fsm_queue 1,000,000; waits until a login works and the MUC service answers disco;
+# no STARTTLS), Nagle off (nodelay), shaper none, max_fsm_queue 1,000,000; waits until a login works and the MUC service answers disco;
 # writes <workdir>/server.env.
 #   muc               ejabberd's mod_muc on conference.localhost (history 0, max_users 100000, no rate limits)
 #   mucscale*         mod_muc off; an ejabberd_service listener for mucscale standalone (muc.localhost), room log in
@@ -135,7 +135,10 @@ YML
 export ERL_LIBS="$ej_libs" EJABBERD_CONFIG_PATH="$ej/ejabberd.yml" EJABBERD_LOG_PATH="$ej/logs/ejabberd.log"
 export ERL_CRASH_DUMP="$ej/logs/erl_crash.dump" ERL_MAX_PORTS=65000 ERL_MAX_ETS_TABLES=1400 HOME="$ej"
 unset ERL_INETRC ERL_EPMD_PORT ERL_EPMD_ADDRESS
-(cd "$ej" && exec "${pin[@]}" erl -noinput +K true +P 250000 -mnesia dir "\"$ej/spool\"" -s ejabberd) \
+# Nagle off: no ejabberd module sets nodelay, and Erlang's default is nodelay=false on every socket; the kernel's
+# default listen options are inherited by every accepted c2s and component socket.
+(cd "$ej" && exec "${pin[@]}" erl -noinput +K true +P 250000 -kernel inet_default_listen_options '[{nodelay,true}]' \
+   -mnesia dir "\"$ej/spool\"" -s ejabberd) \
   > "$ej/logs/stdout.log" 2>&1 &
 beam_pid=$!
 e2e_record ejabberd "$beam_pid"

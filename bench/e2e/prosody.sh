@@ -36,7 +36,7 @@ trap 'status=$?; if [ $status != 0 ]; then echo "prosody.sh: start failed; stopp
 
 domain=localhost; secret="e2e-$RANDOM$RANDOM"
 c2s=$(e2e_free_port); comp=$(e2e_free_port)
-mkdir -p "$work/prosody/data"
+mkdir -p "$work/prosody/data" "$work/prosody/certs"
 
 if [ "$variant" = muc ]; then
   component="Component \"$muc\" \"muc\"

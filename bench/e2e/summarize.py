@@ -10,7 +10,8 @@ Figures, per run:
                 user+system) per delivery in that level
   rss_kb_user   the server processes' summed peak RSS divided by the scenario's users (JVM/VM baseline included)
   joins_per_s   joins completed per second over the join phase; join_p99_ms join latency p99
-  lost          expected minus distinct deliveries over the whole run (exact), of expected
+  lost          expected minus distinct deliveries over the whole run (exact), of expected; a delivery still queued
+                in the server when the drain time (rampDown.drainMs) ends counts as lost
   stopped       why the stepping ended: the first level over the threshold, all levels passed, the deadline, or
                 no level at all (logins/joins failed)
 """
@@ -24,12 +25,15 @@ def run_summary(result_path, meta_path):
     s = r["summary"]
     levels = [l for l in r.get("levels", []) if l.get("kind") == "level"]
     threshold = s.get("p99ThresholdMs", 100)
-    passing = [l for l in levels if l.get("passed")]
+    # a level in which nothing arrived has no latency to judge (p99 reads 0): it does not count as passing
+    passing = [l for l in levels if l.get("passed") and l.get("deliveries", 0) > 0]
     best = max(passing, key=lambda l: l["deliveriesPerSec"]) if passing else None
     if r.get("stoppedBy") == "deadline":
         stopped = "deadline (%s s)" % r["scenario"]["run"]["deadlineS"]
     elif not levels:
         stopped = "no level ran (logged in %d/%d, joined %d)" % (s["loggedIn"], s["users"], s["joined"])
+    elif levels[-1].get("deliveries", 0) == 0:
+        stopped = "nothing delivered at %g msg/s (server backlog or stall)" % levels[-1]["ratePerSec"]
     elif not levels[-1]["passed"]:
         l = levels[-1]
         stopped = "p99 %.1f ms > %g ms at %g msg/s (%.0f deliveries/s)" % (l["p99Ms"], threshold, l["ratePerSec"],
