@@ -29,12 +29,13 @@ import org.xmpp.packet.Packet;
  * table lookup is done once here instead of inside the router. Everything else (bare JIDs, IQs, users on other
  * cluster nodes, remote servers, sessions not yet available) is routed through Openfire's {@link PacketRouter}.
  *
- * <p><b>Serialize once</b>: a broadcast arrives as one {@link RenderedStanza} with many recipients. It is parsed into a
- * packet once (the last rendered stanza and its parse are cached) and copied per recipient with only {@code to}
- * changed; Openfire then writes each copy to its socket.
+ * <p><b>Serialize once</b>: a broadcast arrives as one {@link RenderedStanza} with many recipients. It is parsed once
+ * ({@link ParsedStanzaCache}: keyed by the rendered stanza's identity, so an occupant's cached presence is parsed once
+ * for all joiners too, and room threads do not evict each other's broadcasts) and copied per recipient with only
+ * {@code to} changed; Openfire then writes each copy to its socket.
  *
- * <p>Concurrency: called from any engine room thread. The one-entry parse cache is an immutable pair behind a volatile
- * field: a race only costs a second parse, never a wrong stanza. Counters are {@link LongAdder}s.
+ * <p>Concurrency: called from any engine room thread; the parse cache is lock-free (see its note). Counters are
+ * {@link LongAdder}s.
  */
 public final class OpenfireDelivery implements Delivery {
 
@@ -43,13 +44,10 @@ public final class OpenfireDelivery implements Delivery {
     private final RoutingTable routingTable;
     private final PacketRouter router;
     private volatile boolean directLocal;
-    private volatile Parsed last;
+    private final ParsedStanzaCache parsed = new ParsedStanzaCache();
     private final LongAdder direct = new LongAdder();
     private final LongAdder routed = new LongAdder();
     private final LongAdder failed = new LongAdder();
-
-    private record Parsed(RenderedStanza source, Packet packet) {
-    }
 
     public OpenfireDelivery(XMPPServer server, boolean directLocal) {
         this.routingTable = server.getRoutingTable();
@@ -64,24 +62,15 @@ public final class OpenfireDelivery implements Delivery {
 
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
-        Parsed p = last;
-        if (p == null || p.source != stanza) {
-            Packet parsed;
-            try {
-                parsed = StanzaConversion.parse(stanza.forRecipient(recipient));
-            } catch (RuntimeException e) {
-                failed.increment();
-                LOG.error("MUC Scale could not deliver a stanza to {}: {}", recipient, e.getMessage());
-                return;
-            }
-            p = new Parsed(stanza, parsed);
-            last = p;
-            route(parsed.createCopy());
+        Packet packet;
+        try {
+            packet = StanzaConversion.wrap(parsed.copyFor(stanza, recipient));
+        } catch (RuntimeException e) {
+            failed.increment();
+            LOG.error("MUC Scale could not deliver a stanza to {}: {}", recipient, e.getMessage());
             return;
         }
-        Packet copy = p.packet.createCopy();
-        copy.setTo(new JID(recipient.local(), recipient.domain(), recipient.resource(), true));
-        route(copy);
+        route(packet);
     }
 
     @Override
@@ -119,6 +108,11 @@ public final class OpenfireDelivery implements Delivery {
     /** Stanzas handed to Openfire's router. */
     public long routedCount() {
         return routed.sum();
+    }
+
+    /** Rendered stanzas parsed into dom4j (each broadcast and each cached presence once, unless evicted). */
+    public long parseCount() {
+        return parsed.parseCount();
     }
 
     /** Stanzas that could not be converted (each logged). */
