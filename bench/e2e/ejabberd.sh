@@ -133,11 +133,11 @@ YML
 
 # the same VM options ejabberdctl uses (+K true, +P 250000, ERL_MAX_PORTS 32000), no distribution
 export ERL_LIBS="$ej_libs" EJABBERD_CONFIG_PATH="$ej/ejabberd.yml" EJABBERD_LOG_PATH="$ej/logs/ejabberd.log"
-export ERL_CRASH_DUMP="$ej/logs/erl_crash.dump" ERL_MAX_PORTS=65000 ERL_MAX_ETS_TABLES=1400 HOME="$ej"
+export ERL_CRASH_DUMP="$ej/logs/erl_crash.dump" ERL_MAX_PORTS=65000 ERL_MAX_ETS_TABLES=1400
 unset ERL_INETRC ERL_EPMD_PORT ERL_EPMD_ADDRESS
 # Nagle off: no ejabberd module sets nodelay, and Erlang's default is nodelay=false on every socket; the kernel's
 # default listen options are inherited by every accepted c2s and component socket.
-(cd "$ej" && exec "${pin[@]}" erl -noinput +K true +P 250000 -kernel inet_default_listen_options '[{nodelay,true}]' \
+(cd "$ej" && HOME="$ej" exec "${pin[@]}" erl -noinput +K true +P 250000 -kernel inet_default_listen_options '[{nodelay,true}]' \
    -mnesia dir "\"$ej/spool\"" -s ejabberd) \
   > "$ej/logs/stdout.log" 2>&1 &
 beam_pid=$!

@@ -5,6 +5,7 @@
 # while the pid still has the recorded start time, so a recycled pid is never hit.
 
 e2e_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+e2e_m2="${E2E_M2_REPO:-$HOME/.m2/repository}"   # captured before any script changes HOME
 E2E_SERVER_CPU="${E2E_SERVER_CPU:-0}"
 
 e2e_die() { echo "$(basename "$0"): $*" >&2; exit 1; }
@@ -139,6 +140,7 @@ e2e_start_standalone() { # log-mode
     echo "mucscale.standalone.component-secret=$secret"
     echo "mucscale.store.spill-directory=$work/spill"
     echo "mucscale.metrics.http-port=$http"
+    echo "mucscale.metrics.prometheus-enabled=true"
     # what is measured is the server, not its flood limits: limits far above any scenario's rate (still evaluated)
     echo "mucscale.muc.occupant-messages-per-second=1000000"
     echo "mucscale.muc.occupant-burst=1000000"
@@ -160,11 +162,11 @@ e2e_start_standalone() { # log-mode
   # The standalone jar bundles only HSQLDB; for MariaDB the client jar (Maven's copy) goes on the class path.
   local launch=(-jar "$jar")
   if [ "$mode" = mariadb ]; then
-    local driver="${E2E_MARIADB_DRIVER:-$HOME/.m2/repository/org/mariadb/jdbc/mariadb-java-client/3.5.1/mariadb-java-client-3.5.1.jar}"
+    local driver="${E2E_MARIADB_DRIVER:-$e2e_m2/org/mariadb/jdbc/mariadb-java-client/3.5.1/mariadb-java-client-3.5.1.jar}"
     if [ ! -f "$driver" ]; then
-      (cd "$e2e_root" && mvn -B -ntp -q dependency:get -Dartifact=org.mariadb.jdbc:mariadb-java-client:3.5.1 >&2) \
-        || e2e_die "no MariaDB JDBC driver at $driver (set E2E_MARIADB_DRIVER)"
+      (cd "$e2e_root" && mvn -B -ntp -q dependency:get -Dartifact=org.mariadb.jdbc:mariadb-java-client:3.5.1 >&2) || true
     fi
+    [ -f "$driver" ] || e2e_die "no MariaDB JDBC driver at $driver (set E2E_MARIADB_DRIVER)"
     launch=(-cp "$jar:$driver" org.mucscale.standalone.Main)
   fi
   # G1 named explicitly: on one pinned CPU the JVM would otherwise pick the Serial collector.

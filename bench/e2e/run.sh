@@ -72,6 +72,12 @@ timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@
   2>&1 | tee "$out/loadgen.log" || status=${PIPESTATUS[0]}
 { set +x; } 2>/dev/null
 load1_after="$(cut -d' ' -f1 /proc/loadavg)"
+# mucscale's own view (room log rows written, queue overflows, fan-out timings) before it stops
+if [ -f "$work/mucscale.properties" ]; then
+  mport="$(sed -n 's/^mucscale.metrics.http-port=//p' "$work/mucscale.properties")"
+  curl -s --max-time 10 "http://127.0.0.1:$mport/metrics" > "$out/mucscale-metrics.prom" || true
+  curl -s --max-time 10 "http://127.0.0.1:$mport/mucscale-dashboard-data?range=900" > "$out/mucscale-dashboard.json" || true
+fi
 
 python3 - "$out/meta.json" "$server" "$variant" "$scenario" "$load1_before" "$load1_after" "$status" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@" <<'PY'

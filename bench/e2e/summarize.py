@@ -12,10 +12,12 @@ Figures, per run:
   joins_per_s   joins completed per second over the join phase; join_p99_ms join latency p99
   lost          expected minus distinct deliveries over the whole run (exact), of expected; a delivery still queued
                 in the server when the drain time (rampDown.drainMs) ends counts as lost
+  mucscale_store_committed  room-log rows mucscale committed (issue 6: proves the log was on), from its metrics
   stopped       why the stepping ended: the first level over the threshold, all levels passed, the deadline, or
                 no level at all (logins/joins failed)
 """
 import json
+import os
 import sys
 
 
@@ -59,8 +61,24 @@ def run_summary(result_path, meta_path):
                     "srv_us": l["serverCpuUsPerDelivery"], "passed": l["passed"]} for l in levels],
         "load1_before": meta.get("load1_before"), "load1_after": meta.get("load1_after"),
         "overrides": meta.get("overrides", []), "commit": meta.get("commit"),
+        "mucscale_store_committed": prom_value(meta_path, "mucscale_store_committed"),
+        "mucscale_store_spilled": prom_value(meta_path, "mucscale_store_spilled"),
+        "mucscale_store_dead_letters": prom_value(meta_path, "mucscale_store_dead_letters"),
     }
     return out
+
+
+def prom_value(meta_path, name):
+    """A metric from mucscale-metrics.prom beside meta.json (run.sh scrapes it before stopping mucscale), or None."""
+    if not meta_path:
+        return None
+    try:
+        for line in open(os.path.join(os.path.dirname(meta_path), "mucscale-metrics.prom")):
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def fmt(v, pattern="%.0f"):
