@@ -39,6 +39,9 @@ public final class RoomLogWriter implements AutoCloseable {
 
     private final DataSource dataSource;
     private final RoomLogSql sql;
+    // Writer thread only: the LOAD DATA fast path, null when off or found unavailable (then INSERT for good).
+    private MySqlBulkLoad bulkLoad;
+    private volatile long bulkFallbacks;
     private final StoreConfig config;
     private final Clock clock;
     private final StoreListener listener;
@@ -69,6 +72,8 @@ public final class RoomLogWriter implements AutoCloseable {
                          StoreListener listener) {
         this.dataSource = dataSource;
         this.sql = new RoomLogSql(type);
+        this.bulkLoad = config.mysqlBulkLoad() && type.isMySqlFamily() && MySqlBulkLoad.driverPresent()
+                ? new MySqlBulkLoad() : null;
         this.config = config;
         this.clock = clock;
         this.listener = listener;
@@ -350,7 +355,7 @@ public final class RoomLogWriter implements AutoCloseable {
         long lastLogNanos = 0;
         while (true) {
             long startNanos = clock.nanoTime();
-            SQLException failure = writeRange(records, 0, n);
+            SQLException failure = writeBatch(records, n);
             if (failure == null) {
                 if (failingSinceNanos != 0) {
                     LOG.info("mucscale store: database writes work again after {} ms; {} messages queued",
@@ -386,6 +391,55 @@ public final class RoomLogWriter implements AutoCloseable {
             }
             backoffMs = Math.min(config.retryBackoffMaxMs(), backoffMs * 2);
         }
+    }
+
+    /**
+     * Writes a whole batch: through LOAD DATA when enabled and the batch loads cleanly (every row inserted, no
+     * warning), else rolled back and written by {@link #writeRange}, which splits and parks bad rows.
+     */
+    private SQLException writeBatch(RoomLogRecord[] records, int n) {
+        MySqlBulkLoad bulk = bulkLoad;
+        if (bulk == null) {
+            return writeRange(records, 0, n);
+        }
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try {
+                MySqlBulkLoad.Outcome outcome = bulk.load(c, records, 0, n);
+                if (outcome == MySqlBulkLoad.Outcome.LOADED) {
+                    c.commit();
+                    return null;
+                }
+                rollbackQuietly(c);
+                if (outcome == MySqlBulkLoad.Outcome.UNAVAILABLE) {
+                    bulkLoad = null;
+                } else {
+                    bulkFallbacks++;
+                }
+            } catch (SQLException e) {
+                rollbackQuietly(c);
+                if (!RoomLogSql.isRowLevel(e)) {
+                    return e;
+                }
+                bulkFallbacks++;
+            } finally {
+                restoreAutoCommit(c, autoCommit);
+            }
+        } catch (SQLException e) {
+            return e;
+        }
+        return writeRange(records, 0, n);
+    }
+
+    /** Batches that LOAD DATA handed back to the INSERT path (a warning, a duplicate or a refused row). */
+    long bulkLoadFallbacks() {
+        return bulkFallbacks;
+    }
+
+    /** True while batches go through LOAD DATA (tests). */
+    boolean bulkLoadActive() {
+        return bulkLoad != null;
     }
 
     /**

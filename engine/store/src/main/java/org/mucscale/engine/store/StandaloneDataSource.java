@@ -41,6 +41,13 @@ public final class StandaloneDataSource {
             addIfAbsent(hc, jdbcUrl, "characterEncoding", "UTF-8");
             addIfAbsent(hc, jdbcUrl, "connectionCollation", "utf8mb4_bin");
             addIfAbsent(hc, jdbcUrl, "connectTimeout", "5000");
+            // The writer's LOAD DATA LOCAL streams from memory (mucscale.store.mysql-bulk-load); the driver serves
+            // that stream only with allowLoadLocalInfile=true (allowLoadLocalInfileInPath ignores it). That trusts
+            // the configured database server not to ask for local files; an operator who does not can put
+            // allowLoadLocalInfile=false in the URL and the writer uses multi-row INSERT.
+            if (!jdbcUrl.contains("allowLoadLocalInfile")) {
+                hc.addDataSourceProperty("allowLoadLocalInfile", "true");
+            }
         } else if (jdbcUrl.startsWith("jdbc:mariadb:")) {
             addIfAbsent(hc, jdbcUrl, "connectTimeout", "5000");
         } else if (jdbcUrl.startsWith("jdbc:postgresql:")) {

@@ -23,7 +23,8 @@ public record StoreConfig(
         long retentionMaxAgeMs,
         int retentionMaxMessagesPerRoom,
         long purgeIntervalMs,
-        int purgeBatchSize) {
+        int purgeBatchSize,
+        boolean mysqlBulkLoad) {
 
     public StoreConfig {
         if (retryBackoffMaxMs < retryBackoffMinMs) {
@@ -52,7 +53,8 @@ public record StoreConfig(
                 s.get(StoreSettings.RETENTION_MAX_AGE).toMillis(),
                 s.get(StoreSettings.RETENTION_MAX_MESSAGES),
                 s.get(StoreSettings.PURGE_INTERVAL).toMillis(),
-                s.get(StoreSettings.PURGE_BATCH_SIZE));
+                s.get(StoreSettings.PURGE_BATCH_SIZE),
+                s.get(StoreSettings.MYSQL_BULK_LOAD));
     }
 
     /** Every default, with the given spill directory (tests and embedders). */
@@ -63,42 +65,48 @@ public record StoreConfig(
     public StoreConfig withSpillDirectory(Path dir) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, dir,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
     }
 
     public StoreConfig withBatching(int newBatchSize, Duration maxBatchAge) {
         return new StoreConfig(enabled, newBatchSize, maxBatchAge.toNanos(), queueCapacity, overflowPolicy,
                 spillDirectory, retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
     }
 
     public StoreConfig withQueue(int capacity, OverflowPolicy policy) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, capacity, policy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
     }
 
     public StoreConfig withRetryBackoff(long minMs, long maxMs) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 minMs, maxMs, drainTimeoutMs, durability, retentionMaxAgeMs, retentionMaxMessagesPerRoom,
-                purgeIntervalMs, purgeBatchSize);
+                purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
     }
 
     public StoreConfig withDrainTimeoutMs(long ms) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, ms, durability, retentionMaxAgeMs, retentionMaxMessagesPerRoom,
-                purgeIntervalMs, purgeBatchSize);
+                purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
     }
 
     public StoreConfig withDurability(DurabilityMode mode) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, mode, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+    }
+
+    public StoreConfig withMysqlBulkLoad(boolean on) {
+        return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
+                retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, on);
     }
 
     public StoreConfig withRetention(long maxAgeMs, int maxMessagesPerRoom, long intervalMs, int batchRows) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, maxAgeMs, maxMessagesPerRoom,
-                intervalMs, batchRows);
+                intervalMs, batchRows, mysqlBulkLoad);
     }
 }

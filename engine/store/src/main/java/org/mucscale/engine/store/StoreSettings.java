@@ -50,6 +50,10 @@ public final class StoreSettings {
             "BATCHED keeps queued messages in memory; WRITE_AHEAD_LOG fsyncs each message to a local file before it"
                     + " is broadcast so a crash loses none.");
 
+    public static final Setting<Boolean> MYSQL_BULK_LOAD = Setting.ofBoolean("mucscale.store.mysql-bulk-load", true,
+            false, "MySQL/MariaDB with mysql-connector-j: write batches with LOAD DATA LOCAL INFILE from memory (any"
+                    + " warning re-runs the batch as INSERT); false, or a connection that refuses it, uses INSERT.");
+
     public static final Setting<Duration> RETENTION_MAX_AGE = Setting.ofDuration("mucscale.store.retention-max-age",
             Duration.ZERO, Duration.ZERO, Duration.ofDays(36_500), false,
             "Room log rows older than this are purged; 0 keeps them forever.");
@@ -81,7 +85,7 @@ public final class StoreSettings {
             "Standalone only: most connections the pool opens (one writer, the rest for reads, purge and rooms).");
 
     public static final List<Setting<?>> ALL = List.of(ENABLED, BATCH_SIZE, MAX_BATCH_AGE, QUEUE_CAPACITY,
-            OVERFLOW_POLICY, SPILL_DIRECTORY, RETRY_BACKOFF_MIN, RETRY_BACKOFF_MAX, DRAIN_TIMEOUT, DURABILITY,
+            OVERFLOW_POLICY, SPILL_DIRECTORY, RETRY_BACKOFF_MIN, RETRY_BACKOFF_MAX, DRAIN_TIMEOUT, DURABILITY, MYSQL_BULK_LOAD,
             RETENTION_MAX_AGE, RETENTION_MAX_MESSAGES, PURGE_INTERVAL, PURGE_BATCH_SIZE, JDBC_URL, JDBC_USER,
             JDBC_PASSWORD, POOL_SIZE);
 

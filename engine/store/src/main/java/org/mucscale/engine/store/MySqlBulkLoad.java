@@ -1,0 +1,255 @@
+package org.mucscale.engine.store;
+
+import java.io.ByteArrayInputStream;
+import java.io.InputStream;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.SQLWarning;
+import java.sql.Statement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The room log's fast path into MySQL/MariaDB through mysql-connector-j: one {@code LOAD DATA LOCAL INFILE ... IGNORE}
+ * per batch, its rows encoded here into one reused byte buffer (tab-separated, backslash-escaped UTF-8) and streamed
+ * from memory with {@code com.mysql.cj.jdbc.JdbcStatement#setLocalInfileInputStream}. The server neither parses SQL
+ * per row nor builds an UPDATE clause, and the writer does not escape thousands of parameters through the driver.
+ *
+ * <p>Correctness: LOCAL turns data errors (too long, bad string, duplicate stanza id) into warnings and stores a
+ * mangled row instead. So {@link #load} accepts the batch only when every row was inserted and the server reported no
+ * warning at all; otherwise it returns false and the caller rolls back and re-runs the batch through the multi-row
+ * INSERT path, which splits it and parks bad rows (and skips duplicates by stanza id). Nothing is committed that the
+ * INSERT path would not have committed.
+ *
+ * <p>Availability: needs mysql-connector-j (found by reflection, since inside Openfire the driver comes from the
+ * server) and a connection that allows LOCAL INFILE ({@code allowLoadLocalInfile=true}, or
+ * {@code allowLoadLocalInfileInPath} set, in the JDBC URL; the standalone pool adds the latter). When the driver or the
+ * server refuses, {@link #load} says {@link Outcome#UNAVAILABLE} and the writer uses INSERT from then on.
+ *
+ * <p>Threads: the writer thread only (the buffer is reused batch after batch).
+ */
+final class MySqlBulkLoad {
+    private static final Logger LOG = LoggerFactory.getLogger(MySqlBulkLoad.class);
+
+    static final String SQL = "LOAD DATA LOCAL INFILE 'mucscale-roomlog.tsv' IGNORE INTO TABLE mucscaleRoomLog"
+            + " CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n'"
+            + " (" + RoomLogSql.COLUMNS + ")";
+
+    enum Outcome {
+        /** Every row inserted, no warning: the caller commits. */
+        LOADED,
+        /** Some row was refused, duplicated or changed: roll back and use the INSERT path for this batch. */
+        FALL_BACK,
+        /** This connection/driver cannot do it: use the INSERT path, now and later. */
+        UNAVAILABLE
+    }
+
+    private static final Method SET_STREAM = findSetStream();
+    private static final Class<?> JDBC_STATEMENT = SET_STREAM == null ? null : SET_STREAM.getDeclaringClass();
+
+    private byte[] buf = new byte[256 * 1024];
+    private int len;
+
+    /** True when mysql-connector-j is on the class path (the only driver this path supports). */
+    static boolean driverPresent() {
+        return SET_STREAM != null;
+    }
+
+    /**
+     * Loads records[from,to) on {@code c} inside the caller's transaction. On FALL_BACK the caller must roll back
+     * before anything else (rows may have been inserted, mangled).
+     */
+    Outcome load(Connection c, RoomLogRecord[] records, int from, int to) throws SQLException {
+        if (SET_STREAM == null) {
+            return Outcome.UNAVAILABLE;
+        }
+        for (int i = from; i < to; i++) {
+            if (records[i].estimatedBytes() > RoomLogSql.MAX_BYTES_PER_STATEMENT) {
+                // LOAD DATA would take a row the INSERT path refuses (bigger than the packet limit, so also too big
+                // to read back): let that path isolate and park it, the same as without bulk load.
+                return Outcome.FALL_BACK;
+            }
+        }
+        encode(records, from, to);
+        try (Statement st = c.createStatement()) {
+            Object raw;
+            try {
+                raw = st.isWrapperFor(JDBC_STATEMENT) ? st.unwrap(JDBC_STATEMENT) : null;
+            } catch (SQLException e) {
+                raw = null;
+            }
+            if (raw == null) {
+                return Outcome.UNAVAILABLE;
+            }
+            try {
+                SET_STREAM.invoke(raw, (InputStream) new ByteArrayInputStream(buf, 0, len));
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                return Outcome.UNAVAILABLE;
+            }
+            long rows;
+            try {
+                rows = st.executeLargeUpdate(SQL);
+            } catch (SQLException e) {
+                if (isNotAllowed(e)) {
+                    LOG.warn("mucscale store: LOAD DATA LOCAL INFILE is not allowed on this connection ({}); using"
+                            + " multi-row INSERT. Add allowLoadLocalInfile=true (mysql-connector-j) to the JDBC URL"
+                            + " or set mucscale.store.mysql-bulk-load=false.", RoomLogWriter.describe(e));
+                    return Outcome.UNAVAILABLE;
+                }
+                throw e;
+            }
+            SQLWarning w = st.getWarnings();
+            if (rows != to - from || w != null) {
+                if (LOG.isDebugEnabled()) {
+                    LOG.debug("mucscale store: bulk load of {} rows inserted {} with warning {}; re-running it as"
+                            + " INSERT", to - from, rows, w == null ? "none" : w.getMessage());
+                }
+                return Outcome.FALL_BACK;
+            }
+            return Outcome.LOADED;
+        }
+    }
+
+    /** The server or driver refuses LOCAL INFILE (not a data error, not the database being down). */
+    private static boolean isNotAllowed(SQLException e) {
+        int code = e.getErrorCode();
+        if (code == 1148 || code == 3948 || code == 2068 || code == 4166) {
+            return true;
+        }
+        String m = e.getMessage();
+        return m != null && (m.contains("LOCAL INFILE") || m.contains("LOAD DATA LOCAL"))
+                && (e.getSQLState() == null || !e.getSQLState().startsWith("08"));
+    }
+
+    /** Bytes of the last {@link #encode} (tests). */
+    byte[] encoded() {
+        return java.util.Arrays.copyOf(buf, len);
+    }
+
+    /** One line per record: nine tab-separated fields, NULL as {@code \N}, tab/newline/backslash/NUL escaped. */
+    void encode(RoomLogRecord[] records, int from, int to) {
+        len = 0;
+        for (int i = from; i < to; i++) {
+            RoomLogRecord r = records[i];
+            text(r.stanzaId());
+            put((byte) '\t');
+            text(r.roomJid());
+            put((byte) '\t');
+            number(r.logTimeMillis());
+            put((byte) '\t');
+            text(r.senderNick());
+            put((byte) '\t');
+            text(r.senderJid());
+            put((byte) '\t');
+            text(r.body());
+            put((byte) '\t');
+            text(r.subject());
+            put((byte) '\t');
+            text(r.filterAction());
+            put((byte) '\t');
+            text(r.stanza());
+            put((byte) '\n');
+        }
+    }
+
+    private void put(byte b) {
+        if (len == buf.length) {
+            grow(1);
+        }
+        buf[len++] = b;
+    }
+
+    private void grow(int atLeast) {
+        buf = java.util.Arrays.copyOf(buf, Math.max(buf.length * 2, len + atLeast));
+    }
+
+    private void number(long v) {
+        if (len + 20 > buf.length) {
+            grow(20);
+        }
+        if (v < 0) {
+            if (v == Long.MIN_VALUE) {
+                byte[] s = Long.toString(v).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+                System.arraycopy(s, 0, buf, len, s.length);
+                len += s.length;
+                return;
+            }
+            buf[len++] = '-';
+            v = -v;
+        }
+        int start = len;
+        do {
+            buf[len++] = (byte) ('0' + v % 10);
+            v /= 10;
+        } while (v != 0);
+        for (int a = start, b = len - 1; a < b; a++, b--) {
+            byte t = buf[a];
+            buf[a] = buf[b];
+            buf[b] = t;
+        }
+    }
+
+    /**
+     * UTF-8 with LOAD DATA escapes. A lone surrogate becomes '?', exactly as the driver's own encoding (and so the
+     * INSERT path) stores it.
+     */
+    private void text(String s) {
+        if (s == null) {
+            if (len + 2 > buf.length) {
+                grow(2);
+            }
+            buf[len++] = '\\';
+            buf[len++] = 'N';
+            return;
+        }
+        int n = s.length();
+        if (len + n * 3 + 2 > buf.length) { // worst case: 3 bytes per char, or 2 per escaped ASCII char
+            grow(n * 3 + 2);
+        }
+        byte[] b = buf;
+        int p = len;
+        for (int i = 0; i < n; i++) {
+            char ch = s.charAt(i);
+            if (ch < 0x80) {
+                switch (ch) {
+                    case '\t' -> { b[p++] = '\\'; b[p++] = 't'; }
+                    case '\n' -> { b[p++] = '\\'; b[p++] = 'n'; }
+                    case '\\' -> { b[p++] = '\\'; b[p++] = '\\'; }
+                    case '\0' -> { b[p++] = '\\'; b[p++] = '0'; }
+                    default -> b[p++] = (byte) ch;
+                }
+            } else if (ch < 0x800) {
+                b[p++] = (byte) (0xC0 | (ch >> 6));
+                b[p++] = (byte) (0x80 | (ch & 0x3F));
+            } else if (Character.isHighSurrogate(ch) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                int cp = Character.toCodePoint(ch, s.charAt(++i));
+                b[p++] = (byte) (0xF0 | (cp >> 18));
+                b[p++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
+                b[p++] = (byte) (0x80 | ((cp >> 6) & 0x3F));
+                b[p++] = (byte) (0x80 | (cp & 0x3F));
+            } else if (Character.isSurrogate(ch)) {
+                b[p++] = '?';
+            } else {
+                b[p++] = (byte) (0xE0 | (ch >> 12));
+                b[p++] = (byte) (0x80 | ((ch >> 6) & 0x3F));
+                b[p++] = (byte) (0x80 | (ch & 0x3F));
+            }
+        }
+        len = p;
+    }
+
+    private static Method findSetStream() {
+        for (ClassLoader cl : new ClassLoader[] {MySqlBulkLoad.class.getClassLoader(),
+                Thread.currentThread().getContextClassLoader()}) {
+            try {
+                Class<?> k = Class.forName("com.mysql.cj.jdbc.JdbcStatement", false, cl);
+                return k.getMethod("setLocalInfileInputStream", InputStream.class);
+            } catch (ClassNotFoundException | NoSuchMethodException | LinkageError | NullPointerException e) {
+                // not this loader
+            }
+        }
+        return null;
+    }
+}

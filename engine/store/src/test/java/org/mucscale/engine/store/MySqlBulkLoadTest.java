@@ -1,0 +1,170 @@
+package org.mucscale.engine.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mucscale.engine.store.StoreTestSupport.counts;
+import static org.mucscale.engine.store.StoreTestSupport.deadLetterCount;
+import static org.mucscale.engine.store.StoreTestSupport.record;
+
+import com.zaxxer.hikari.HikariDataSource;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+import org.mucscale.engine.port.Clock;
+import org.mucscale.testkit.MariaDbServer;
+
+/**
+ * The LOAD DATA LOCAL fast path against a real MariaDB through mysql-connector-j: text comes back exactly as the
+ * INSERT path stores it, a batch with any warning (bad row, duplicate stanza id) is re-run as INSERT so bad rows are
+ * parked and nothing is duplicated or mangled, and a connection that refuses LOCAL INFILE falls back to INSERT.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class MySqlBulkLoadTest {
+    MariaDbServer server;
+    HikariDataSource pool;
+    RoomLogStore store;
+    StoreTestSupport.CountingListener listener;
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    void startServer() throws Exception {
+        server = MariaDbServer.startNew();
+        pool = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(), 4);
+        SchemaInstaller.install(pool, DatabaseType.MARIADB);
+    }
+
+    @AfterAll
+    void stopServer() {
+        pool.close();
+        server.close();
+    }
+
+    @BeforeEach
+    void clean() throws Exception {
+        listener = new StoreTestSupport.CountingListener();
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DELETE FROM mucscaleRoomLog");
+            st.execute("DELETE FROM mucscaleDeadLetter");
+        }
+    }
+
+    @AfterEach
+    void closeStore() {
+        if (store != null) {
+            store.close();
+            store = null;
+        }
+    }
+
+    private RoomLogStore open(HikariDataSource ds, boolean bulk) throws Exception {
+        StoreConfig config = StoreConfig.defaults(dir.resolve("spill")).withBatching(500, Duration.ofMillis(50))
+                .withMysqlBulkLoad(bulk).withRetryBackoff(10, 100);
+        RoomLogStore s = new RoomLogStore(ds, DatabaseType.MARIADB, config, Clock.SYSTEM, listener, true);
+        s.start();
+        return s;
+    }
+
+    @Test
+    void bulkLoad_awkwardText_readsBackExactlyAsTheInsertPathStoresIt() throws Exception {
+        String[] texts = {"tab\there", "new\nline\r\n", "back\\slash \\N \\t \\", "nul\0byte", "\\N",
+                "emoji \uD83C\uDF89 and \u00e9\u4e2d", "lone \uD800 high", "", "quote ' \" ; ,"};
+        List<RoomLogRecord> bulkRecords = new ArrayList<>();
+        List<RoomLogRecord> insertRecords = new ArrayList<>();
+        for (int i = 0; i < texts.length; i++) {
+            bulkRecords.add(new RoomLogRecord("bulk-" + i, "t@muc", 100L + i, "nick " + texts[i], texts[i], texts[i],
+                    texts[i], i % 2 == 0 ? null : "MASKED", i % 3 == 0 ? null : "<m>" + texts[i] + "</m>"));
+            insertRecords.add(new RoomLogRecord("ins-" + i, "u@muc", 100L + i, "nick " + texts[i], texts[i], texts[i],
+                    texts[i], i % 2 == 0 ? null : "MASKED", i % 3 == 0 ? null : "<m>" + texts[i] + "</m>"));
+        }
+        store = open(pool, true);
+        bulkRecords.forEach(store::offer);
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.writer().bulkLoadActive()).isTrue();
+        assertThat(store.writer().bulkLoadFallbacks()).isZero();
+        store.close();
+        store = open(pool, false);
+        insertRecords.forEach(store::offer);
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        List<RoomLogRecord> viaBulk = store.history("t@muc", 100, 0);
+        List<RoomLogRecord> viaInsert = store.history("u@muc", 100, 0);
+        assertThat(viaBulk).hasSize(texts.length);
+        for (int i = 0; i < texts.length; i++) {
+            RoomLogRecord b = viaBulk.get(i);
+            RoomLogRecord n = viaInsert.get(i);
+            assertThat(new RoomLogRecord("x", "r", b.logTimeMillis(), b.senderNick(), b.senderJid(), b.body(),
+                    b.subject(), b.filterAction(), b.stanza())).as("row %d", i)
+                    .isEqualTo(new RoomLogRecord("x", "r", n.logTimeMillis(), n.senderNick(), n.senderJid(), n.body(),
+                            n.subject(), n.filterAction(), n.stanza()));
+        }
+        // Everything but the lone surrogate (stored as '?' by both paths) comes back unchanged.
+        for (int i = 0; i < texts.length; i++) {
+            RoomLogRecord b = viaBulk.get(i);
+            if (!texts[i].contains("\uD800")) {
+                assertThat(new RoomLogRecord(b.stanzaId(), b.roomJid(), b.logTimeMillis(), b.senderNick(),
+                        b.senderJid(), b.body(), b.subject(), b.filterAction(), b.stanza()))
+                        .isEqualTo(bulkRecords.get(i));
+            }
+        }
+    }
+
+    @Test
+    void bulkLoad_batchWithTooLongNickAndDuplicates_fallsBackSoTheBadRowIsParkedAndNothingDuplicates()
+            throws Exception {
+        store = open(pool, true);
+        for (int i = 0; i < 100; i++) {
+            store.offer(record("d@muc", i));
+        }
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.writer().bulkLoadFallbacks()).isZero();
+        // Same 100 stanza ids again (a retried batch), plus 99 new ones and one nick longer than VARCHAR(1023):
+        // LOAD DATA would skip the duplicates and truncate the nick with warnings, so the batch is re-run as INSERT.
+        for (int i = 0; i < 199; i++) {
+            store.offer(record("d@muc", i));
+            if (i == 150) {
+                store.offer(RoomLogRecord.message("long-nick", "d@muc", 1L, "n".repeat(2000), null, "x"));
+            }
+        }
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.writer().bulkLoadFallbacks()).isGreaterThanOrEqualTo(1);
+        assertThat(counts(pool)[0]).isEqualTo(199);
+        assertThat(deadLetterCount(pool)).isEqualTo(1);
+        assertThat(listener.deadLettered.get()).isEqualTo(1);
+        assertThat(store.writer().bulkLoadActive()).isTrue();
+    }
+
+    @Test
+    void bulkLoad_connectionWithoutLocalInfile_usesInsertAndStoresEverything() throws Exception {
+        try (HikariDataSource plain = StandaloneDataSource.create(server.jdbcUrl() + "?allowLoadLocalInfile=false",
+                server.user(), server.password(), 2)) {
+            store = open(plain, true);
+            for (int i = 0; i < 700; i++) {
+                store.offer(record("p@muc", i));
+            }
+            assertThat(store.writer().awaitIdle(30_000)).isTrue();
+            assertThat(store.writer().bulkLoadActive()).isFalse();
+            assertThat(counts(plain)[0]).isEqualTo(700);
+            store.close();
+            store = null;
+        }
+    }
+
+    @Test
+    void encode_escapesAndNulls_matchLoadDataFormat() {
+        MySqlBulkLoad bulk = new MySqlBulkLoad();
+        bulk.encode(new RoomLogRecord[] {new RoomLogRecord("a\tb", "r@muc", -12L, "n\\", null, "x\ny\0\u00e9",
+                null, null, null)}, 0, 1);
+        assertThat(new String(bulk.encoded(), StandardCharsets.UTF_8))
+                .isEqualTo("a\\tb\tr@muc\t-12\tn\\\\\t\\N\tx\\ny\\0\u00e9\t\\N\t\\N\t\\N\n");
+    }
+}
