@@ -30,6 +30,8 @@ final class Scanner {
         final int mask = st.ringMask;
         boolean fast = true;
         int s0 = 0;
+        // s0 has a dense row and no outputs: the letter loop and the space path may step on without checks.
+        boolean plain0 = denseStates > 0 && outLength[0] == 0;
         int prev0 = 0;
         int count0 = 0;
         int lastSym0 = -1;
@@ -46,7 +48,7 @@ final class Scanner {
         while (i < n) {
             char c = text.charAt(i);
             int f = fastSymbol[c];
-            if (f > 1 && fast && s0 < denseStates && !(boundary && outLength[s0] != 0)) {
+            if (f > 1 && fast && (plain0 || (!boundary && s0 < denseStates))) {
                 // The letter loop: a run of plain letters (in some entry, with a dense column) from a dense state
                 // with one reading. Per char: one class lookup, one transition load and its sign test (a flagged
                 // target has outputs or no dense row), a ring store. Stretched runs leave to the general path.
@@ -55,13 +57,13 @@ final class Scanner {
                 int info = boundary ? 3 : 1;
                 int s = s0;
                 int prev = prev0;
-                int last = lastSym0;
+                int last = boundary ? -1 : lastSym0; // no run across a boundary
                 int run = run0;
                 int count = count0;
                 boolean stretched = false;
                 boolean flagged = false;
                 while (true) {
-                    if (id == last && info == 1) {
+                    if (id == last) {
                         if (run >= 2) {
                             stretched = true; // a third copy: the general path forks the one-copy reading
                             break;
@@ -103,6 +105,7 @@ final class Scanner {
                     boundary = false;
                     lastEnd0 = i;
                     tokenSymbols += i - first;
+                    plain0 = !flagged;
                 }
                 if (flagged && outLength[s0] != 0) {
                     spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
@@ -112,12 +115,12 @@ final class Scanner {
                     continue;
                 }
             }
-            if (c == ' ' && fast && tokenSymbols > 1 && s0 < denseStates && outLength[s0] == 0 && i + 1 < n
-                    && fastSymbol[text.charAt(i + 1)] != 0) {
+            if (c == ' ' && fast && plain0 && tokenSymbols > 1 && i + 1 < n && fastSymbol[text.charAt(i + 1)] != 0) {
                 // One ASCII space between a word of several letters and a plain letter: the whitespace run is this
                 // char alone and no single-letter joining applies, so emit the space symbol directly.
-                int next = spaceId < width ? dense[(s0 << shift) + spaceId] & ~CompiledLists.FLAGGED
-                        : lists.next(s0, spaceId);
+                int raw = spaceId < width ? dense[(s0 << shift) + spaceId] : lists.next(s0, spaceId) | CompiledLists.FLAGGED;
+                int next = raw & ~CompiledLists.FLAGGED;
+                plain0 = raw >= 0;
                 lastSym0 = spaceId == 0 ? -1 : spaceId;
                 run0 = 1;
                 prev0 = s0;
@@ -127,7 +130,7 @@ final class Scanner {
                 lastEnd0 = ++i;
                 boundary = true;
                 tokenSymbols = 0;
-                if (outLength[next] != 0) {
+                if (!plain0 && outLength[next] != 0) {
                     spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
                     outputs(lists, st, 0, next, false, field);
                 }
@@ -147,6 +150,7 @@ final class Scanner {
                     int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] & ~CompiledLists.FLAGGED : lists.next(s0, id);
                     prev0 = s0;
                     s0 = next;
+                    plain0 = s0 < denseStates && outLength[s0] == 0;
                     ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : (i << 2) | (boundary ? 3 : 1);
                     count0++;
                     lastEnd0 = ++i;
@@ -254,6 +258,7 @@ final class Scanner {
             int info = (start << 2) | (symBoundary ? 2 : 0) | (real ? 1 : 0);
             if (!fast && st.pathCount == 1) {
                 s0 = st.state[0];
+                plain0 = s0 < denseStates && outLength[s0] == 0;
                 prev0 = st.prevState[0];
                 count0 = st.count[0];
                 lastSym0 = st.lastSymbol[0];
@@ -274,6 +279,7 @@ final class Scanner {
                 int next = id < width && s0 < denseStates ? dense[(s0 << shift) + id] & ~CompiledLists.FLAGGED : lists.next(s0, id);
                 prev0 = s0;
                 s0 = next;
+                plain0 = s0 < denseStates && outLength[s0] == 0;
                 ring0[count0 & mask] = run0 == 2 ? ring0[(count0 - 1) & mask] : info;
                 count0++;
                 lastEnd0 = symEnd;
