@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -90,6 +91,16 @@ public final class ListCompiler {
                     + MAX_ENTRIES_WITH_MASKED_VARIANTS + " entries");
         }
         for (ListEntry e : entries) {
+            int pictograph = pictograph(e.text());
+            if (pictograph >= 0) {
+                // Emoji and other pictographic symbols in messages are word separators to the scanner, so such an
+                // entry could never match as written, and folding would silently keep only its letters (an aubergine
+                // emoji + "head" would block every "head"): refuse it instead.
+                refused.add("'" + e.display() + "' (" + e.where() + ") contains an emoji or pictographic symbol (U+"
+                        + Integer.toHexString(pictograph).toUpperCase(Locale.ROOT)
+                        + "), which the filter does not match: entries must be words; ignored");
+                continue;
+            }
             String folded = Folding.foldEntry(e.text());
             if (folded.isEmpty()) {
                 refused.add("'" + e.display() + "' (" + e.where() + ") has no letters after folding; ignored");
@@ -161,6 +172,27 @@ public final class ListCompiler {
                 merged.put(key, new Kept(keep, folded, s));
             }
         }
+    }
+
+    /**
+     * The first code point of the text that is an emoji or other pictographic symbol (Unicode category So) and that
+     * folding does not read as a letter (circled and other letter-like symbols such as U+24B6 fold to letters and are
+     * fine), or -1.
+     */
+    static int pictograph(String text) {
+        for (int i = 0; i < text.length(); ) {
+            int cp = text.codePointAt(i);
+            i += Character.charCount(cp);
+            if (Character.getType(cp) != Character.OTHER_SYMBOL) {
+                continue;
+            }
+            int v = cp <= 0xFFFF ? Folding.bmp((char) cp) : Folding.supplementary(cp);
+            int cls = Folding.cls(v);
+            if (cls != Folding.CLS_LETTER && cls != Folding.CLS_LEET && cls != Folding.CLS_EXPAND) {
+                return cp;
+            }
+        }
+        return -1;
     }
 
     private static boolean hasRealLetter(String text) {

@@ -102,6 +102,22 @@ class ListCompilerTest {
     }
 
     @Test
+    void compile_emojiEntry_refusedNamingTheSymbol_letterLikeSymbolsKept() {
+        // U+1F595 (middle finger), U+1F346 (aubergine) + "head", U+2620 (skull, in the BMP); U+24C8 (circled S) is a
+        // letter in disguise and stays.
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("\uD83D\uDD95", "\uD83C\uDF46head", "\u2620",
+                "\u24C8hit"));
+        assertThat(lists.report().refused()).hasSize(3).allSatisfy(r -> assertThat(r).contains("emoji"));
+        assertThat(lists.report().refused()).anySatisfy(r -> assertThat(r).contains("U+1F595"));
+        assertThat(lists.report().refused()).anySatisfy(r -> assertThat(r).contains("U+1F346"));
+        assertThat(lists.report().refused()).anySatisfy(r -> assertThat(r).contains("U+2620"));
+        assertThat(lists.report().entriesKept()).isEqualTo(1);
+        assertThat(matches(lists, "head")).as("the letters of an emoji entry must not be blocked alone").isFalse();
+        assertThat(matches(lists, "\uD83D\uDD95 \uD83C\uDF46head")).isFalse();
+        assertThat(matches(lists, "shit")).isTrue();
+    }
+
+    @Test
     void compile_regexLikeCharacters_literalWithWarning() {
         CompiledLists lists = ListCompiler.compile(Fixtures.entries("a.*b[c]", "(shit)", "x{2}"), false);
         assertThat(lists.report().warnings()).anySatisfy(w -> assertThat(w).contains("not patterns"));
