@@ -20,14 +20,17 @@
 # above any scenario's rate. JVM: OPENFIRE_JAVA_OPTS (default -Xms2g -Xmx2g -XX:+UseG1GC; G1 named because a JVM
 # pinned to one CPU would otherwise pick Serial). E2E_OPENFIRE_JFR="delay=90s,duration=60s" records a JFR profile
 # (settings=profile) to <workdir>/openfire.jfr (or give filename=...). E2E_MUCSCALE_PROPS="key=value ...": extra
-# mucscale settings. The java command line is in <workdir>/openfire-cmdline.txt; Openfire's log is
-# <workdir>/server.log (a link to openfire/logs/openfire.log).
+# mucscale settings; E2E_OPENFIRE_PROPS="key=value ...": extra Openfire system properties (e.g.
+# sasl.scram-sha-1.iteration-count=4096 is Openfire's default: every in-band registration and every PLAIN login
+# hashes the password that many times, which dominates a ramp-up of thousands of users). The plugin jar is built
+# from the working tree only when missing: delete target-e2e/mucscale.jar after changes. The java command line is in
+# <workdir>/openfire-cmdline.txt; Openfire's log is <workdir>/server.log (a link to openfire/logs/openfire.log).
 # stop: stops exactly the Openfire JVM that start recorded (<workdir>/started.pids), waits up to E2E_STOP_WAIT_S (60)
 # s for it to exit, and prints how many WARN/ERROR lines its log holds.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,27p' "$0" >&2; exit 2; }
+usage() { sed -n '2,30p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd="$1"; work="$2"; variant="${3:-}"
 E2E_STOP_WAIT_S="${E2E_STOP_WAIT_S:-60}"
@@ -94,7 +97,10 @@ for entry in "$src"/*; do
   cp -a "$entry" "$home/"
 done
 cp -a "$src/plugins/admin" "$home/plugins/admin"
-[ -n "$plugin_jar" ] && cp "$plugin_jar" "$home/plugins/mucscale.jar"
+if [ -n "$plugin_jar" ]; then
+  cp "$plugin_jar" "$home/plugins/mucscale.jar"
+  echo "openfire.sh: plugin $plugin_jar ($(date -u -r "$plugin_jar" +%FT%TZ), $(stat -c %s "$plugin_jar") bytes)"
+fi
 ln -sfn openfire/logs/openfire.log "$work/server.log"
 
 c2s=$(e2e_free_port); admin=$(e2e_free_port)
@@ -145,6 +151,7 @@ XML
   echo "P xmpp.ratelimit.newconnections.c2s.enabled=false"
   echo "P xmpp.auth.anonymous=false"
   echo "P update.service-enabled=false"
+  for kv in ${E2E_OPENFIRE_PROPS:-}; do echo "P $kv"; done
   echo "M room.maxUsers=0"
   echo "M room.logEnabled=$muc_log"
   echo "M tasks.user.idle=-1"
@@ -189,8 +196,11 @@ public class CreateOpenfireDb {
                     stmt.setLength(0);
                 }
             }
-            try (PreparedStatement p = c.prepareStatement("INSERT INTO ofProperty (name, propValue, encrypted) VALUES (?, ?, 0)");
-                 PreparedStatement m = c.prepareStatement("INSERT INTO ofMucServiceProp (serviceID, name, propValue) VALUES (1, ?, ?)")) {
+            // a later line for the same key wins (E2E_*_PROPS may override a default above)
+            try (PreparedStatement p = c.prepareStatement("MERGE INTO ofProperty t USING (VALUES(CAST(? AS VARCHAR(100)), CAST(? AS VARCHAR(4000)))) v(n, x) ON t.name = v.n"
+                    + " WHEN MATCHED THEN UPDATE SET t.propValue = v.x WHEN NOT MATCHED THEN INSERT (name, propValue, encrypted) VALUES (v.n, v.x, 0)");
+                 PreparedStatement m = c.prepareStatement("MERGE INTO ofMucServiceProp t USING (VALUES(CAST(? AS VARCHAR(100)), CAST(? AS VARCHAR(4000)))) v(n, x) ON t.serviceID = 1 AND t.name = v.n"
+                    + " WHEN MATCHED THEN UPDATE SET t.propValue = v.x WHEN NOT MATCHED THEN INSERT (serviceID, name, propValue) VALUES (1, v.n, v.x)")) {
                 for (String line : Files.readAllLines(settings)) {
                     if (line.isBlank()) continue;
                     String kind = line.substring(0, 1), kv = line.substring(2);
