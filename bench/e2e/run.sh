@@ -87,7 +87,8 @@ json.dump({"server": a[2], "variant": a[3], "scenario": a[4], "load1_before": fl
            "loadgen_exit": int(a[7]), "commit": a[8], "overrides": a[9:], "nproc": os.cpu_count(),
            "pinning": os.environ.get("E2E_PIN", "1") == "1"}, open(a[1], "w"), indent=1)
 PY
-json="$(ls "$out"/*.json 2>/dev/null | grep -v -e '/meta.json$' -e '/summary.json$' | head -n 1 || true)"
+# loadgen's results file is named after the label (other .json files here: meta, summary, mucscale's dashboard)
+json="$(ls -t "$out/$LABEL-$scenario"-*.json 2>/dev/null | head -n 1 || true)"
 if [ -n "$json" ]; then
   python3 "$here/summarize.py" run "$json" "$out/meta.json" > "$out/summary.json"
   python3 "$here/summarize.py" table "$out/summary.json" > "$out/summary.md"
