@@ -45,15 +45,20 @@ final class Scanner {
         int i = 0;
         final char[] fastSymbol = lists.fastSymbol;
         final int spaceId = symbolId[Folding.SPACE_SYMBOL];
+        final boolean spaceInLoop = spaceId < width;
         while (i < n) {
             char c = text.charAt(i);
             int f = fastSymbol[c];
             if (f > 1 && fast && (plain0 || (!boundary && s0 < denseStates))) {
                 // The letter loop: a run of plain letters (in some entry, with a dense column) from a dense state
                 // with one reading. Per char: one class lookup, one transition load and its sign test (a flagged
-                // target has outputs or no dense row), a ring store. Stretched runs leave to the general path.
+                // target has outputs or no dense row), a ring store. Stretched runs leave to the general path. A
+                // single ASCII space between a word of several letters and the next plain letter is stepped over
+                // here too (as the space path below does), so ordinary sentences stay in this loop.
                 int id = f - 1;
                 int first = i;
+                int tokBase = tokenSymbols;
+                int wordFirst = i;
                 int info = boundary ? 3 : 1;
                 int s = s0;
                 int prev = prev0;
@@ -91,20 +96,40 @@ final class Scanner {
                     c = text.charAt(i);
                     f = fastSymbol[c];
                     if (f <= 1) {
-                        break;
+                        if (c != ' ' || !spaceInLoop || tokBase + (i - wordFirst) < 2 || i + 1 >= n) {
+                            break;
+                        }
+                        char nc = text.charAt(i + 1);
+                        int nf = fastSymbol[nc];
+                        int raw = dense[(s << shift) + spaceId];
+                        if (nf <= 1 || raw < 0) {
+                            break; // the outer loop takes it from here
+                        }
+                        ring0[count & mask] = (i << 2) | 2;
+                        prev = s;
+                        s = raw;
+                        count++;
+                        i++;
+                        tokBase = 0;
+                        wordFirst = i;
+                        c = nc;
+                        f = nf;
+                        last = -1; // the next letter follows a boundary: no run
+                        info = 3;
+                    } else {
+                        info = 1;
                     }
                     id = f - 1;
-                    info = 1;
                 }
                 s0 = s;
                 prev0 = prev;
                 lastSym0 = last;
                 run0 = run;
                 count0 = count;
+                tokenSymbols = tokBase + (i - wordFirst);
                 if (i > first) {
                     boundary = false;
                     lastEnd0 = i;
-                    tokenSymbols += i - first;
                     plain0 = !flagged;
                 }
                 if (flagged && outLength[s0] != 0) {
