@@ -8,7 +8,8 @@ Figures, per run:
   best_dps      deliveries/s of the highest stepped level whose p99 stayed within the scenario's threshold (100 ms)
   best_rate     that level's offered messages/s; best_p99_ms its p99; best_srv_us server CPU (all SERVER_PIDS,
                 user+system) per delivery in that level
-  rss_kb_user   the server processes' summed peak RSS divided by the scenario's users (JVM/VM baseline included)
+  rss_kb_user   the server processes' summed peak RSS divided by the scenario's users (JVM/VM baseline included);
+                rss_growth_kb_user: peak minus the first sample (before any login), per user
   joins_per_s   joins completed per second over the join phase; join_p99_ms join latency p99
   lost          expected minus distinct deliveries over the whole run (exact), of expected; a delivery still queued
                 in the server when the drain time (rampDown.drainMs) ends counts as lost
@@ -42,6 +43,10 @@ def run_summary(result_path, meta_path):
                                                                           l["deliveriesPerSec"])
     else:
         stopped = "all %d levels passed (offer more)" % len(levels)
+    # RSS growth per user: peak minus the first sample (taken before the first login), so the VM/JVM baseline that
+    # dominates small runs does not count; the plain peak/users figure is kept beside it
+    rss = [p["serverRssMb"] for p in r.get("series", []) if p.get("serverRssMb", -1) > 0]
+    rss_growth_kb_user = (max(rss) - rss[0]) * 1024 / s["users"] if rss and s["users"] else None
     out = {
         "server": meta.get("server"), "variant": meta.get("variant"), "scenario": meta.get("scenario"),
         "label": r.get("label"), "startedAt": r.get("startedAt"), "users": s["users"], "rooms": s["rooms"],
@@ -54,6 +59,7 @@ def run_summary(result_path, meta_path):
         "best_gen_us": best["genCpuUsPerDelivery"] if best else None,
         "srv_us_all_levels": s.get("serverCpuUsPerDelivery"),
         "rss_mb_max": s.get("serverRssMbMax"), "rss_kb_user": s.get("serverRssKbPerUser"),
+        "rss_mb_start": rss[0] if rss else None, "rss_growth_kb_user": rss_growth_kb_user,
         "joins_per_s": s.get("joinsPerSec"), "join_p99_ms": s["joinMs"]["p99"], "connect_p99_ms": s["connectMs"]["p99"],
         "expected": s["expectedDeliveries"], "delivered": s["deliveries"], "lost": s["lost"],
         "duplicates": s["duplicates"], "errors": s["errors"], "stopped": stopped, "stoppedBy": r.get("stoppedBy"),
@@ -87,7 +93,7 @@ def fmt(v, pattern="%.0f"):
 
 def table(paths):
     rows = ["| server | variant | scenario | users | max deliveries/s (p99 < 100 ms) | at msg/s | p99 there ms "
-            "| server CPU µs/delivery there | RSS/user kB | joins/s | join p99 ms | lost / expected | failed login/join "
+            "| server CPU µs/delivery there | RSS/user kB (peak / growth) | joins/s | join p99 ms | lost / expected | failed login/join "
             "| stopped by | load1 before |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in paths:
@@ -96,9 +102,10 @@ def table(paths):
         except (OSError, ValueError) as e:
             rows.append("| %s | | | | run failed: %s | | | | | | | | | | |" % (p, e))
             continue
-        rows.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %d / %d | %d / %d | %s | %s |" % (
+        rows.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s / %s | %s | %s | %d / %d | %d / %d | %s | %s |" % (
             s["server"], s["variant"], s["scenario"], s["users"], fmt(s["best_dps"]), fmt(s["best_rate"], "%g"),
             fmt(s["best_p99_ms"], "%.1f"), fmt(s["best_srv_us"], "%.1f"), fmt(s["rss_kb_user"], "%.1f"),
+            fmt(s.get("rss_growth_kb_user"), "%.1f"),
             fmt(s["joins_per_s"], "%.0f"), fmt(s["join_p99_ms"], "%.0f"), s["lost"], s["expected"],
             s["loginFailed"], s["joinFailed"], s["stopped"], fmt(s["load1_before"], "%.2f")))
     return "\n".join(rows)
