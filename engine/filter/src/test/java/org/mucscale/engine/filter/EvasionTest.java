@@ -118,6 +118,18 @@ class EvasionTest {
     }
 
     @Test
+    void inspect_ordinarySentences_matchPositionsExact() {
+        // Plain words and single spaces take the scanner's letter loop; matches must start and end where they do in
+        // the general path: at word starts after a space, across a space (multi-word entry), at the end of the text.
+        assertThat(check("please give me a blow job now").maskedBody()).isEqualTo("please give me a **** *** now"); // whitespace kept
+        assertThat(check("that ass was big").maskedBody()).isEqualTo("that *** was big");
+        assertThat(check("you are so damn").maskedBody()).isEqualTo("you are so ****");
+        assertThat(check("go fuuuucking away now").maskedBody()).isEqualTo("go ********** away now");
+        assertThat(check("the class was good and the grass too").clean()).isTrue();
+        assertThat(check("read dickens and visit scunthorpe").clean()).isTrue();
+    }
+
+    @Test
     void inspect_suffixEntry_matchesCompounds() {
         assertCaught("you motherfucker", "fucker");
     }
