@@ -220,9 +220,7 @@ class StoreBenchmarks {
         try (RoomLogStore store = new RoomLogStore(pool, DatabaseType.MARIADB, config, Clock.SYSTEM, listener,
                 false)) {
             store.start();
-            Thread writerThread = Thread.getAllStackTraces().keySet().stream()
-                    .filter(t -> t.getName().equals("mucscale-store-writer") && t.isAlive())
-                    .max(java.util.Comparator.comparingLong(Thread::getId)).orElseThrow();
+            Thread writerThread = store.writer().threadForBenchmark();
             long serverCpuStart = cpuNanos(db.pid());
             long writerCpuStart = threadMx().getThreadCpuTime(writerThread.getId());
             long producerCpuStart = threadMx().getCurrentThreadCpuTime();
