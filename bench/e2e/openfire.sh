@@ -236,6 +236,8 @@ java_cmd=(java -server "${jvm[@]}" -DopenfireHome="$home" -Dopenfire.lib.dir="$h
   -Dlog4j.configurationFile="$home/lib/log4j2.xml" -Dlog4j2.formatMsgNoLookups=true -Djava.net.preferIPv4Stack=true
   -jar "$home/lib/startup.jar")
 echo "${pin[*]} ${java_cmd[*]}" > "$work/openfire-cmdline.txt"
+# one descriptor per client connection: ref-5000 needs more than a default soft limit of 1024
+ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 (cd "$home" && exec "${pin[@]}" "${java_cmd[@]}" > "$home/logs/stdout.log" 2>&1) &
 pid=$!
 # the subshell execs taskset, which execs java: $! is the JVM itself
