@@ -21,7 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * entries take well under a second.
  *
  * <p>False-positive guards applied here: entries without a real letter ("69", "$$") are refused, because tokens
- * made only of digits never match; entries longer than {@value #MAX_ENTRY_SYMBOLS} symbols are refused; and, unless
+ * made only of digits never match; entries with an emoji or other pictographic symbol are refused (the scanner reads
+ * such symbols as separators, so only the entry's letters would be matched); entries longer than
+ * {@value #MAX_ENTRY_SYMBOLS} symbols are refused; and, unless
  * the entry is marked {@code force}, an entry that would match a common word of any compiled language (the shipped
  * {@code common/<lang>.txt} lexicons) is refused with a warning naming the word, after allow-list entries had their
  * say ("ass*" is refused because of "assume"; "fan" in the Swedish list is refused when English is also compiled).
