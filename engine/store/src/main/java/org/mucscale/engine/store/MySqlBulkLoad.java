@@ -81,6 +81,8 @@ final class MySqlBulkLoad {
                 raw = null;
             }
             if (raw == null) {
+                LOG.info("mucscale store: the JDBC driver is not mysql-connector-j ({}); room log batches use"
+                        + " multi-row INSERT", st.getClass().getName());
                 return Outcome.UNAVAILABLE;
             }
             try {
