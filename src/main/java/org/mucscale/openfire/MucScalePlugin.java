@@ -72,7 +72,8 @@ public final class MucScalePlugin implements Plugin {
         XMPPServer server = XMPPServer.getInstance();
         String xmppDomain = server.getServerInfo().getXMPPDomain();
         String subdomain = settings.get(OpenfireSettings.SUBDOMAIN);
-        OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
+        OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY),
+                settings.get(OpenfireSettings.RAW_LOCAL_DELIVERY));
 
         MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery)
                 .home(JiveGlobals.getHomePath());
@@ -91,6 +92,7 @@ public final class MucScalePlugin implements Plugin {
         registrations.push("settings subscription", props.subscribe(s -> {
             engine.reconfigure(s);
             delivery.directLocal(s.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
+            delivery.rawLocal(s.get(OpenfireSettings.RAW_LOCAL_DELIVERY));
             builtInFilter.enabled(s.get(OpenfireSettings.FILTER_BUILTIN_MUC));
             prometheus.apply(s);
         }));

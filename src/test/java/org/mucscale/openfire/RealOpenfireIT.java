@@ -34,6 +34,8 @@ import org.jivesoftware.smackx.disco.ServiceDiscoveryManager;
 import org.jivesoftware.smackx.disco.packet.DiscoverItems;
 import org.jivesoftware.smackx.muc.MultiUserChat;
 import org.jivesoftware.smackx.muc.MultiUserChatManager;
+import org.jivesoftware.smackx.privacy.PrivacyListManager;
+import org.jivesoftware.smackx.privacy.packet.PrivacyItem;
 import org.jxmpp.jid.impl.JidCreate;
 import org.jxmpp.jid.parts.Resourcepart;
 import org.junit.jupiter.api.AfterAll;
@@ -192,8 +194,76 @@ class RealOpenfireIT {
         assertThat(ourWarningsAndErrors()).isEmpty();
     }
 
+    /**
+     * Raw local delivery writes rendered text only where nothing in Openfire would act on the copy. dave (no stream
+     * management, no lists) takes the raw path; bob (stream management on, Smack's default) the packet path; carol sets
+     * a default privacy list (XEP-0016; Openfire's XEP-0191 block list is one too) that denies messages from the room,
+     * so she must get none of them, and gets them again once she declines the list.
+     */
     @Test
     @Order(5)
+    void rawLocalDelivery_respectsBlockListsAndStreamManagement() throws Exception {
+        XMPPTCPConnection alice = connect("alice");
+        XMPPTCPConnection bob = connect("bob");
+        XMPPTCPConnection carol = connect("carol", false);
+        XMPPTCPConnection dave = connect("dave", false);
+        assertThat(bob.isSmEnabled()).as("bob uses stream management").isTrue();
+        assertThat(dave.isSmEnabled()).isFalse();
+        String room = "raw@mucscale." + DOMAIN;
+        MultiUserChat a = MultiUserChatManager.getInstanceFor(alice).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat.MucCreateConfigFormHandle created = a.createOrJoin(Resourcepart.from("alice"));
+        if (created != null) {
+            created.makeInstant();
+        }
+        Map<String, BlockingQueue<Message>> inbox = new LinkedHashMap<>();
+        Map<String, MultiUserChat> joined = new LinkedHashMap<>();
+        for (XMPPTCPConnection c : List.of(bob, carol, dave)) {
+            String nick = c.getUser().getLocalpart().toString();
+            BlockingQueue<Message> q = new ArrayBlockingQueue<>(64);
+            MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
+            m.addMessageListener(msg -> {
+                if (msg.getBody() != null) {
+                    q.offer(msg);
+                }
+            });
+            m.join(Resourcepart.from(nick));
+            inbox.put(nick, q);
+            joined.put(nick, m);
+        }
+
+        PrivacyItem denyRoomMessages = new PrivacyItem(PrivacyItem.Type.jid, room, false, 1);
+        denyRoomMessages.setFilterMessage(true);
+        PrivacyListManager privacy = PrivacyListManager.getInstanceFor(carol);
+        privacy.createPrivacyList("no-raw-room", List.of(denyRoomMessages));
+        privacy.setDefaultListName("no-raw-room");
+
+        for (int i = 0; i < 5; i++) {
+            a.sendMessage("raw " + i);
+        }
+        for (String nick : List.of("bob", "dave")) {
+            for (int i = 0; i < 5; i++) {
+                Message m = inbox.get(nick).poll(20, TimeUnit.SECONDS);
+                assertThat(m).as(nick + " receives message " + i).isNotNull();
+                assertThat(m.getBody()).isEqualTo("raw " + i);
+                assertThat(m.getTo().toString()).isEqualTo(nick + "@" + DOMAIN + "/it");
+                assertThat(m.getFrom().toString()).isEqualTo(room + "/alice");
+            }
+        }
+        assertThat(inbox.get("carol").poll(2, TimeUnit.SECONDS)).as("carol's privacy list denies the room").isNull();
+        privacy.declineDefaultList();
+        a.sendMessage("after unblock");
+        Message back = inbox.get("carol").poll(20, TimeUnit.SECONDS);
+        assertThat(back).as("carol receives again without the list").isNotNull();
+        assertThat(back.getBody()).isEqualTo("after unblock");
+        for (MultiUserChat m : joined.values()) {
+            m.leave();
+        }
+        a.leave();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
     void reload_tenTimes_leavesNoThreadsClassLoadersOrWarnings() throws Exception {
         long pid = openfire.pid();
         int loadsBefore = countInLog("MUC Scale started");
@@ -289,6 +359,10 @@ class RealOpenfireIT {
     }
 
     static XMPPTCPConnection connect(String user) throws Exception {
+        return connect(user, true);
+    }
+
+    static XMPPTCPConnection connect(String user, boolean streamManagement) throws Exception {
         XMPPTCPConnection c = new XMPPTCPConnection(XMPPTCPConnectionConfiguration.builder()
                 .setXmppDomain(DOMAIN).setHost("127.0.0.1").setPort(c2sPort)
                 .setSecurityMode(SecurityMode.disabled)
@@ -296,6 +370,7 @@ class RealOpenfireIT {
                 .setSendPresence(true)
                 .build());
         c.setReplyTimeout(15_000);
+        c.setUseStreamManagement(streamManagement);
         c.connect().login();
         connections.add(c);
         return c;

@@ -9,6 +9,8 @@ public class InterceptorManager {
 
     public List<PacketInterceptor> getInterceptors() { return null; }
 
+    public List<PacketInterceptor> getUserInterceptors(String username) { return null; }
+
     public void addInterceptor(PacketInterceptor interceptor) { }
 
     public void addInterceptor(int index, PacketInterceptor interceptor) { }

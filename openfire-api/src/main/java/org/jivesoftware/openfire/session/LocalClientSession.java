@@ -1,5 +1,7 @@
 package org.jivesoftware.openfire.session;
 
+import org.jivesoftware.openfire.csi.CsiManager;
+import org.jivesoftware.openfire.privacy.PrivacyList;
 import org.xmpp.packet.JID;
 import org.xmpp.packet.Packet;
 
@@ -17,4 +19,10 @@ public class LocalClientSession extends LocalSession implements ClientSession {
 
     @Override
     public boolean isDetached() { return false; }
+
+    public PrivacyList getActiveList() { return null; }
+
+    public PrivacyList getDefaultList() { return null; }
+
+    public CsiManager getCsiManager() { return null; }
 }
