@@ -21,20 +21,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || { sed -n '2,22p' "$0" >&2; exit 2; }
-cmd="$1"; work="$2"; variant="${3:-}"
-case "$cmd" in
-  stop) work="$(cd "$work" && pwd)"; e2e_stop_recorded; exit 0 ;;
-  start) ;;
-  *) sed -n '2,22p' "$0" >&2; exit 2 ;;
-esac
-case "$variant" in
-  muc) muc=conference.localhost; log_mode= ;;
-  mucscale) muc=muc.localhost; log_mode=hsqldb ;;
-  mucscale-mariadb) muc=muc.localhost; log_mode=mariadb ;;
-  mucscale-nolog) muc=muc.localhost; log_mode=none ;;
-  *) e2e_die "unknown variant '$variant' (muc, mucscale, mucscale-mariadb, mucscale-nolog)" ;;
-esac
+e2e_command_and_variant '2,20p' "$@"
 ej_libs=/usr/lib/x86_64-linux-gnu
 ls -d "$ej_libs"/ejabberd-* >/dev/null 2>&1 || e2e_die "ejabberd is not installed (apt-get install ejabberd)"
 command -v erl >/dev/null || e2e_die "erl is missing (comes with the ejabberd package)"

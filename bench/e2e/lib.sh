@@ -64,6 +64,24 @@ e2e_stop_recorded() {
   mv "$f" "$f.stopped"
 }
 
+e2e_command_and_variant() { # usage-lines "$@": sets cmd, work, variant, muc, log_mode; handles "stop" itself
+  local usage="$1"; shift
+  [ $# -ge 2 ] || { sed -n "$usage" "$0" >&2; exit 2; }
+  cmd="$1"; work="$2"; variant="${3:-}"
+  case "$cmd" in
+    stop) work="$(cd "$work" && pwd)"; e2e_stop_recorded; exit 0 ;;
+    start) ;;
+    *) sed -n "$usage" "$0" >&2; exit 2 ;;
+  esac
+  case "$variant" in
+    muc) muc=conference.localhost; log_mode= ;;
+    mucscale) muc=muc.localhost; log_mode=hsqldb ;;
+    mucscale-mariadb) muc=muc.localhost; log_mode=mariadb ;;
+    mucscale-nolog) muc=muc.localhost; log_mode=none ;;
+    *) e2e_die "unknown variant '$variant' (muc, mucscale, mucscale-mariadb, mucscale-nolog)" ;;
+  esac
+}
+
 e2e_check_workdir() { # creates it; refuses one that still has running processes
   mkdir -p "$work"
   work="$(cd "$work" && pwd)"

@@ -16,20 +16,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-[ $# -ge 2 ] || { sed -n '2,17p' "$0" >&2; exit 2; }
-cmd="$1"; work="$2"; variant="${3:-}"
-case "$cmd" in
-  stop) work="$(cd "$work" && pwd)"; e2e_stop_recorded; exit 0 ;;
-  start) ;;
-  *) sed -n '2,17p' "$0" >&2; exit 2 ;;
-esac
-case "$variant" in
-  muc) muc=conference.localhost; log_mode= ;;
-  mucscale) muc=muc.localhost; log_mode=hsqldb ;;
-  mucscale-mariadb) muc=muc.localhost; log_mode=mariadb ;;
-  mucscale-nolog) muc=muc.localhost; log_mode=none ;;
-  *) e2e_die "unknown variant '$variant' (muc, mucscale, mucscale-mariadb, mucscale-nolog)" ;;
-esac
+e2e_command_and_variant '2,15p' "$@"
 command -v prosody >/dev/null || e2e_die "prosody is missing (apt-get install prosody)"
 e2e_check_workdir
 trap 'status=$?; if [ $status != 0 ]; then echo "prosody.sh: start failed; stopping what it started" >&2; e2e_stop_recorded; fi' EXIT
