@@ -18,9 +18,13 @@ if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 
 fi
 
 e2e_free_port() { # a loopback port nothing listens on and not handed out earlier in this workdir
-  local p
+  # below the kernel's ephemeral range: the generator's thousands of client sockets (and their TIME_WAIT) live there,
+  # and a port that refuses connections can still be taken (seen: ejabberd's listener failed with eaddrinuse)
+  local p low
+  low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$low" -gt 11000 ] 2>/dev/null || low=32768
   while :; do
-    p=$(( 20000 + RANDOM % 40000 ))
+    p=$(( 10000 + RANDOM % (low - 10000) ))
     grep -qx "$p" "$work/ports" 2>/dev/null && continue
     (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
     echo "$p" >> "$work/ports"
