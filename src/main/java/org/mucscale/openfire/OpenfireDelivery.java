@@ -94,14 +94,14 @@ public final class OpenfireDelivery implements Delivery {
 
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
-        if (directLocal && rawLocal && recipient.resource() != null && !stanza.prefix().startsWith("<iq")) {
-            ClientSession session = routingTable.getClientRoute(
-                    new JID(recipient.local(), recipient.domain(), recipient.resource(), true));
-            if (session instanceof LocalClientSession local && !local.isDetached() && nothingActsOnCopies(local)) {
-                local.deliverRawText(stanza.forRecipient(recipient));
-                raw.increment();
-                return;
-            }
+        // one routing-table lookup serves both the raw and the packet path
+        LocalClientSession local = directLocal && recipient.resource() != null && !stanza.prefix().startsWith("<iq")
+                ? localSession(new JID(recipient.local(), recipient.domain(), recipient.resource(), true))
+                : null;
+        if (local != null && rawLocal && nothingActsOnCopies(local)) {
+            local.deliverRawText(stanza.forRecipient(recipient));
+            raw.increment();
+            return;
         }
         Packet packet;
         try {
@@ -111,7 +111,7 @@ public final class OpenfireDelivery implements Delivery {
             LOG.error("MUC Scale could not deliver a stanza to {}: {}", recipient, e.getMessage());
             return;
         }
-        route(packet);
+        deliverPacket(packet, local);
     }
 
     @Override
@@ -124,18 +124,23 @@ public final class OpenfireDelivery implements Delivery {
             LOG.error("MUC Scale could not convert an outbound <{}>: {}", stanza.name(), e.getMessage());
             return;
         }
-        route(packet);
+        JID to = packet.getTo();
+        deliverPacket(packet, directLocal && to != null && to.getResource() != null && !(packet instanceof IQ)
+                ? localSession(to) : null);
     }
 
-    private void route(Packet packet) {
-        JID to = packet.getTo();
-        if (directLocal && to != null && to.getResource() != null && !(packet instanceof IQ)) {
-            ClientSession session = routingTable.getClientRoute(to);
-            if (session instanceof LocalClientSession local && !local.isDetached()) {
-                local.process(packet);
-                direct.increment();
-                return;
-            }
+    /** The recipient's session when it is a usable client session on this node, else null. */
+    private LocalClientSession localSession(JID to) {
+        ClientSession session = routingTable.getClientRoute(to);
+        return session instanceof LocalClientSession local && !local.isDetached() ? local : null;
+    }
+
+    /** Straight to {@code local} when given (direct local delivery), else through Openfire's router. */
+    private void deliverPacket(Packet packet, LocalClientSession local) {
+        if (local != null) {
+            local.process(packet);
+            direct.increment();
+            return;
         }
         router.route(packet);
         routed.increment();

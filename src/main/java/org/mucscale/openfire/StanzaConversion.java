@@ -3,7 +3,6 @@ package org.mucscale.openfire;
 import java.util.List;
 import org.dom4j.Attribute;
 import org.dom4j.CDATA;
-import org.dom4j.DocumentException;
 import org.dom4j.DocumentHelper;
 import org.dom4j.Element;
 import org.dom4j.Entity;
@@ -100,17 +99,6 @@ public final class StanzaConversion {
     /** A Tinder packet for an engine stanza ({@code message}, {@code presence} or {@code iq}). */
     public static Packet toPacket(XmlElement stanza) {
         return wrap(toElement(stanza));
-    }
-
-    /** Parses one serialized stanza (as rendered by the engine) into a Tinder packet. */
-    public static Packet parse(String xml) {
-        try {
-            Element root = DocumentHelper.parseText(xml).getRootElement();
-            root.detach();
-            return wrap(root);
-        } catch (DocumentException e) {
-            throw new IllegalArgumentException("not a well-formed stanza: " + e.getMessage(), e);
-        }
     }
 
     static Packet wrap(Element e) {
