@@ -57,10 +57,7 @@ class ConformanceIntermittentCausesTest {
     @BeforeAll
     static void start() throws Exception {
         fx = new E2eFixture(3, Map.of());
-        c = new XMPPTCPConnection[3];
-        for (int i = 0; i < c.length; i++) {
-            c[i] = fx.smack(i);
-        }
+        c = fx.smackAll();
     }
 
     @AfterAll
@@ -71,10 +68,6 @@ class ConformanceIntermittentCausesTest {
     }
 
     // ------------------------------------------------------------------------------------------ service side
-
-    private static String room(String name) {
-        return name + "@" + E2eFixture.MUC;
-    }
 
     private static boolean presenceFrom(XmlElement e, String from) {
         return e.name().equals("presence") && from.equals(e.attribute("from"));
@@ -115,7 +108,7 @@ class ConformanceIntermittentCausesTest {
     /** mucLeaveTest's sequence: join (creates), leave (destroys the empty room), re-join at once (creates again). */
     @Test
     void leaveAndRejoin_pipelinedInOneWrite_bothAnsweredAndRoomCreatedAgain() throws Exception {
-        String room = room("leave-rejoin");
+        String room = E2eFixture.room("leave-rejoin");
         try (RawXmppClient a = fx.raw(0)) {
             for (int round = 0; round < 20; round++) {
                 String id = "r" + round;
@@ -147,7 +140,7 @@ class ConformanceIntermittentCausesTest {
     /** mucJoinPresenceInformationTest's sequence: the third joiner gets both occupants, then its own presence last. */
     @Test
     void thirdJoin_getsBothOccupantsThenSelfPresenceLast() throws Exception {
-        String room = room("third-join");
+        String room = E2eFixture.room("third-join");
         try (RawXmppClient a = fx.raw(0); RawXmppClient b = fx.raw(1); RawXmppClient d = fx.raw(2)) {
             createInstantRoom(a, room, "one");
             b.write("<presence to='" + room + "/two'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
@@ -167,7 +160,7 @@ class ConformanceIntermittentCausesTest {
     /** mucChangeNicknameInformationTest's sequence: both occupants get unavailable(303) from the old, then the new. */
     @Test
     void nicknameChange_bothOccupantsGetOldUnavailable303ThenNewAvailable() throws Exception {
-        String room = room("nick-change");
+        String room = E2eFixture.room("nick-change");
         try (RawXmppClient a = fx.raw(0); RawXmppClient b = fx.raw(1)) {
             createInstantRoom(a, room, "one");
             b.write("<presence to='" + room + "/two-original'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
@@ -191,7 +184,8 @@ class ConformanceIntermittentCausesTest {
     // ------------------------------------------------------------------------------------------ client side
 
     private static MultiUserChat muc(int user, String name) throws Exception {
-        return MultiUserChatManager.getInstanceFor(c[user]).getMultiUserChat(JidCreate.entityBareFrom(room(name)));
+        return MultiUserChatManager.getInstanceFor(c[user])
+                .getMultiUserChat(JidCreate.entityBareFrom(E2eFixture.room(name)));
     }
 
     private static boolean isSelfPresence(Presence p) {
@@ -344,7 +338,7 @@ class ConformanceIntermittentCausesTest {
         MultiUserChat third = muc(2, "smack-full");
         List<Presence> seen = Collections.synchronizedList(new ArrayList<>());
         third.addParticipantListener(seen::add);
-        String threeJid = room("smack-full") + "/three";
+        String threeJid = E2eFixture.room("smack-full") + "/three";
         CountDownLatch readerHeld = new CountDownLatch(1);
         CountDownLatch joinThrew = new CountDownLatch(1);
         StanzaCollector[] holder = new StanzaCollector[1];

@@ -25,6 +25,7 @@ final class E2eFixture implements AutoCloseable {
     private static final java.util.concurrent.atomic.AtomicInteger FIXTURES = new java.util.concurrent.atomic.AtomicInteger();
     final ProsodyServer prosody;
     final StandaloneServer server;
+    private final int users;
     private final List<AutoCloseable> clients = new ArrayList<>();
 
     E2eFixture(int users, Map<String, String> extraSettings) throws Exception {
@@ -33,6 +34,7 @@ final class E2eFixture implements AutoCloseable {
 
     E2eFixture(int users, Map<String, String> extraSettings, Consumer<ProsodyServer.Builder> prosodyOptions)
             throws Exception {
+        this.users = users;
         ProsodyServer.Builder b = ProsodyServer.builder().domain(DOMAIN).externalComponent("muc", SECRET);
         prosodyOptions.accept(b);
         prosody = b.start();
@@ -59,6 +61,20 @@ final class E2eFixture implements AutoCloseable {
 
     static String user(int i) {
         return "user" + i;
+    }
+
+    /** The bare address of room {@code name} on the component. */
+    static String room(String name) {
+        return name + "@" + MUC;
+    }
+
+    /** A logged-in Smack connection for every user of this fixture, user {@code i} at index {@code i}. */
+    XMPPTCPConnection[] smackAll() throws Exception {
+        XMPPTCPConnection[] all = new XMPPTCPConnection[users];
+        for (int i = 0; i < users; i++) {
+            all[i] = smack(i);
+        }
+        return all;
     }
 
     /** A logged-in Smack connection for user {@code i}. */

@@ -36,10 +36,6 @@ class FloodAndClientInputEndToEndTest {
         }
     }
 
-    private static String room(String name) {
-        return name + "@" + E2eFixture.MUC;
-    }
-
     private static void join(RawXmppClient c, String room, String nick) throws Exception {
         c.write("<presence to='" + room + "/" + nick + "'><x xmlns='http://jabber.org/protocol/muc'>"
                 + "<history maxstanzas='0'/></x></presence>");
@@ -52,9 +48,9 @@ class FloodAndClientInputEndToEndTest {
         List<RawXmppClient> cs = new ArrayList<>();
         for (int i = 0; i < users.length; i++) {
             RawXmppClient c = fx.raw(users[i]);
-            join(c, room(name), "u" + users[i]);
+            join(c, E2eFixture.room(name), "u" + users[i]);
             if (i == 0) {
-                c.write("<iq type='set' to='" + room(name) + "' id='unlock'><query "
+                c.write("<iq type='set' to='" + E2eFixture.room(name) + "' id='unlock'><query "
                         + "xmlns='http://jabber.org/protocol/muc#owner'><x xmlns='jabber:x:data' type='submit'/>"
                         + "</query></iq>");
                 c.expect(e -> "unlock".equals(e.attribute("id")), "instant room");
@@ -82,13 +78,13 @@ class FloodAndClientInputEndToEndTest {
         RawXmppClient c = fx.raw(3);
         for (int i = 0; i < 30; i++) {
             String id = "rj" + i;
-            c.write("<presence id='" + id + "' to='" + room("revolving") + "/me'><x xmlns='http://jabber.org/protocol/muc'/>"
+            c.write("<presence id='" + id + "' to='" + E2eFixture.room("revolving") + "/me'><x xmlns='http://jabber.org/protocol/muc'/>"
                     + "</presence>");
             XmlElement joined = c.expect(e -> e.name().equals("presence") && id.equals(e.attribute("id")),
                     "answer to join " + i, WAIT);
             assertThat(joined.attribute("type")).as("join %d", i).isNull();
             String leaveId = "lv" + i;
-            c.write("<presence id='" + leaveId + "' type='unavailable' to='" + room("revolving") + "/me'/>");
+            c.write("<presence id='" + leaveId + "' type='unavailable' to='" + E2eFixture.room("revolving") + "/me'/>");
             c.expect(e -> e.name().equals("presence") && leaveId.equals(e.attribute("id")), "answer to leave " + i,
                     WAIT);
         }
@@ -99,7 +95,7 @@ class FloodAndClientInputEndToEndTest {
         List<RawXmppClient> cs = room("floody", 0, 1, 2);
         RawXmppClient sender = cs.get(1);
         for (int i = 0; i < 10; i++) {
-            sender.write("<message to='" + room("floody") + "' type='groupchat' id='fl" + i + "'><body>m" + i
+            sender.write("<message to='" + E2eFixture.room("floody") + "' type='groupchat' id='fl" + i + "'><body>m" + i
                     + "</body></message>");
         }
         int accepted = 0;
@@ -133,7 +129,7 @@ class FloodAndClientInputEndToEndTest {
         List<RawXmppClient> cs = room("modflood", 3, 4);
         RawXmppClient owner = cs.get(0);
         for (int i = 0; i < 10; i++) {
-            owner.write("<message to='" + room("modflood") + "' type='groupchat' id='mf" + i + "'><body>m" + i
+            owner.write("<message to='" + E2eFixture.room("modflood") + "' type='groupchat' id='mf" + i + "'><body>m" + i
                     + "</body></message>");
         }
         for (int i = 0; i < 10; i++) {
@@ -148,14 +144,14 @@ class FloodAndClientInputEndToEndTest {
     void oversizedAndManyLineMessages_policyViolationWithText() throws Exception {
         List<RawXmppClient> cs = room("sizes", 5, 1);
         RawXmppClient p = cs.get(1);
-        p.write("<message to='" + room("sizes") + "' type='groupchat' id='big'><body>" + "x".repeat(500)
+        p.write("<message to='" + E2eFixture.room("sizes") + "' type='groupchat' id='big'><body>" + "x".repeat(500)
                 + "</body></message>");
         XmlElement big = p.expect(m -> "big".equals(m.attribute("id")), "reply to big", WAIT);
         assertThat(big.attribute("type")).isEqualTo("error");
         assertThat(condition(big)).isEqualTo("policy-violation");
         assertThat(errorOf(big).childText("text")).contains("too long");
         Thread.sleep(1100); // a fresh token, so the next refusal is about lines, not rate
-        p.write("<message to='" + room("sizes") + "' type='groupchat' id='lines'><body>a\nb\nc\nd\ne</body></message>");
+        p.write("<message to='" + E2eFixture.room("sizes") + "' type='groupchat' id='lines'><body>a\nb\nc\nd\ne</body></message>");
         XmlElement lines = p.expect(m -> "lines".equals(m.attribute("id")), "reply to many lines", WAIT);
         assertThat(lines.attribute("type")).isEqualTo("error");
         assertThat(condition(lines)).isEqualTo("policy-violation");
@@ -169,12 +165,12 @@ class FloodAndClientInputEndToEndTest {
         int flood = 1000;
         StringBuilder sb = new StringBuilder();
         for (int i = 0; i < flood; i++) {
-            sb.append("<iq type='get' id='q").append(i).append("' to='").append(room("nosuchroom"))
+            sb.append("<iq type='get' id='q").append(i).append("' to='").append(E2eFixture.room("nosuchroom"))
                     .append("'><query xmlns='").append(i % 2 == 0 ? "http://jabber.org/protocol/disco#info"
                             : "urn:unknown:" + i).append("'/></iq>");
         }
         flooder.write(sb.toString());
-        calm.get(0).write("<message to='" + room("calmroom") + "' type='groupchat' id='c1'><body>calm</body></message>");
+        calm.get(0).write("<message to='" + E2eFixture.room("calmroom") + "' type='groupchat' id='c1'><body>calm</body></message>");
         calm.get(1).expect(m -> "calm".equals(m.childText("body")), "calm message during a flood", Duration.ofSeconds(30));
         int answered = 0;
         XmlElement e;

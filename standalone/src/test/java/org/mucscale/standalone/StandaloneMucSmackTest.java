@@ -47,10 +47,7 @@ class StandaloneMucSmackTest {
     @BeforeAll
     static void start() throws Exception {
         fx = new E2eFixture(5, Map.of());
-        c = new XMPPTCPConnection[5];
-        for (int i = 0; i < c.length; i++) {
-            c[i] = fx.smack(i);
-        }
+        c = fx.smackAll();
     }
 
     @AfterAll
@@ -61,7 +58,7 @@ class StandaloneMucSmackTest {
     }
 
     private static EntityBareJid room(String name) throws Exception {
-        return JidCreate.entityBareFrom(name + "@" + E2eFixture.MUC);
+        return JidCreate.entityBareFrom(E2eFixture.room(name));
     }
 
     private static MultiUserChat muc(int user, String room) throws Exception {
