@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -74,8 +76,18 @@ class ServerProcessesTest {
         assertThat(none.rssKb()).isEqualTo(-1);
     }
 
-    private static void waitForRss(long pid) throws InterruptedException {
-        for (int i = 0; i < 100 && ProcStat.rssKb(Long.toString(pid)) <= 0; i++) {
+    /**
+     * Waits until the child has exec'd {@code sleep} and is asleep: between fork and exec its RSS and CPU still change
+     * (a CI run read 16 kB, then 1,824 kB), and the sums below compare reads taken moments apart.
+     */
+    private static void waitForRss(long pid) throws Exception {
+        Path comm = Path.of("/proc", Long.toString(pid), "comm");
+        for (int i = 0; i < 250; i++) {
+            if (Files.exists(comm) && Files.readString(comm).strip().equals("sleep")
+                    && ProcStat.rssKb(Long.toString(pid)) > 0) {
+                Thread.sleep(50); // past the exec's last page faults
+                return;
+            }
             Thread.sleep(20);
         }
     }
