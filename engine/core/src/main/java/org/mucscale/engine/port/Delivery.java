@@ -16,4 +16,13 @@ public interface Delivery {
 
     /** Sends one complete stanza (its {@code to} attribute already set). */
     void send(XmlElement stanza);
+
+    /**
+     * The calling thread has finished a run of {@link #deliver}/{@link #send} calls (a room thread calls this when its
+     * queue is empty and after every few commands). An adapter may gather the deliveries of a thread that calls
+     * {@code flush} and hand them to its transport here, in call order per recipient; a thread that has never called
+     * {@code flush} must never have a delivery deferred. The default delivers immediately and does nothing here.
+     */
+    default void flush() {
+    }
 }

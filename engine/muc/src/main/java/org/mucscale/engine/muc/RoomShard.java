@@ -21,6 +21,8 @@ import org.slf4j.LoggerFactory;
 final class RoomShard implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RoomShard.class);
     private static final long PARK_NS = 100_000_000L;
+    /** Commands run between two {@link org.mucscale.engine.port.Delivery#flush}es while the queue never empties. */
+    private static final int COMMANDS_PER_FLUSH = 16;
 
     final int index;
     final ServiceContext ctx;
@@ -65,12 +67,21 @@ final class RoomShard implements Runnable {
 
     @Override
     public void run() {
+        int sinceFlush = 0;
         while (true) {
             Command c = queue.poll();
             if (c != null) {
                 execute(c);
+                if (++sinceFlush >= COMMANDS_PER_FLUSH) {
+                    flushDeliveries();
+                    sinceFlush = 0;
+                }
                 continue;
             }
+            // the queue is empty: whatever the adapter gathered goes out now (smart batching: the busier the room
+            // thread, the more deliveries share one hand-over)
+            flushDeliveries();
+            sinceFlush = 0;
             if (!running) {
                 // drain once more after stop was requested, then end
                 Command last = queue.poll();
@@ -85,6 +96,15 @@ final class RoomShard implements Runnable {
                 LockSupport.parkNanos(this, PARK_NS);
             }
             parked = false;
+        }
+    }
+
+    private void flushDeliveries() {
+        try {
+            ctx.delivery.flush();
+        } catch (RuntimeException e) {
+            failures++;
+            LOG.warn("room thread " + index + ": the delivery adapter failed to flush", e);
         }
     }
 
