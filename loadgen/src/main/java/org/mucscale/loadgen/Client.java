@@ -326,6 +326,7 @@ final class Client implements XmlScanner.Sink {
         }
         long now = System.nanoTime();
         run.stats.joinUs.recordValue(Math.max(0, (now - firstJoinSentNs) / 1000));
+        run.stats.lastJoinAnsweredNs.accumulate(now);
         run.stats.joined.increment();
         tracker = new SeqTracker(room.members.length);
         state = JOINED;
@@ -517,6 +518,7 @@ final class Client implements XmlScanner.Sink {
         long now = System.nanoTime();
         if (!resend) {
             firstJoinSentNs = now;
+            run.stats.firstJoinSentNs.accumulate(now);
         }
         joinSentNs = now;
         state = JOINING;

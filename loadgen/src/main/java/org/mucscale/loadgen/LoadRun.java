@@ -598,25 +598,24 @@ public final class LoadRun {
         s.put("serverCpuUsPerDelivery", srvUs);
         double maxRss = -1;
         double maxGenRss = -1;
-        double joinRate = -1;
-        double firstJoinT = -1;
-        double lastJoinT = -1;
-        long lastJoined = 0;
         for (Sampler.Point p : sampler.points) {
             maxRss = Math.max(maxRss, p.serverRssMb());
             maxGenRss = Math.max(maxGenRss, p.genRssMb());
-            if (p.joined() > lastJoined) {
-                if (firstJoinT < 0) {
-                    firstJoinT = p.t() - 1;
-                }
-                lastJoinT = p.t();
-                lastJoined = p.joined();
-            }
         }
-        if (lastJoinT > firstJoinT && firstJoinT >= 0) {
-            joinRate = Sampler.round(lastJoined / (lastJoinT - firstJoinT));
+        // exact join rate: joins completed over the window from the first join sent to the last join answered
+        // (nanoTime stamps at the events); in onConnect mode that window is the connection ramp's
+        long joined = stats.joined.sum();
+        long firstJoinNs = stats.firstJoinSentNs.get();
+        long lastJoinNs = stats.lastJoinAnsweredNs.get();
+        double joinRate = -1;
+        double joinSpanMs = -1;
+        if (joined > 0 && firstJoinNs != Long.MAX_VALUE && lastJoinNs > firstJoinNs) {
+            long spanNs = lastJoinNs - firstJoinNs;
+            joinSpanMs = Sampler.round(spanNs / 1e6);
+            joinRate = Sampler.round(joined * 1e9 / spanNs);
         }
         s.put("joinsPerSec", joinRate);
+        s.put("joinSpanMs", joinSpanMs);
         s.put("serverRssMbMax", maxRss);
         s.put("serverRssKbPerUser", maxRss < 0 ? -1 : Sampler.round(maxRss * 1024 / scenario.users()));
         s.put("genRssMbMax", maxGenRss);

@@ -83,7 +83,7 @@ public final class Results {
                         + "  sent %,d messages, deliveries %,d of %,d expected, lost %d, duplicates %d, reordered %d%n"
                         + "  latency ms p50 %.2f p90 %.2f p99 %.2f p99.9 %.2f max %.2f%n"
                         + "  best level passing p99 <= %.0f ms: %,.0f deliveries/s; generator CPU %.2f us/delivery%s%n"
-                        + "  connect p99 %.1f ms, join p99 %.1f ms, owner join re-sends %d, errors %d %s",
+                        + "  connect p99 %.1f ms, join p99 %.1f ms, %.0f joins/s over %.1f ms, owner join re-sends %d, errors %d %s",
                 result.get("label").asText(), result.get("scenarioName").asText(), result.get("stoppedBy").asText(),
                 s.get("users").asInt(), s.get("rooms").asInt(), s.get("largestRoom").asInt(), s.get("loggedIn").asLong(),
                 s.get("joined").asLong(), s.get("messagesSent").asLong(), s.get("deliveries").asLong(),
@@ -96,7 +96,7 @@ public final class Results {
                         : String.format(Locale.ROOT, ", server CPU %.2f us/delivery, server RSS max %.0f MB",
                         s.get("serverCpuUsPerDelivery").asDouble(), s.get("serverRssMbMax").asDouble()),
                 s.get("connectMs").get("p99").asDouble(), s.get("joinMs").get("p99").asDouble(),
-                s.get("ownerJoinResends").asLong(), s.get("errors").asLong(),
+                s.path("joinsPerSec").asDouble(-1), s.path("joinSpanMs").asDouble(-1), s.get("ownerJoinResends").asLong(), s.get("errors").asLong(),
                 result.get("errors").size() == 0 ? "" : result.get("errors").toString());
     }
 }

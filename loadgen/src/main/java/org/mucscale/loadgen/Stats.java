@@ -3,6 +3,7 @@ package org.mucscale.loadgen;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAccumulator;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Recorder;
 
@@ -10,7 +11,9 @@ import org.HdrHistogram.Recorder;
  * Counters and latency recorders shared by all connections of one run.
  *
  * <p>Concurrency: MINA processor threads, the pacer and the timer write (LongAdder, HdrHistogram {@link Recorder},
- * both wait-free for writers); the sampler thread reads once per tick. Latencies are in microseconds.
+ * both wait-free for writers); the sampler thread reads once per tick. Latencies are in microseconds. The join window
+ * stamps are {@link LongAccumulator}s (min/max, lock-free, no allocation per event once a contended cell exists): the
+ * processor threads and the timer write them, the run thread reads them once when it writes the results.
  */
 final class Stats {
     /** Delivery latency against the scheduled send time, µs. */
@@ -19,6 +22,13 @@ final class Stats {
     final Recorder connectUs = new Recorder(3);
     /** Join presence sent to own occupant presence received, µs. */
     final Recorder joinUs = new Recorder(3);
+    /**
+     * System.nanoTime of the first join presence any client sent (first sends only, not re-sends): the start of the
+     * join window over which joinsPerSec is measured exactly, not at the sampler's 1 s resolution.
+     */
+    final LongAccumulator firstJoinSentNs = new LongAccumulator(Math::min, Long.MAX_VALUE);
+    /** System.nanoTime of the last successful join answer (own occupant presence): the end of the join window. */
+    final LongAccumulator lastJoinAnsweredNs = new LongAccumulator(Math::max, Long.MIN_VALUE);
 
     final LongAdder deliveries = new LongAdder();
     final LongAdder distinctDeliveries = new LongAdder();

@@ -126,7 +126,8 @@
     ['server RSS kB / user', function (s) { return fmt(s.serverRssKbPerUser, 1); }],
     ['connect p50 / p99 ms', function (s) { return fmt(s.connectMs.p50) + ' / ' + fmt(s.connectMs.p99); }],
     ['join p50 / p99 ms', function (s) { return fmt(s.joinMs.p50) + ' / ' + fmt(s.joinMs.p99); }],
-    ['joins/s', function (s) { return fmt(s.joinsPerSec, 0); }],
+    ['joins/s (joined ÷ first join sent … last answered)', function (s) { return fmt(s.joinsPerSec, 0); }],
+    ['join span ms', function (s) { return fmt(s.joinSpanMs, 1); }],
     ['owner join re-sends', function (s) { return String(s.ownerJoinResends); }],
     ['errors', function (s) { return String(s.errors); }]
   ];
