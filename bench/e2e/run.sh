@@ -7,7 +7,11 @@
 # the loadgen scenario pinned to CPU $E2E_GEN_CPU (default 1) over plain TCP + SASL PLAIN with --server-pid for every
 # server process, stops the server, and leaves in bench/e2e/results/<UTC time>-<server>-<variant>-<scenario>/:
 # the loadgen JSON/CSV/HTML, loadgen.log, server.env, meta.json, the server's logs, and summary.json + summary.md.
-# Bounded: the loadgen scenario's own deadline, plus `timeout` at deadline + E2E_RUN_SLACK_S (180) s.
+# E2E_WARMUP_RUNS=N (default 0): before the measured run, run the same scenario with the same options N times against
+# the same server (same pinning; each into $out/warmup-<i>/ with its own loadgen.log; not summarized), so the measured
+# run meets a warm server (JIT-compiled, caches filled) instead of one started seconds ago; E2E_WARMUP_PAUSE_S (5)
+# between runs. Reruns reuse the accounts (registration answers `conflict`, then login) and re-create the rooms.
+# Bounded: the loadgen scenario's own deadline, plus `timeout` at deadline + E2E_RUN_SLACK_S (180) s, per run.
 # Exit: loadgen's exit code (0 done), 1 the server did not start, 2 bad usage, 124 timeout.
 # Environment: E2E_LOADGEN_JAR, E2E_STANDALONE_JAR (default: <module>/target-e2e/*.jar, built when missing),
 # E2E_PIN=0 (no pinning), E2E_KEEP_WORK=1 (keep the temp workdir), LOADGEN_JAVA_OPTS, E2E_MUCSCALE_JAVA_OPTS,
@@ -15,9 +19,13 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-[ $# -ge 3 ] || { sed -n '2,15p' "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
 server="$1"; variant="$2"; scenario="$3"; shift 3
 script="$here/$server.sh"
+warmup_runs="${E2E_WARMUP_RUNS:-0}"
+warmup_pause_s="${E2E_WARMUP_PAUSE_S:-5}"
+case "$warmup_runs" in ''|*[!0-9]*) echo "run.sh: E2E_WARMUP_RUNS must be a whole number, was '$warmup_runs'" >&2; exit 2;; esac
+case "$warmup_pause_s" in ''|*[!0-9]*) echo "run.sh: E2E_WARMUP_PAUSE_S must be a whole number, was '$warmup_pause_s'" >&2; exit 2;; esac
 [ -x "$script" ] || { echo "run.sh: no server script $script" >&2; exit 2; }
 
 loadgen_jar="${E2E_LOADGEN_JAR:-$root/loadgen/target-e2e/mucscale-loadgen.jar}"
@@ -64,6 +72,24 @@ source "$work/server.env"
 cp "$work/server.env" "$out/server.env"
 pids_csv="${SERVER_PIDS// /,}"
 
+# warm-up runs: the same scenario and options against the same server, results kept apart and not summarized
+warmup_exits=""
+for ((i = 1; i <= warmup_runs; i++)); do
+  wdir="$out/warmup-$i"
+  mkdir -p "$wdir"
+  echo "run.sh: warm-up run $i/$warmup_runs -> $wdir" >&2
+  wstatus=0
+  timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run \
+    "$scenario" --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$pids_csv" \
+    --label "$LABEL-$scenario-warmup$i" --out "$wdir" --set server.tls=none --set server.sasl=PLAIN "$@" \
+    > "$wdir/loadgen.log" 2>&1 || wstatus=$?
+  warmup_exits="$warmup_exits $wstatus"
+  # its closing summary (stopped by, joined, join p99 and joins/s), so a failing warm-up is seen at once
+  tail -n 6 "$wdir/loadgen.log" | sed 's/^/run.sh:   warm-up: /' >&2
+  [ "$wstatus" = 0 ] || echo "run.sh: WARNING: warm-up run $i exited $wstatus (see $wdir/loadgen.log); going on" >&2
+  sleep "$warmup_pause_s"   # the server finishes closing the last run's sessions and destroying its rooms
+done
+
 status=0
 set -x
 timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run "$scenario" \
@@ -79,13 +105,14 @@ if [ -f "$work/mucscale.properties" ]; then
   curl -s --max-time 10 "http://127.0.0.1:$mport/mucscale-dashboard-data?range=900" > "$out/mucscale-dashboard.json" || true
 fi
 
-python3 - "$out/meta.json" "$server" "$variant" "$scenario" "$load1_before" "$load1_after" "$status" \
+WARMUP_RUNS="$warmup_runs" WARMUP_EXITS="$warmup_exits" python3 - "$out/meta.json" "$server" "$variant" "$scenario" "$load1_before" "$load1_after" "$status" \
   "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$@" <<'PY'
 import json, os, sys
 a = sys.argv
 json.dump({"server": a[2], "variant": a[3], "scenario": a[4], "load1_before": float(a[5]), "load1_after": float(a[6]),
            "loadgen_exit": int(a[7]), "commit": a[8], "overrides": a[9:], "nproc": os.cpu_count(),
-           "pinning": os.environ.get("E2E_PIN", "1") == "1"}, open(a[1], "w"), indent=1)
+           "pinning": os.environ.get("E2E_PIN", "1") == "1", "warmup_runs": int(os.environ["WARMUP_RUNS"]),
+           "warmup_exits": [int(x) for x in os.environ["WARMUP_EXITS"].split()]}, open(a[1], "w"), indent=1)
 PY
 # loadgen's results file is named after the label (other .json files here: meta, summary, mucscale's dashboard)
 json="$(ls -t "$out/$LABEL-$scenario"-*.json 2>/dev/null | head -n 1 || true)"

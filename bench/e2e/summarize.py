@@ -10,7 +10,10 @@ Figures, per run:
                 user+system) per delivery in that level
   rss_kb_user   the server processes' summed peak RSS divided by the scenario's users (JVM/VM baseline included);
                 rss_growth_kb_user: peak minus the first sample (before any login), per user
-  joins_per_s   joins completed per second over the join phase; join_p99_ms join latency p99
+  joins_per_s   joins completed ÷ (last successful join answer − first join presence sent), from loadgen's exact
+                nanoTime stamps (joinsPerSec; join_span_ms is that window, joinSpanMs); in scenarios that join on
+                connect (ref-5000, rooms50) it is the connection ramp's join rate. join_p99_ms join latency p99
+  warmup_runs   runs of the same scenario against the same server before this one (run.sh E2E_WARMUP_RUNS)
   lost          expected minus distinct deliveries over the whole run (exact), of expected; a delivery still queued
                 in the server when the drain time (rampDown.drainMs) ends counts as lost
   mucscale_store_committed  room-log rows mucscale committed (issue 6: proves the log was on), from its metrics
@@ -60,13 +63,14 @@ def run_summary(result_path, meta_path):
         "srv_us_all_levels": s.get("serverCpuUsPerDelivery"),
         "rss_mb_max": s.get("serverRssMbMax"), "rss_kb_user": s.get("serverRssKbPerUser"),
         "rss_mb_start": rss[0] if rss else None, "rss_growth_kb_user": rss_growth_kb_user,
-        "joins_per_s": s.get("joinsPerSec"), "join_p99_ms": s["joinMs"]["p99"], "connect_p99_ms": s["connectMs"]["p99"],
+        "joins_per_s": s.get("joinsPerSec"), "join_span_ms": s.get("joinSpanMs"), "join_p99_ms": s["joinMs"]["p99"], "connect_p99_ms": s["connectMs"]["p99"],
         "expected": s["expectedDeliveries"], "delivered": s["deliveries"], "lost": s["lost"],
         "duplicates": s["duplicates"], "errors": s["errors"], "stopped": stopped, "stoppedBy": r.get("stoppedBy"),
         "levels": [{"rate": l["ratePerSec"], "dps": l["deliveriesPerSec"], "p99_ms": l["p99Ms"],
                     "srv_us": l["serverCpuUsPerDelivery"], "passed": l["passed"]} for l in levels],
         "load1_before": meta.get("load1_before"), "load1_after": meta.get("load1_after"),
         "overrides": meta.get("overrides", []), "commit": meta.get("commit"),
+        "warmup_runs": meta.get("warmup_runs", 0), "warmup_exits": meta.get("warmup_exits", []),
         "mucscale_store_committed": prom_value(meta_path, "mucscale_store_committed"),
         "mucscale_store_spilled": prom_value(meta_path, "mucscale_store_spilled"),
         "mucscale_store_dead_letters": prom_value(meta_path, "mucscale_store_dead_letters"),
@@ -91,22 +95,39 @@ def fmt(v, pattern="%.0f"):
     return "–" if v is None or (isinstance(v, (int, float)) and v < 0) else pattern % v
 
 
+def warmups(s):
+    """Warm-up runs before the measured one; a failed warm-up (non-zero exit) is flagged."""
+    n = s.get("warmup_runs")
+    if n is None:
+        return "–"  # a summary from before run.sh had warm-ups
+    failed = sum(1 for e in s.get("warmup_exits", []) if e != 0)
+    return "%d (%d failed)" % (n, failed) if failed else str(n)
+
+
+def joins(s):
+    """joins/s with the window it was measured over (older summaries have no window)."""
+    span = s.get("join_span_ms")
+    if span is None or span < 0:
+        return fmt(s["joins_per_s"], "%.0f")
+    return "%s (%s)" % (fmt(s["joins_per_s"], "%.0f"), fmt(span, "%.0f"))
+
+
 def table(paths):
-    rows = ["| server | variant | scenario | users | max deliveries/s (p99 < 100 ms) | at msg/s | p99 there ms "
-            "| server CPU µs/delivery there | RSS/user kB (peak / growth) | joins/s | join p99 ms | lost / expected | failed login/join "
+    rows = ["| server | variant | scenario | warm-ups | users | max deliveries/s (p99 < 100 ms) | at msg/s | p99 there ms "
+            "| server CPU µs/delivery there | RSS/user kB (peak / growth) | joins/s (over ms) | join p99 ms | lost / expected | failed login/join "
             "| stopped by | load1 before |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for p in paths:
         try:
             s = json.load(open(p))
         except (OSError, ValueError) as e:
-            rows.append("| %s | | | | run failed: %s | | | | | | | | | | |" % (p, e))
+            rows.append("| %s | | | | | run failed: %s | | | | | | | | | | |" % (p, e))
             continue
-        rows.append("| %s | %s | %s | %d | %s | %s | %s | %s | %s / %s | %s | %s | %d / %d | %d / %d | %s | %s |" % (
-            s["server"], s["variant"], s["scenario"], s["users"], fmt(s["best_dps"]), fmt(s["best_rate"], "%g"),
+        rows.append("| %s | %s | %s | %s | %d | %s | %s | %s | %s | %s / %s | %s | %s | %d / %d | %d / %d | %s | %s |" % (
+            s["server"], s["variant"], s["scenario"], warmups(s), s["users"], fmt(s["best_dps"]), fmt(s["best_rate"], "%g"),
             fmt(s["best_p99_ms"], "%.1f"), fmt(s["best_srv_us"], "%.1f"), fmt(s["rss_kb_user"], "%.1f"),
             fmt(s.get("rss_growth_kb_user"), "%.1f"),
-            fmt(s["joins_per_s"], "%.0f"), fmt(s["join_p99_ms"], "%.0f"), s["lost"], s["expected"],
+            joins(s), fmt(s["join_p99_ms"], "%.0f"), s["lost"], s["expected"],
             s["loginFailed"], s["joinFailed"], s["stopped"], fmt(s["load1_before"], "%.2f")))
     return "\n".join(rows)
 
