@@ -73,7 +73,7 @@ public final class MucScalePlugin implements Plugin {
         String xmppDomain = server.getServerInfo().getXMPPDomain();
         String subdomain = settings.get(OpenfireSettings.SUBDOMAIN);
         OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY),
-                settings.get(OpenfireSettings.RAW_LOCAL_DELIVERY));
+                settings.get(OpenfireSettings.RAW_LOCAL_DELIVERY), settings.get(OpenfireSettings.BATCHED_WRITES));
 
         MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery)
                 .home(JiveGlobals.getHomePath());
@@ -85,6 +85,7 @@ public final class MucScalePlugin implements Plugin {
         MucScaleEngine engine = builder.build();
         engine.start();
         registrations.push("engine", engine);
+        delivery.registerGauges(engine.metrics().registry());
 
         BuiltInMucFilter builtInFilter = new BuiltInMucFilter(engine::filter, server.getMultiUserChatManager(),
                 xmppDomain, settings.get(OpenfireSettings.FILTER_BUILTIN_MUC));
@@ -93,6 +94,7 @@ public final class MucScalePlugin implements Plugin {
             engine.reconfigure(s);
             delivery.directLocal(s.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
             delivery.rawLocal(s.get(OpenfireSettings.RAW_LOCAL_DELIVERY));
+            delivery.batchedWrites(s.get(OpenfireSettings.BATCHED_WRITES));
             builtInFilter.enabled(s.get(OpenfireSettings.FILTER_BUILTIN_MUC));
             prometheus.apply(s);
         }));

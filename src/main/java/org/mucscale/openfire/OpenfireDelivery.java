@@ -45,6 +45,13 @@ import org.xmpp.packet.Packet;
  * incoming stanzas only). Any other interceptor (another plugin's, Openfire's audit or packet copier) sends every copy
  * down the packet path below, so blocking and other plugins are always respected.
  *
+ * <p><b>Batched writes</b> (setting {@code mucscale.openfire.batched-writes}, on by default, only with raw local
+ * delivery): a room thread's raw deliveries are gathered per Netty event loop and handed over at {@link #flush} as
+ * one task per event loop, instead of two thread hand-offs per delivery through Openfire's connection (see
+ * {@link EventLoopWriteBatches}). The room's own stanzas to one occupant ({@link #send}: self-presence, history,
+ * subject) take the same path when the occupant qualifies, and anything that goes the packet path first hands over
+ * what the thread gathered, so one room thread's stanzas to a recipient keep their order.
+ *
  * <p><b>Serialize once</b>: a broadcast arrives as one {@link RenderedStanza} with many recipients. It is parsed once
  * ({@link ParsedStanzaCache}: keyed by the rendered stanza's identity, so an occupant's cached presence is parsed once
  * for all joiners too, and room threads do not evict each other's broadcasts) and copied per recipient with only
@@ -68,18 +75,21 @@ public final class OpenfireDelivery implements Delivery {
     private final InterceptorManager interceptors;
     private volatile boolean directLocal;
     private volatile boolean rawLocal;
+    private volatile boolean batchedWrites;
+    private final EventLoopWriteBatches batches = new EventLoopWriteBatches();
     private final ParsedStanzaCache parsed = new ParsedStanzaCache();
     private final LongAdder raw = new LongAdder();
     private final LongAdder direct = new LongAdder();
     private final LongAdder routed = new LongAdder();
     private final LongAdder failed = new LongAdder();
 
-    public OpenfireDelivery(XMPPServer server, boolean directLocal, boolean rawLocal) {
+    public OpenfireDelivery(XMPPServer server, boolean directLocal, boolean rawLocal, boolean batchedWrites) {
         this.routingTable = server.getRoutingTable();
         this.router = server.getPacketRouter();
         this.interceptors = InterceptorManager.getInstance();
         this.directLocal = directLocal;
         this.rawLocal = rawLocal;
+        this.batchedWrites = batchedWrites;
     }
 
     /** Turns direct local delivery on or off (dynamic setting). */
@@ -92,6 +102,11 @@ public final class OpenfireDelivery implements Delivery {
         this.rawLocal = on;
     }
 
+    /** Turns batched raw writes on or off (dynamic setting; needs raw local delivery). */
+    public void batchedWrites(boolean on) {
+        this.batchedWrites = on;
+    }
+
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
         // one routing-table lookup serves both the raw and the packet path
@@ -99,10 +114,11 @@ public final class OpenfireDelivery implements Delivery {
                 ? localSession(new JID(recipient.local(), recipient.domain(), recipient.resource(), true))
                 : null;
         if (local != null && rawLocal && nothingActsOnCopies(local)) {
-            local.deliverRawText(stanza.forRecipient(recipient));
-            raw.increment();
+            writeRaw(local, stanza, recipient);
             return;
         }
+        // the slow way queues behind what this thread gathered only if that is handed over first
+        batches.release();
         Packet packet;
         try {
             packet = StanzaConversion.wrap(parsed.copyFor(stanza, recipient));
@@ -116,6 +132,19 @@ public final class OpenfireDelivery implements Delivery {
 
     @Override
     public void send(XmlElement stanza) {
+        String toText = stanza.attribute("to");
+        if (rawLocal && directLocal && !"iq".equals(stanza.name()) && toText != null && toText.indexOf('/') > 0) {
+            // a room's own stanzas to one occupant (self-presence, history, subject) take the raw path too, so they
+            // keep their order with the broadcasts around them
+            Jid recipient = parseOrNull(toText);
+            LocalClientSession local = recipient == null || recipient.resource() == null ? null
+                    : localSession(new JID(recipient.local(), recipient.domain(), recipient.resource(), true));
+            if (local != null && nothingActsOnCopies(local)) {
+                writeRaw(local, RenderedStanza.render(stanza), recipient);
+                return;
+            }
+        }
+        batches.release();
         Packet packet;
         try {
             packet = StanzaConversion.toPacket(stanza);
@@ -127,6 +156,26 @@ public final class OpenfireDelivery implements Delivery {
         JID to = packet.getTo();
         deliverPacket(packet, directLocal && to != null && to.getResource() != null && !(packet instanceof IQ)
                 ? localSession(to) : null);
+    }
+
+    @Override
+    public void flush() {
+        batches.flush();
+    }
+
+    private static Jid parseOrNull(String jid) {
+        try {
+            return Jid.parse(jid);
+        } catch (IllegalArgumentException e) {
+            return null; // the packet path below reports it
+        }
+    }
+
+    private void writeRaw(LocalClientSession local, RenderedStanza stanza, Jid recipient) {
+        if (!batchedWrites || !batches.add(local, stanza, recipient)) {
+            local.deliverRawText(stanza.forRecipient(recipient));
+        }
+        raw.increment();
     }
 
     /** The recipient's session when it is a usable client session on this node, else null. */
@@ -175,9 +224,36 @@ public final class OpenfireDelivery implements Delivery {
         return true;
     }
 
+    /** Exposes the counters below as {@code mucscale.openfire.*} gauges (JMX, Prometheus) in the engine's registry. */
+    void registerGauges(com.codahale.metrics.MetricRegistry registry) {
+        registry.register("mucscale.openfire.delivered.raw", (com.codahale.metrics.Gauge<Long>) this::rawCount);
+        registry.register("mucscale.openfire.delivered.batched", (com.codahale.metrics.Gauge<Long>) this::batchedCount);
+        registry.register("mucscale.openfire.delivered.direct", (com.codahale.metrics.Gauge<Long>) this::directCount);
+        registry.register("mucscale.openfire.delivered.routed", (com.codahale.metrics.Gauge<Long>) this::routedCount);
+        registry.register("mucscale.openfire.delivery.failed", (com.codahale.metrics.Gauge<Long>) this::failedCount);
+        registry.register("mucscale.openfire.delivery.batch-dropped",
+                (com.codahale.metrics.Gauge<Long>) this::batchDroppedCount);
+        registry.register("mucscale.openfire.write-batches", (com.codahale.metrics.Gauge<Long>) this::batchCount);
+    }
+
     /** Stanzas written as rendered text straight to local sessions' connections. */
     public long rawCount() {
         return raw.sum();
+    }
+
+    /** Raw stanzas written through per-event-loop batches (a subset of {@link #rawCount}). */
+    public long batchedCount() {
+        return batches.writtenCount();
+    }
+
+    /** Batches handed to Netty event loops. */
+    public long batchCount() {
+        return batches.batchCount();
+    }
+
+    /** Batched stanzas not written because their connection had closed in the meantime. */
+    public long batchDroppedCount() {
+        return batches.droppedCount();
     }
 
     /** Stanzas written straight to local sessions as packets. */

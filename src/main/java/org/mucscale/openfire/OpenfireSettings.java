@@ -22,12 +22,17 @@ public final class OpenfireSettings {
             "mucscale.openfire.raw-local-delivery", true, true,
             "With direct local delivery, write the service's pre-rendered stanza text straight to a local client's connection when nothing in Openfire would act on the copy (no stream management, client active, no privacy or block list, no packet interceptor but mucscale's own and Openfire's incoming-only ones); otherwise the copy goes through the session as a packet.");
 
+    public static final Setting<Boolean> BATCHED_WRITES = Setting.ofBoolean(
+            "mucscale.openfire.batched-writes", true, true,
+            "With raw local delivery, gather a room thread's deliveries per network event loop and hand each event loop one batch (written through the connection's full Netty pipeline, one flush per connection) instead of two thread hand-offs per delivery through Openfire's connection.");
+
     public static final Setting<Boolean> FILTER_BUILTIN_MUC = Setting.ofBoolean("mucscale.openfire.filter-builtin-muc",
             true, true,
             "Run the content filter on group messages sent to Openfire's own MUC services (once per message, "
                     + "before the room sees it).");
 
-    public static final List<Setting<?>> ALL = List.of(SUBDOMAIN, DIRECT_LOCAL_DELIVERY, RAW_LOCAL_DELIVERY, FILTER_BUILTIN_MUC);
+    public static final List<Setting<?>> ALL = List.of(SUBDOMAIN, DIRECT_LOCAL_DELIVERY, RAW_LOCAL_DELIVERY,
+            BATCHED_WRITES, FILTER_BUILTIN_MUC);
 
     /** Null when {@code s} is one DNS label (letters, digits, hyphens; 1-63 characters), else what is allowed. */
     static String subdomainProblem(String s) {

@@ -262,8 +262,85 @@ class RealOpenfireIT {
         assertThat(ourWarningsAndErrors()).isEmpty();
     }
 
+    /**
+     * Batched writes (mucscale.openfire.batched-writes): plain clients' copies are gathered per Netty event loop and
+     * written by it, while the room's own stanzas to the joiner (self-presence, subject) take the same path, so a
+     * joiner sees its join completed and every message once, in the sender's order. The gauges must show the batched
+     * path was used (the test fails if the writes went one by one through Openfire's connection). carol, whose
+     * account keeps a default privacy list from the test before, gets her copies the packet path, in order too.
+     */
     @Test
     @Order(6)
+    void batchedWrites_deliverEveryMessageInSenderOrder_toPlainClients() throws Exception {
+        XMPPTCPConnection alice = connect("alice");
+        XMPPTCPConnection carol = connect("carol", false);
+        XMPPTCPConnection dave = connect("dave", false);
+        String room = "batched@mucscale." + DOMAIN;
+        MultiUserChat a = MultiUserChatManager.getInstanceFor(alice).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat.MucCreateConfigFormHandle created = a.createOrJoin(Resourcepart.from("alice"));
+        if (created != null) {
+            created.makeInstant();
+        }
+        a.changeSubject("batched subject");
+        Map<String, BlockingQueue<String>> inbox = new LinkedHashMap<>();
+        List<MultiUserChat> joined = new ArrayList<>();
+        for (XMPPTCPConnection c : List.of(carol, dave)) {
+            String nick = c.getUser().getLocalpart().toString();
+            BlockingQueue<String> q = new ArrayBlockingQueue<>(1024);
+            MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
+            m.addMessageListener(msg -> {
+                if (msg.getBody() != null) {
+                    q.offer(msg.getBody());
+                }
+            });
+            m.join(Resourcepart.from(nick)); // fails with a timeout if the self-presence never arrives
+            waitUntil(nick + " gets the subject after joining", Duration.ofSeconds(20),
+                    () -> "batched subject".equals(m.getSubject()));
+            inbox.put(nick, q);
+            joined.add(m);
+        }
+        int count = 300;
+        for (int i = 0; i < count; i++) {
+            a.sendMessage("b" + i);
+        }
+        for (String nick : inbox.keySet()) {
+            for (int i = 0; i < count; i++) {
+                String body = inbox.get(nick).poll(20, TimeUnit.SECONDS);
+                assertThat(body).as(nick + " receives message " + i + " in order").isEqualTo("b" + i);
+            }
+            assertThat(inbox.get(nick).poll(500, TimeUnit.MILLISECONDS)).as(nick + ": nothing twice").isNull();
+        }
+        // Prometheus export is off by default: switch it on as an operator would (dynamic setting)
+        get("/server-properties.jsp?searchPlugin=" + enc(MucScaleProperties.PLUGIN_NAME));
+        HttpResponse<String> saved = post("/server-properties.jsp", Map.of("csrf", cookie("csrf"), "action", "save",
+                "key", "mucscale.metrics.prometheus-enabled", "value", "true", "searchName", ""));
+        assertThat(saved.statusCode()).isIn(200, 302);
+        waitUntil("the Prometheus export", Duration.ofSeconds(20),
+                () -> get("/plugins/mucscale/metrics").statusCode() == 200);
+        String metrics = get("/plugins/mucscale/metrics").body();
+        // dave qualifies for raw delivery; carol does not (the default privacy list she set in the test before stays
+        // on her account), and her copies taking the packet path must not reorder anything either
+        assertThat(gauge(metrics, "mucscale_openfire_delivered_batched")).as(metrics).isGreaterThanOrEqualTo(count);
+        assertThat(gauge(metrics, "mucscale_openfire_write_batches")).isPositive();
+        for (MultiUserChat m : joined) {
+            m.leave();
+        }
+        a.leave();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    /** The value of an untyped Prometheus sample line {@code name value}. */
+    static double gauge(String exposition, String name) {
+        for (String line : exposition.split("\n")) {
+            if (line.startsWith(name + " ")) {
+                return Double.parseDouble(line.substring(name.length() + 1).trim());
+            }
+        }
+        throw new AssertionError("no sample " + name + " in:\n" + exposition);
+    }
+
+    @Test
+    @Order(7)
     void reload_tenTimes_leavesNoThreadsClassLoadersOrWarnings() throws Exception {
         long pid = openfire.pid();
         int loadsBefore = countInLog("MUC Scale started");

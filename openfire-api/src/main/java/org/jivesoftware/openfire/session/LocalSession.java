@@ -1,5 +1,6 @@
 package org.jivesoftware.openfire.session;
 
+import org.jivesoftware.openfire.Connection;
 import org.jivesoftware.openfire.streammanagement.StreamManager;
 
 /** Compile-only declaration of Openfire 5.1.1 {@code org.jivesoftware.openfire.session.LocalSession}. */
@@ -12,4 +13,6 @@ public abstract class LocalSession implements Session {
     public StreamManager getStreamManager() { return null; }
 
     public void deliverRawText(String text) { }
+
+    public Connection getConnection() { return null; }
 }

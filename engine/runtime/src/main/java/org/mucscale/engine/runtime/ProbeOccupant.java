@@ -108,6 +108,11 @@ final class ProbeOccupant implements Delivery, ProbeTransport {
         host.send(stanza);
     }
 
+    @Override
+    public void flush() {
+        host.flush();
+    }
+
     Jid roomJid(String room) {
         return room.indexOf('@') >= 0 ? Jid.parse(room).bare() : Jid.of(room, serviceJid.domain(), null);
     }

@@ -57,6 +57,8 @@ class MucScaleEngineTest {
             List<String> bodies = out.to("bob@example.org/b").stream().filter(x -> x.contains("<body>")).toList();
             assertThat(bodies.get(0)).contains("<body>hello bob</body>").contains("urn:xmpp:sid:0");
             assertThat(bodies.get(1)).doesNotContain("fucking").contains("<body>you are a ");
+            // the room threads' flushes reach the host's delivery (through the probe occupant, which wraps it)
+            assertThat(out.flushes.get()).isPositive();
 
             await(() -> history(engine).size() == 2);
             List<RoomLogRecord> logged = history(engine);

@@ -13,6 +13,12 @@ final class RecordingDelivery implements Delivery {
     }
 
     final List<Sent> sent = new CopyOnWriteArrayList<>();
+    final java.util.concurrent.atomic.AtomicInteger flushes = new java.util.concurrent.atomic.AtomicInteger();
+
+    @Override
+    public void flush() {
+        flushes.incrementAndGet();
+    }
 
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {

@@ -1,0 +1,250 @@
+package org.mucscale.openfire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import org.jivesoftware.openfire.Connection;
+import org.jivesoftware.openfire.session.LocalClientSession;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+import org.mucscale.engine.stanza.Xml;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Raw deliveries gathered per Netty event loop and handed over once per room-thread batch (setting
+ * {@code mucscale.openfire.batched-writes}).
+ *
+ * <p>Why: {@code NettyConnection.deliverRawText} writes through the context of the connection's last handler, which
+ * Openfire runs on its c2s "blocking handler" executor, so every delivery is two thread hand-offs (room thread to a
+ * {@code socket_c2s-handler} thread, then to the channel's {@code socket_c2s-worker} event loop), each with a task
+ * object and a wake-up, before its write. Profiled, those hand-offs were most of what a delivery cost. Here a room
+ * thread gathers its deliveries, grouped by the recipient channel's event loop, and at {@link #flush} submits one task
+ * per event loop; that task encodes each stanza into a buffer from the channel's allocator, writes it through the
+ * channel's whole pipeline (the same outbound handlers as Openfire's own writes: TLS, compression, traffic counting,
+ * write timeout) and flushes every channel once. A recipient that gets several stanzas in one batch gets them in one
+ * socket write.
+ *
+ * <p>Concurrency: the gathering state is per thread ({@link ThreadLocal}) and exists only for threads that have called
+ * {@link #flush} (the engine's room threads, which promise to call it again after their next deliveries); on any other
+ * thread {@link #add} declines and the caller writes at once. A submitted batch belongs to the event loop from then
+ * on (the executor's queue is the hand-over); the room thread starts a new one.
+ *
+ * <p>Order: one room thread's stanzas to one recipient stay in call order, because they all take this path while the
+ * session qualifies for raw delivery, and the caller {@link #flush}es before anything it sends the slow way (through
+ * the session as a packet), which then queues on the same event loop behind the batch. Openfire's outgoing-bytes
+ * statistic catches these writes up at the connection's next write through Openfire (it is computed from the
+ * channel's traffic counter, which does see them).
+ */
+final class EventLoopWriteBatches {
+    private static final Logger LOG = LoggerFactory.getLogger(EventLoopWriteBatches.class);
+    private static final String NETTY_CONNECTION = "org.jivesoftware.openfire.nio.NettyConnection";
+
+    /** Openfire's NettyConnection keeps its channel context private; resolved once, null when it cannot be read. */
+    private static final VarHandle CONTEXT = contextHandle();
+
+    private final ThreadLocal<Gathered> perThread = new ThreadLocal<>();
+    private final LongAdder written = new LongAdder();
+    private final LongAdder batches = new LongAdder();
+    private final LongAdder closed = new LongAdder();
+    private final LongAdder rejected = new LongAdder();
+
+    /** True when Openfire's connections can be written to through their channels on this server. */
+    static boolean available() {
+        return CONTEXT != null;
+    }
+
+    /**
+     * Gathers {@code stanza} for {@code recipient} on {@code session}'s channel; false when this thread does not batch
+     * or the session's channel cannot be reached, and the caller must write it now instead.
+     */
+    boolean add(LocalClientSession session, RenderedStanza stanza, Jid recipient) {
+        Gathered g = perThread.get();
+        if (g == null) {
+            return false;
+        }
+        Channel channel = channelOf(session);
+        if (channel == null) {
+            return false;
+        }
+        g.writesFor(channel.eventLoop(), this).add(channel, stanza, attributeValue(recipient.toString()));
+        return true;
+    }
+
+    /**
+     * The engine's flush on a room thread: hands over what it gathered; from its first call on, the thread batches.
+     */
+    void flush() {
+        Gathered g = perThread.get();
+        if (g == null) {
+            perThread.set(new Gathered());
+            return;
+        }
+        handOver(g);
+    }
+
+    /**
+     * Hands over what this thread gathered, if it batches at all, before it writes something the slow way. Never
+     * starts batching: Openfire's own threads pass through here and must neither defer nor hold our objects.
+     */
+    void release() {
+        Gathered g = perThread.get();
+        if (g != null) {
+            handOver(g);
+        }
+    }
+
+    private void handOver(Gathered g) {
+        List<Writes> loops = g.loops;
+        for (int i = 0; i < loops.size(); i++) {
+            Writes w = loops.get(i);
+            if (w.size == 0) {
+                continue;
+            }
+            loops.set(i, new Writes(w.loop, this));
+            try {
+                w.loop.execute(w);
+                batches.increment();
+            } catch (RejectedExecutionException e) {
+                // the event loop is shutting down (server stop): its connections are closing anyway
+                rejected.add(w.size);
+                LOG.debug("MUC Scale: {} stanzas not written, their event loop is shutting down", w.size);
+            }
+        }
+    }
+
+    /** Stanzas written through batches. */
+    long writtenCount() {
+        return written.sum();
+    }
+
+    /** Batches submitted to event loops. */
+    long batchCount() {
+        return batches.sum();
+    }
+
+    /** Stanzas not written because the recipient's channel had closed or its event loop refused the batch. */
+    long droppedCount() {
+        return closed.sum() + rejected.sum();
+    }
+
+    /** {@code jid} as a double-quoted attribute value; itself (no copy) unless it holds a character to escape. */
+    private static String attributeValue(String jid) {
+        for (int i = 0, n = jid.length(); i < n; i++) {
+            char c = jid.charAt(i);
+            if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
+                return Xml.escapeAttribute(jid);
+            }
+        }
+        return jid;
+    }
+
+    private static Channel channelOf(LocalClientSession session) {
+        Connection connection = session.getConnection();
+        if (connection == null || CONTEXT == null || connection.isClosed()
+                || !NETTY_CONNECTION.equals(connection.getClass().getName())) {
+            return null;
+        }
+        ChannelHandlerContext context = (ChannelHandlerContext) CONTEXT.get(connection);
+        return context == null ? null : context.channel();
+    }
+
+    private static VarHandle contextHandle() {
+        try {
+            Class<?> c = Class.forName(NETTY_CONNECTION, false, LocalClientSession.class.getClassLoader());
+            return MethodHandles.privateLookupIn(c, MethodHandles.lookup())
+                    .findVarHandle(c, "channelHandlerContext", ChannelHandlerContext.class);
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            LOG.info("MUC Scale: Openfire's connection channel is not reachable ({}); raw deliveries are written one "
+                    + "by one through the connection", e.toString());
+            return null;
+        }
+    }
+
+    /** One thread's open batches, one per event loop seen (a handful: Openfire's c2s worker count). */
+    private static final class Gathered {
+        final List<Writes> loops = new ArrayList<>(4);
+
+        Writes writesFor(EventLoop loop, EventLoopWriteBatches owner) {
+            for (int i = 0; i < loops.size(); i++) {
+                Writes w = loops.get(i);
+                if (w.loop == loop) {
+                    return w;
+                }
+            }
+            Writes w = new Writes(loop, owner);
+            loops.add(w);
+            return w;
+        }
+    }
+
+    /** The stanzas for one event loop's channels: filled by a room thread, then run once on that event loop. */
+    private static final class Writes implements Runnable {
+        final EventLoop loop;
+        private final EventLoopWriteBatches owner;
+        Channel[] channels = new Channel[32];
+        RenderedStanza[] stanzas = new RenderedStanza[32];
+        String[] recipients = new String[32];
+        int size;
+
+        Writes(EventLoop loop, EventLoopWriteBatches owner) {
+            this.loop = loop;
+            this.owner = owner;
+        }
+
+        void add(Channel channel, RenderedStanza stanza, String escapedRecipient) {
+            if (size == channels.length) {
+                int n = size * 2;
+                channels = java.util.Arrays.copyOf(channels, n);
+                stanzas = java.util.Arrays.copyOf(stanzas, n);
+                recipients = java.util.Arrays.copyOf(recipients, n);
+            }
+            channels[size] = channel;
+            stanzas[size] = stanza;
+            recipients[size] = escapedRecipient;
+            size++;
+        }
+
+        @Override
+        public void run() {
+            int done = 0;
+            int gone = 0;
+            for (int i = 0; i < size; i++) {
+                Channel ch = channels[i];
+                if (!ch.isActive()) {
+                    gone++;
+                    continue;
+                }
+                byte[] prefix = stanzas[i].prefixUtf8();
+                byte[] suffix = stanzas[i].suffixUtf8();
+                String to = recipients[i];
+                ByteBuf buf = ch.alloc().buffer(prefix.length + ByteBufUtil.utf8Bytes(to) + suffix.length);
+                buf.writeBytes(prefix);
+                ByteBufUtil.writeUtf8(buf, to);
+                buf.writeBytes(suffix);
+                ch.write(buf, ch.voidPromise());
+                done++;
+            }
+            for (int i = 0; i < size; i++) {
+                Channel ch = channels[i];
+                // one flush per channel: later stanzas for the same channel ride along (a batch is short, and a
+                // repeated flush of an already flushed channel finds nothing to write)
+                if (ch.isActive() && (i + 1 == size || channels[i + 1] != ch)) {
+                    ch.flush();
+                }
+            }
+            owner.written.add(done);
+            if (gone > 0) {
+                owner.closed.add(gone);
+            }
+        }
+    }
+}
