@@ -47,6 +47,9 @@ public final class RoomLogReader {
             ps.setLong(2, sinceMillis);
             read(ps, stored);
         }
+        // newest first from the query (to take the last N); oldest first for the merge, whose sort is stable, so
+        // messages logged within one millisecond keep their order
+        java.util.Collections.reverse(stored);
         List<RoomLogRecord> merged = merge(stored, pending, sinceMillis, Long.MAX_VALUE);
         return merged.size() <= maxMessages ? merged : merged.subList(merged.size() - maxMessages, merged.size());
     }

@@ -193,6 +193,13 @@ abstract class DatabaseContractTest {
         assertThat(store.writer().awaitIdle(10_000)).isTrue();
         assertThat(store.history("h@muc", 5, 0)).extracting(RoomLogRecord::stanzaId)
                 .containsExactly("id-h@muc-55", "id-h@muc-56", "id-h@muc-57", "id-h@muc-58", "id-h@muc-59");
+        // messages within one millisecond come back in the order they were logged, not reversed
+        for (int i = 0; i < 3; i++) {
+            store.offer(RoomLogRecord.message("same-ms-" + i, "t@muc", 1_700_000_000_100L, "nick", null, "m" + i));
+        }
+        assertThat(store.writer().awaitIdle(10_000)).isTrue();
+        assertThat(store.history("t@muc", 3, 0)).extracting(RoomLogRecord::stanzaId)
+                .containsExactly("same-ms-0", "same-ms-1", "same-ms-2");
         assertThat(store.purger().purgeBeyondCount(20)).isEqualTo(40);
         assertThat(store.purger().purgeOlderThan(record("h@muc", 50).logTimeMillis())).isEqualTo(10);
         store.rooms().saveRoom("r@muc", Map.of("name", "R \uD83C\uDF89"));
