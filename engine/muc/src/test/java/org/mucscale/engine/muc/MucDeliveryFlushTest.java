@@ -26,6 +26,8 @@ class MucDeliveryFlushTest {
 
     private final GatheringDelivery out = new GatheringDelivery();
     private MucService muc;
+    private final Jid alice = Jid.parse("alice@example.org/a");
+    private final Jid bob = Jid.parse("bob@example.org/b");
 
     private void start(int shards) {
         muc = MucService.builder(SERVICE, MucConfig.from(Settings.fromText(MucSettings.ALL,
@@ -46,11 +48,7 @@ class MucDeliveryFlushTest {
     @Test
     void deliveries_heldBackByAdapter_releasedWhenRoomThreadGoesIdle() {
         start(1);
-        Jid alice = Jid.parse("alice@example.org/a");
-        Jid bob = Jid.parse("bob@example.org/b");
-        muc.process(join(alice, "r", "alice"));
-        muc.process(instantRoom(alice, "r"));
-        muc.process(join(bob, "r", "bob"));
+        enterAliceAndBob();
         muc.process(groupchat(alice, "r", "hello"));
         // without a flush after the queue empties, nothing would ever become visible and this would time out
         await(() -> out.visibleBodies(bob).contains("hello"));
@@ -61,11 +59,7 @@ class MucDeliveryFlushTest {
     @Test
     void deliveries_keepCallOrderPerRecipient_acrossFlushes() {
         start(2);
-        Jid alice = Jid.parse("alice@example.org/a");
-        Jid bob = Jid.parse("bob@example.org/b");
-        muc.process(join(alice, "r", "alice"));
-        muc.process(instantRoom(alice, "r"));
-        muc.process(join(bob, "r", "bob"));
+        enterAliceAndBob();
         List<String> sent = new ArrayList<>();
         for (int i = 0; i < 500; i++) {
             sent.add("m" + i);
@@ -79,11 +73,7 @@ class MucDeliveryFlushTest {
     @Test
     void busyRoomThread_flushesAtLeastEverySixteenCommands() throws InterruptedException {
         start(1);
-        Jid alice = Jid.parse("alice@example.org/a");
-        Jid bob = Jid.parse("bob@example.org/b");
-        muc.process(join(alice, "r", "alice"));
-        muc.process(instantRoom(alice, "r"));
-        muc.process(join(bob, "r", "bob"));
+        enterAliceAndBob();
         muc.awaitIdle();
         // hold the room thread so that the whole burst is queued before it runs: its queue never empties meanwhile
         java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
@@ -108,6 +98,13 @@ class MucDeliveryFlushTest {
         await(() -> out.visibleBodies(bob).size() >= 400);
         // each groupchat is two deliveries (bob and alice's reflection): 16 commands are at most 32 deliveries
         assertThat(out.maxReleased.get()).as("largest batch released by one flush").isBetween(2, 32);
+    }
+
+    /** alice creates room r as an instant room, bob joins it. */
+    private void enterAliceAndBob() {
+        muc.process(join(alice, "r", "alice"));
+        muc.process(instantRoom(alice, "r"));
+        muc.process(join(bob, "r", "bob"));
     }
 
     private static XmlElement join(Jid user, String room, String nick) {
