@@ -34,8 +34,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: MINA's single I/O processor thread owns each session's decoder and handshake state and calls the
  * {@link StanzaHandler} (the engine hands work to its room threads, so this thread is never held long). Any room
- * thread may call {@link #deliver}/{@link #send}: they read the volatile {@code readySession} and enqueue one buffer
- * on MINA's thread-safe write queue; per-caller order is MINA's queue order. Reconnects run on one scheduler thread.
+ * thread may call {@link #deliver}/{@link #send}: they read the volatile {@code readySession} and append to that
+ * thread's batch, which {@link #flush} (the room thread, after each run of work) enqueues as one buffer on MINA's
+ * thread-safe write queue: one write request and, usually, one socket write for many stanzas. A thread that never
+ * flushes (the I/O thread answering bad input) enqueues each stanza at once. Per-caller order is the batch's order,
+ * then MINA's queue order. Reconnects run on one scheduler thread.
  * Outbound bytes are bounded by {@code writeQueueMaxBytes}; beyond it the configured overflow policy applies and the
  * stanza is counted ({@link ComponentStats#outboundDroppedQueueFull()}) and logged, never silently dropped.
  */
@@ -44,6 +47,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private static final String STREAMS_NS = "urn:ietf:params:xml:ns:xmpp-streams";
     private static final String COMPONENT_NS = "jabber:component:accept";
     private static final String ATTEMPT = "mucscale.attempt";
+    private static final int BATCH_MAX_BYTES = 64 * 1024;
     private static final long DROP_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
 
     /** Receives each inbound stanza on the I/O thread; must hand real work elsewhere. */
@@ -72,6 +76,9 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private final LongAdder handshakes = new LongAdder();
     private final LongAdder connectFailures = new LongAdder();
     private final LongAdder handlerFailures = new LongAdder();
+    private final LongAdder writeRequests = new LongAdder();
+    /** The outbound batch of each thread that has called {@link #flush}; absent for every other thread. */
+    private final ThreadLocal<Batch> batches = new ThreadLocal<>();
     private final AtomicLong lastDropLogNs = new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NS);
     private final AtomicLong dropsSinceLog = new AtomicLong();
 
@@ -139,7 +146,8 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         IoSession s = readySession;
         return new ComponentStats(stanzasReceived.sum(), stanzasSent.sum(), bytesSent.sum(), droppedQueueFull.sum(),
                 droppedDisconnected.sum(), streamErrorsSent.sum(), streamErrorsReceived.sum(), handshakes.sum(),
-                connectFailures.sum(), handlerFailures.sum(), s == null ? 0 : s.getScheduledWriteBytes());
+                connectFailures.sum(), handlerFailures.sum(), s == null ? 0 : s.getScheduledWriteBytes(),
+                writeRequests.sum());
     }
 
     @Override
@@ -150,13 +158,18 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         byte[] suffix = stanza.suffixUtf8();
         int toBytes = Utf8.escapedAttributeLength(to);
         int length = prefix.length + toBytes + suffix.length;
-        if (!admit(s, length)) {
+        Batch b = batchFor(s, length);
+        if (!admit(s, length, b)) {
             return;
         }
-        IoBuffer buf = IoBuffer.allocate(length, false);
+        IoBuffer buf = b != null ? b.buffer : IoBuffer.allocate(length, false);
         buf.put(prefix);
         Utf8.putEscapedAttribute(buf, to);
         buf.put(suffix);
+        if (b != null) {
+            counted(length);
+            return;
+        }
         buf.flip();
         write(s, buf, length);
     }
@@ -169,28 +182,82 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         // A stanza in the client or component namespace is written in the stream's default namespace.
         stanza.writeTo(sb, ns == null || ns.equals("jabber:client") || ns.equals(COMPONENT_NS) ? ns : COMPONENT_NS);
         byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
-        if (!admit(s, bytes.length)) {
+        Batch b = batchFor(s, bytes.length);
+        if (!admit(s, bytes.length, b)) {
+            return;
+        }
+        if (b != null) {
+            b.buffer.put(bytes);
+            counted(bytes.length);
             return;
         }
         write(s, IoBuffer.wrap(bytes), bytes.length);
+    }
+
+    /** Enqueues what this thread gathered as one write; the first call makes the calling thread batch. */
+    @Override
+    public void flush() {
+        Batch b = batches.get();
+        if (b == null) {
+            batches.set(new Batch());
+            return;
+        }
+        writeBatch(b);
+    }
+
+    /**
+     * This thread's batch, ready for a stanza to {@code s}, or null when the thread does not batch. A batch for an
+     * earlier session (a reconnect happened) is written to that session first; MINA drops it if that one is closed,
+     * as it would each stanza.
+     */
+    private Batch batchFor(IoSession s, int length) {
+        Batch b = batches.get();
+        if (b == null || s == null) {
+            return null;
+        }
+        if (b.session != s) {
+            writeBatch(b);
+            b.session = s;
+        } else if (b.buffer.position() + length > BATCH_MAX_BYTES) {
+            writeBatch(b); // a large fan-out goes out in 64 KiB writes, not one buffer of megabytes
+        }
+        return b;
+    }
+
+    private void writeBatch(Batch b) {
+        IoBuffer buf = b.buffer;
+        if (buf.position() == 0 || b.session == null) {
+            return;
+        }
+        buf.flip();
+        b.session.write(buf);
+        writeRequests.increment();
+        // MINA owns the written buffer until its I/O thread has sent it
+        b.buffer = Batch.newBuffer();
+    }
+
+    private void counted(int length) {
+        stanzasSent.increment();
+        bytesSent.add(length);
     }
 
     /** The baseline of the delivery benchmark: enqueue an already encoded stanza, with the same admission. */
     void writeForBenchmark(IoBuffer encoded) {
         IoSession s = readySession;
         int length = encoded.remaining();
-        if (admit(s, length)) {
+        if (admit(s, length, null)) {
             write(s, encoded, length);
         }
     }
 
-    private boolean admit(IoSession s, int length) {
+    private boolean admit(IoSession s, int length, Batch batch) {
         if (s == null) {
             droppedDisconnected.increment();
             reportDrop("no stream to the server is up (reconnecting)");
             return false;
         }
-        if (s.getScheduledWriteBytes() + length > config.writeQueueMaxBytes()) {
+        long gathered = batch == null ? 0 : batch.buffer.position();
+        if (s.getScheduledWriteBytes() + gathered + length > config.writeQueueMaxBytes()) {
             droppedQueueFull.increment();
             if (config.writeQueueOverflow() == StandaloneSettings.WriteQueueOverflow.RECONNECT) {
                 reportDrop("the write queue to the server is full (" + config.writeQueueMaxBytes()
@@ -206,8 +273,18 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
 
     private void write(IoSession s, IoBuffer buf, int length) {
         s.write(buf);
-        stanzasSent.increment();
-        bytesSent.add(length);
+        writeRequests.increment();
+        counted(length);
+    }
+
+    /** One thread's outbound stanzas since its last flush; touched by that thread only. */
+    private static final class Batch {
+        IoSession session;
+        IoBuffer buffer = newBuffer();
+
+        static IoBuffer newBuffer() {
+            return IoBuffer.allocate(16 * 1024, false).setAutoExpand(true);
+        }
     }
 
     /** Logs dropped stanzas at most once per 10 s, with the count since the last line. */

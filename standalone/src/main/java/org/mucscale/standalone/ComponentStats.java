@@ -14,9 +14,10 @@ package org.mucscale.standalone;
  * @param connectFailures failed connection or handshake attempts
  * @param handlerFailures stanzas the engine threw on (logged; the stream goes on)
  * @param queuedBytes bytes waiting in the write queue to the server now (0 when disconnected)
+ * @param writeRequests buffers handed to MINA: one per room-thread batch, or per stanza from other threads
  */
 public record ComponentStats(long stanzasReceived, long stanzasSent, long bytesSent, long outboundDroppedQueueFull,
                              long outboundDroppedDisconnected, long streamErrorsSent, long streamErrorsReceived,
                              long handshakes, long connectFailures, long handlerFailures,
-                             long queuedBytes) {
+                             long queuedBytes, long writeRequests) {
 }
