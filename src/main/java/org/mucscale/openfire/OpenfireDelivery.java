@@ -173,6 +173,7 @@ public final class OpenfireDelivery implements Delivery {
 
     private void writeRaw(LocalClientSession local, RenderedStanza stanza, Jid recipient) {
         if (!batchedWrites || !batches.add(local, stanza, recipient)) {
+            batches.release(); // batching was just switched off, or this connection is not Netty's: keep order
             local.deliverRawText(stanza.forRecipient(recipient));
         }
         raw.increment();
