@@ -72,6 +72,15 @@ source "$work/server.env"
 cp "$work/server.env" "$out/server.env"
 pids_csv="${SERVER_PIDS// /,}"
 
+# one loadgen run of the scenario against this server: loadgen <label> <out dir> (then the caller's overrides)
+loadgen() {
+  local label="$1" dir="$2"
+  shift 2
+  timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run \
+    "$scenario" --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$pids_csv" \
+    --label "$label" --out "$dir" --set server.tls=none --set server.sasl=PLAIN "$@"
+}
+
 # warm-up runs: the same scenario and options against the same server, results kept apart and not summarized
 warmup_exits=""
 for ((i = 1; i <= warmup_runs; i++)); do
@@ -79,10 +88,7 @@ for ((i = 1; i <= warmup_runs; i++)); do
   mkdir -p "$wdir"
   echo "run.sh: warm-up run $i/$warmup_runs -> $wdir" >&2
   wstatus=0
-  timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run \
-    "$scenario" --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$pids_csv" \
-    --label "$LABEL-$scenario-warmup$i" --out "$wdir" --set server.tls=none --set server.sasl=PLAIN "$@" \
-    > "$wdir/loadgen.log" 2>&1 || wstatus=$?
+  loadgen "$LABEL-$scenario-warmup$i" "$wdir" "$@" > "$wdir/loadgen.log" 2>&1 || wstatus=$?
   warmup_exits="$warmup_exits $wstatus"
   # its closing summary (stopped by, joined, join p99 and joins/s), so a failing warm-up is seen at once
   tail -n 6 "$wdir/loadgen.log" | sed 's/^/run.sh:   warm-up: /' >&2
@@ -92,10 +98,7 @@ done
 
 status=0
 set -x
-timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run "$scenario" \
-  --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$pids_csv" \
-  --label "$LABEL-$scenario" --out "$out" --set server.tls=none --set server.sasl=PLAIN "$@" \
-  2>&1 | tee "$out/loadgen.log" || status=${PIPESTATUS[0]}
+loadgen "$LABEL-$scenario" "$out" "$@" 2>&1 | tee "$out/loadgen.log" || status=${PIPESTATUS[0]}
 { set +x; } 2>/dev/null
 load1_after="$(cut -d' ' -f1 /proc/loadavg)"
 # mucscale's own view (room log rows written, queue overflows, fan-out timings) before it stops
