@@ -57,11 +57,6 @@ final class EventLoopWriteBatches {
     private final LongAdder closed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
 
-    /** True when Openfire's connections can be written to through their channels on this server. */
-    static boolean available() {
-        return CONTEXT != null;
-    }
-
     /**
      * Gathers {@code stanza} for {@code recipient} on {@code session}'s channel; false when this thread does not batch
      * or the session's channel cannot be reached, and the caller must write it now instead.
@@ -75,7 +70,7 @@ final class EventLoopWriteBatches {
         if (channel == null) {
             return false;
         }
-        g.writesFor(channel.eventLoop(), this).add(channel, stanza, attributeValue(recipient.toString()));
+        g.writesFor(channel.eventLoop(), this).add(channel, stanza, Xml.escapeAttribute(recipient.toString()));
         return true;
     }
 
@@ -134,17 +129,6 @@ final class EventLoopWriteBatches {
     /** Stanzas not written because the recipient's channel had closed or its event loop refused the batch. */
     long droppedCount() {
         return closed.sum() + rejected.sum();
-    }
-
-    /** {@code jid} as a double-quoted attribute value; itself (no copy) unless it holds a character to escape. */
-    private static String attributeValue(String jid) {
-        for (int i = 0, n = jid.length(); i < n; i++) {
-            char c = jid.charAt(i);
-            if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
-                return Xml.escapeAttribute(jid);
-            }
-        }
-        return jid;
     }
 
     private static Channel channelOf(LocalClientSession session) {

@@ -17,7 +17,6 @@ import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.xmpp.packet.IQ;
 import org.xmpp.packet.JID;
 import org.xmpp.packet.Packet;
 
@@ -110,9 +109,7 @@ public final class OpenfireDelivery implements Delivery {
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
         // one routing-table lookup serves both the raw and the packet path
-        LocalClientSession local = directLocal && recipient.resource() != null && !stanza.prefix().startsWith("<iq")
-                ? localSession(new JID(recipient.local(), recipient.domain(), recipient.resource(), true))
-                : null;
+        LocalClientSession local = directLocal && !stanza.prefix().startsWith("<iq") ? localSession(recipient) : null;
         if (local != null && rawLocal && nothingActsOnCopies(local)) {
             writeRaw(local, stanza, recipient);
             return;
@@ -132,17 +129,14 @@ public final class OpenfireDelivery implements Delivery {
 
     @Override
     public void send(XmlElement stanza) {
-        String toText = stanza.attribute("to");
-        if (rawLocal && directLocal && !"iq".equals(stanza.name()) && toText != null && toText.indexOf('/') > 0) {
+        // one routing-table lookup serves both paths, as in deliver
+        Jid recipient = directLocal && !"iq".equals(stanza.name()) ? parseOrNull(stanza.attribute("to")) : null;
+        LocalClientSession local = recipient == null ? null : localSession(recipient);
+        if (local != null && rawLocal && nothingActsOnCopies(local)) {
             // a room's own stanzas to one occupant (self-presence, history, subject) take the raw path too, so they
             // keep their order with the broadcasts around them
-            Jid recipient = parseOrNull(toText);
-            LocalClientSession local = recipient == null || recipient.resource() == null ? null
-                    : localSession(new JID(recipient.local(), recipient.domain(), recipient.resource(), true));
-            if (local != null && nothingActsOnCopies(local)) {
-                writeRaw(local, RenderedStanza.render(stanza), recipient);
-                return;
-            }
+            writeRaw(local, RenderedStanza.render(stanza), recipient);
+            return;
         }
         batches.release();
         Packet packet;
@@ -153,9 +147,7 @@ public final class OpenfireDelivery implements Delivery {
             LOG.error("MUC Scale could not convert an outbound <{}>: {}", stanza.name(), e.getMessage());
             return;
         }
-        JID to = packet.getTo();
-        deliverPacket(packet, directLocal && to != null && to.getResource() != null && !(packet instanceof IQ)
-                ? localSession(to) : null);
+        deliverPacket(packet, local);
     }
 
     @Override
@@ -164,6 +156,9 @@ public final class OpenfireDelivery implements Delivery {
     }
 
     private static Jid parseOrNull(String jid) {
+        if (jid == null) {
+            return null;
+        }
         try {
             return Jid.parse(jid);
         } catch (IllegalArgumentException e) {
@@ -179,9 +174,13 @@ public final class OpenfireDelivery implements Delivery {
         raw.increment();
     }
 
-    /** The recipient's session when it is a usable client session on this node, else null. */
-    private LocalClientSession localSession(JID to) {
-        ClientSession session = routingTable.getClientRoute(to);
+    /** The session of a full JID when it is a usable client session on this node, else null. */
+    private LocalClientSession localSession(Jid recipient) {
+        if (recipient.resource() == null) {
+            return null;
+        }
+        ClientSession session = routingTable.getClientRoute(
+                new JID(recipient.local(), recipient.domain(), recipient.resource(), true));
         return session instanceof LocalClientSession local && !local.isDetached() ? local : null;
     }
 

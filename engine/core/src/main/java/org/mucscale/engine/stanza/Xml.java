@@ -33,10 +33,24 @@ public final class Xml {
         }
     }
 
+    /** {@code s} escaped for a double-quoted attribute; a String with nothing to escape is returned as is (no copy). */
     public static String escapeAttribute(CharSequence s) {
+        if (s instanceof String text && !needsAttributeEscape(text)) {
+            return text;
+        }
         StringBuilder sb = new StringBuilder(s.length() + 8);
         appendAttribute(sb, s);
         return sb.toString();
+    }
+
+    private static boolean needsAttributeEscape(String s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (c == '&' || c == '<' || c == '>' || c == '"' || c == '\'') {
+                return true;
+            }
+        }
+        return false;
     }
 
     public static String escapeText(CharSequence s) {

@@ -8,6 +8,14 @@ import org.junit.jupiter.api.Test;
 class StanzaTest {
 
     @Test
+    void escapeAttribute_escapesMarkupCharacters_andReturnsCleanStringsUncopied() {
+        assertThat(Xml.escapeAttribute("a&b<c>d\"e'f")).isEqualTo("a&amp;b&lt;c&gt;d&quot;e&apos;f");
+        String clean = "user@example.org/phone";
+        assertThat(Xml.escapeAttribute(clean)).isSameAs(clean);
+        assertThat(Xml.escapeAttribute(new StringBuilder(clean))).isEqualTo(clean);
+    }
+
+    @Test
     void jid_parsesParts_andLowerCasesDomain() {
         Jid j = Jid.parse("room@Conference.Example.org/Nick Name");
         assertThat(j.local()).isEqualTo("room");
