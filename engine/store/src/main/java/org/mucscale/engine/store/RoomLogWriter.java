@@ -19,8 +19,13 @@ import org.slf4j.LoggerFactory;
 /**
  * The room log's write-behind writer. The message path calls {@link #offer} (or {@link #appendDurable} in
  * write-ahead mode), which only enqueues into a bounded {@link RecordQueue}: no lock, no blocking, no allocation
- * beyond the record. One writer thread commits batches of up to {@code batchSize} rows, when a batch is full or its
- * oldest record is {@code maxBatchAge} old, one transaction per batch, idempotent by stanza id.
+ * beyond the record. The writer commits batches of up to {@code batchSize} rows, when a batch is full or its oldest
+ * record is {@code maxBatchAge} old, one transaction per batch, idempotent by the room log's key (room, time, stanza
+ * id), over {@code writerConnections} connections in parallel: one queue, one order of taking, several batches in
+ * flight. A database spends most of a bulk insert's CPU on one connection's thread, so one connection caps the rows
+ * per second at what one database core does (measured: about 100,000 rows/s into MariaDB here); batches may
+ * therefore commit out of order, which nothing depends on: reads order by time and stanza id, and see batches in
+ * flight.
  *
  * <p>Failures: an error that is not one row's fault (database down, lock timeout, missing table) keeps the batch and
  * the queue and retries with exponential backoff; meanwhile the queue fills and the overflow policy applies (spill to
@@ -28,9 +33,12 @@ import org.slf4j.LoggerFactory;
  * parks it in {@link DeadLetters} and stores the rest. Shutdown drains for {@code drainTimeout}, then spills what is
  * left; the next start replays spill files (and, in write-ahead mode, the write-ahead segments).
  *
- * <p>Threads: producers (room threads) call offer; the writer thread {@code mucscale-store-writer} owns batches,
- * connections, replay and the counters it writes (volatile, single writer); {@link #pendingFor} may be called from
- * any thread and sees records in the queue and in the batch being written.
+ * <p>Threads: producers (room threads) call offer. Each writer lane ({@code mucscale-store-writer},
+ * {@code mucscale-store-writer-2}, ...) owns its batch array, its connection while it writes and its LOAD DATA
+ * buffer; lanes take batches from the queue one at a time under {@code takeLock} (producers never touch it, and a
+ * lane holds it only to copy one batch's references). Lane 1 also replays spill files. Counters are atomics, written
+ * once per batch. {@link #pendingFor} may be called from any thread and sees records in the queue and in every batch
+ * being written.
  */
 public final class RoomLogWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RoomLogWriter.class);
@@ -39,32 +47,33 @@ public final class RoomLogWriter implements AutoCloseable {
 
     private final DataSource dataSource;
     private final RoomLogSql sql;
-    // Writer thread only: the LOAD DATA fast path, null when off or found unavailable (then INSERT for good).
-    private MySqlBulkLoad bulkLoad;
-    private volatile long bulkFallbacks;
+    // False once a connection refused LOAD DATA (then INSERT for good, every lane); false when off from the start.
+    private volatile boolean bulkLoadAvailable;
+    private final AtomicLong bulkFallbacks = new AtomicLong();
     private final StoreConfig config;
     private final Clock clock;
     private final StoreListener listener;
     private final RecordQueue queue;
     private final SpillFiles spill;
     private final DeadLetters deadLetters;
-    private final RoomLogRecord[] batch;
-    private final Thread thread;
+    private final Lane[] lanes;
+    // Lanes take batches one at a time: the queue has one consumer at a time, and batches leave it in order.
+    private final Object takeLock = new Object();
+    // Set by close(): when the drain's timeout started, shared by every lane.
+    private volatile long drainDeadlineNanos;
     private WriteAheadLog wal;
     // Write-ahead flusher thread only: durable records spilled in the current group, awaiting the spill's fsync.
     private final List<RoomLogRecord> spilledUnforced = new ArrayList<>();
 
     private volatile boolean running;
     private volatile boolean closed;
-    // The batch being written: batch[0, inFlightCount). Published before the queue releases those slots.
-    private volatile int inFlightCount;
 
-    // Counters: written by the writer thread only, except spilled/rejected (overflow path, any thread).
-    private volatile long committed;
-    private volatile long batches;
-    private volatile long replayed;
-    private volatile long deadLettered;
-    private volatile long retries;
+    // Counters: written once per batch by the lanes, spilled/rejected also by the overflow path (any thread).
+    private final AtomicLong committed = new AtomicLong();
+    private final AtomicLong batches = new AtomicLong();
+    private final AtomicLong replayed = new AtomicLong();
+    private final AtomicLong deadLettered = new AtomicLong();
+    private final AtomicLong retries = new AtomicLong();
     private final AtomicLong spilled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
 
@@ -72,8 +81,7 @@ public final class RoomLogWriter implements AutoCloseable {
                          StoreListener listener) {
         this.dataSource = dataSource;
         this.sql = new RoomLogSql(type);
-        this.bulkLoad = config.mysqlBulkLoad() && type.isMySqlFamily() && MySqlBulkLoad.driverPresent()
-                ? new MySqlBulkLoad() : null;
+        this.bulkLoadAvailable = config.mysqlBulkLoad() && type.isMySqlFamily() && MySqlBulkLoad.driverPresent();
         this.config = config;
         this.clock = clock;
         this.listener = listener;
@@ -84,9 +92,31 @@ public final class RoomLogWriter implements AutoCloseable {
             throw new UncheckedIOException("mucscale store cannot use spill directory " + config.spillDirectory(), e);
         }
         this.deadLetters = new DeadLetters(dataSource, config.spillDirectory(), clock);
-        this.batch = new RoomLogRecord[config.batchSize()];
-        this.thread = new Thread(this::run, "mucscale-store-writer");
-        this.thread.setDaemon(true);
+        this.lanes = new Lane[config.writerConnections()];
+        for (int i = 0; i < lanes.length; i++) {
+            lanes[i] = new Lane(i);
+        }
+    }
+
+    /**
+     * One writer lane: a thread with its own batch array (the batch in flight is batch[0, inFlightCount), published
+     * before the queue releases those slots) and its own LOAD DATA buffer. Only its thread writes its fields.
+     */
+    private final class Lane {
+        final int number;
+        final RoomLogRecord[] batch;
+        final Thread thread;
+        final MySqlBulkLoad bulkLoad;
+        volatile int inFlightCount;
+
+        Lane(int index) {
+            this.number = index + 1;
+            this.batch = new RoomLogRecord[config.batchSize()];
+            this.thread = new Thread(() -> run(this), index == 0 ? "mucscale-store-writer"
+                    : "mucscale-store-writer-" + number);
+            this.thread.setDaemon(true);
+            this.bulkLoad = bulkLoadAvailable ? new MySqlBulkLoad() : null;
+        }
     }
 
     /**
@@ -121,7 +151,9 @@ public final class RoomLogWriter implements AutoCloseable {
                     + config.spillDirectory(), e);
         }
         running = true;
-        thread.start();
+        for (Lane lane : lanes) {
+            lane.thread.start();
+        }
     }
 
     /**
@@ -220,14 +252,19 @@ public final class RoomLogWriter implements AutoCloseable {
         return OfferResult.REJECTED;
     }
 
-    /** Records of {@code roomJid} not yet committed (queue and batch in flight), oldest first; any thread. */
+    /**
+     * Records of {@code roomJid} not yet committed (queue, then the batches in flight), any thread. The queue is read
+     * first: a record leaves it only after its lane published it as in flight, so none is missed in between.
+     */
     public void pendingFor(String roomJid, List<RoomLogRecord> out) {
         queue.snapshot(roomJid, out);
-        int n = inFlightCount;
-        for (int i = 0; i < n; i++) {
-            RoomLogRecord r = batch[i];
-            if (r != null && r.roomJid().equals(roomJid)) {
-                out.add(r);
+        for (Lane lane : lanes) {
+            int n = lane.inFlightCount;
+            for (int i = 0; i < n; i++) {
+                RoomLogRecord r = lane.batch[i];
+                if (r != null && r.roomJid().equals(roomJid)) {
+                    out.add(r);
+                }
             }
         }
     }
@@ -237,15 +274,15 @@ public final class RoomLogWriter implements AutoCloseable {
     }
 
     public StoreStats stats() {
-        return new StoreStats(queue.totalOffered(), committed, batches, spilled.get(), replayed, rejected.get(),
-                deadLettered, retries, queue.size(), spill.pendingRecords());
+        return new StoreStats(queue.totalOffered(), committed.get(), batches.get(), spilled.get(), replayed.get(),
+                rejected.get(), deadLettered.get(), retries.get(), queue.size(), spill.pendingRecords());
     }
 
     /** Waits until nothing is queued, in flight or waiting in spill files; true when reached in time. */
     public boolean awaitIdle(long timeoutMs) {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
         while (System.nanoTime() < deadline) {
-            if (queue.size() == 0 && inFlightCount == 0 && !spill.hasPending()) {
+            if (queue.size() == 0 && nothingInFlight() && !spill.hasPending()) {
                 return true;
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
@@ -258,29 +295,44 @@ public final class RoomLogWriter implements AutoCloseable {
         return queue;
     }
 
-    /** The writer thread, for the benchmark's CPU-time measurement. */
-    Thread threadForBenchmark() {
-        return thread;
+    private boolean nothingInFlight() {
+        for (Lane lane : lanes) {
+            if (lane.inFlightCount != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The writer lanes' threads, for the benchmark's CPU-time measurement. */
+    List<Thread> threadsForBenchmark() {
+        List<Thread> threads = new ArrayList<>(lanes.length);
+        for (Lane lane : lanes) {
+            threads.add(lane.thread);
+        }
+        return threads;
     }
 
     Path deadLetterFile() {
         return deadLetters.file();
     }
 
-    // ---------------------------------------------------------------- writer thread
+    // ---------------------------------------------------------------- writer lanes
 
-    private void run() {
+    private void run(Lane lane) {
         List<Path> replayFiles = new ArrayList<>();
+        // Lane 1 alone replays spill files, so a file is never replayed twice at once; the others serve live batches.
+        boolean replays = lane.number == 1;
         while (running) {
             try {
-                if (flush(false, Long.MAX_VALUE)) {
+                if (flush(lane, false, Long.MAX_VALUE)) {
                     continue;
                 }
-                if (replayFiles.isEmpty() && spill.hasPending()) {
+                if (replays && replayFiles.isEmpty() && spill.hasPending()) {
                     replayFiles.addAll(spill.sealAndList());
                 }
                 if (!replayFiles.isEmpty()) {
-                    replay(replayFiles.remove(0));
+                    replay(lane, replayFiles.remove(0));
                     continue;
                 }
                 LockSupport.parkNanos(IDLE_PARK_NANOS);
@@ -289,32 +341,20 @@ public final class RoomLogWriter implements AutoCloseable {
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(config.retryBackoffMinMs()));
             }
         }
-        drainAndSpill();
+        drain(lane);
     }
 
     /**
      * Takes one batch from the queue if due (full, or oldest older than the batch age, or {@code force}) and writes
      * it. Returns false when nothing was due. A batch not committed by {@code deadlineNanos} is spilled.
      */
-    private boolean flush(boolean force, long deadlineNanos) {
-        int depth = queue.size();
-        if (depth == 0) {
-            return false;
-        }
-        if (!force && depth < batch.length) {
-            RoomLogRecord oldest = queue.peek();
-            if (oldest == null || clock.nanoTime() - oldest.enqueueNanos < config.maxBatchAgeNanos()) {
-                return false;
-            }
-        }
-        int n = queue.peekInto(batch, batch.length);
+    private boolean flush(Lane lane, boolean force, long deadlineNanos) {
+        RoomLogRecord[] batch = lane.batch;
+        int n = take(lane, force);
         if (n == 0) {
             return false;
         }
-        inFlightCount = n;
-        queue.release(n);
-        listener.queueDepth(queue.size());
-        boolean done = commitWithRetry(batch, n, deadlineNanos, false);
+        boolean done = commitWithRetry(lane, batch, n, deadlineNanos, false);
         if (done) {
             long now = clock.nanoTime();
             for (int i = 0; i < n; i++) {
@@ -324,26 +364,55 @@ public final class RoomLogWriter implements AutoCloseable {
         } else {
             spillAll(batch, n);
         }
-        inFlightCount = 0;
+        lane.inFlightCount = 0;
         java.util.Arrays.fill(batch, 0, n, null);
         return true;
     }
 
+    /**
+     * Moves the next batch from the queue into the lane's batch array, publishing it as in flight before releasing
+     * its queue slots, when one is due (or any is waiting and {@code force}). Returns its size, 0 when none.
+     */
+    private int take(Lane lane, boolean force) {
+        if (queue.size() == 0) {
+            return 0;
+        }
+        synchronized (takeLock) {
+            int depth = queue.size();
+            if (depth == 0) {
+                return 0;
+            }
+            if (!force && depth < lane.batch.length) {
+                RoomLogRecord oldest = queue.peek();
+                if (oldest == null || clock.nanoTime() - oldest.enqueueNanos < config.maxBatchAgeNanos()) {
+                    return 0;
+                }
+            }
+            int n = queue.peekInto(lane.batch, lane.batch.length);
+            if (n > 0) {
+                lane.inFlightCount = n;
+                queue.release(n);
+                listener.queueDepth(queue.size());
+            }
+            return n;
+        }
+    }
+
     /** Replays one sealed spill file in batch-sized transactions, serving due live batches in between. */
-    private void replay(Path file) throws IOException {
+    private void replay(Lane lane, Path file) throws IOException {
         List<RoomLogRecord> records = SpillFiles.readAll(file);
-        RoomLogRecord[] chunk = new RoomLogRecord[batch.length];
+        RoomLogRecord[] chunk = new RoomLogRecord[lane.batch.length];
         for (int i = 0; i < records.size() && running; i += chunk.length) {
             int n = Math.min(chunk.length, records.size() - i);
             for (int k = 0; k < n; k++) {
                 chunk[k] = records.get(i + k);
             }
-            if (!commitWithRetry(chunk, n, Long.MAX_VALUE, true)) {
+            if (!commitWithRetry(lane, chunk, n, Long.MAX_VALUE, true)) {
                 return;
             }
-            replayed += n;
+            replayed.addAndGet(n);
             listener.replayed(n);
-            flush(false, Long.MAX_VALUE);
+            flush(lane, false, Long.MAX_VALUE);
         }
         if (running) {
             spill.delete(file, records.size());
@@ -354,20 +423,20 @@ public final class RoomLogWriter implements AutoCloseable {
      * Commits records[0,n) in one transaction, retrying with backoff while the failure is not one row's fault.
      * Returns false only when shutdown's drain deadline passed (or, for replays, shutdown began) before it committed.
      */
-    private boolean commitWithRetry(RoomLogRecord[] records, int n, long deadlineNanos, boolean isReplay) {
+    private boolean commitWithRetry(Lane lane, RoomLogRecord[] records, int n, long deadlineNanos, boolean isReplay) {
         long backoffMs = config.retryBackoffMinMs();
         long failingSinceNanos = 0;
         long lastLogNanos = 0;
         while (true) {
             long startNanos = clock.nanoTime();
-            SQLException failure = writeBatch(records, n);
+            SQLException failure = writeBatch(lane, records, n);
             if (failure == null) {
                 if (failingSinceNanos != 0) {
                     LOG.info("mucscale store: database writes work again after {} ms; {} messages queued",
                             TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - failingSinceNanos), queue.size());
                 }
-                committed += n;
-                batches++;
+                committed.addAndGet(n);
+                batches.incrementAndGet();
                 listener.batchCommitted(n, clock.nanoTime() - startNanos);
                 return true;
             }
@@ -376,7 +445,7 @@ public final class RoomLogWriter implements AutoCloseable {
                 failingSinceNanos = now;
             }
             String reason = describe(failure);
-            retries++;
+            retries.incrementAndGet();
             listener.retried(reason, backoffMs);
             if (lastLogNanos == 0 || now - lastLogNanos > FAILURE_LOG_INTERVAL_NANOS) {
                 lastLogNanos = now;
@@ -402,9 +471,9 @@ public final class RoomLogWriter implements AutoCloseable {
      * Writes a whole batch: through LOAD DATA when enabled and the batch loads cleanly (every row inserted, no
      * warning), else rolled back and written by {@link #writeRange}, which splits and parks bad rows.
      */
-    private SQLException writeBatch(RoomLogRecord[] records, int n) {
-        MySqlBulkLoad bulk = bulkLoad;
-        if (bulk == null) {
+    private SQLException writeBatch(Lane lane, RoomLogRecord[] records, int n) {
+        MySqlBulkLoad bulk = lane.bulkLoad;
+        if (bulk == null || !bulkLoadAvailable) {
             return writeRange(records, 0, n);
         }
         try (Connection c = dataSource.getConnection()) {
@@ -418,16 +487,16 @@ public final class RoomLogWriter implements AutoCloseable {
                 }
                 rollbackQuietly(c);
                 if (outcome == MySqlBulkLoad.Outcome.UNAVAILABLE) {
-                    bulkLoad = null;
+                    bulkLoadAvailable = false;
                 } else {
-                    bulkFallbacks++;
+                    bulkFallbacks.incrementAndGet();
                 }
             } catch (SQLException e) {
                 rollbackQuietly(c);
                 if (!RoomLogSql.isRowLevel(e)) {
                     return e;
                 }
-                bulkFallbacks++;
+                bulkFallbacks.incrementAndGet();
             } finally {
                 restoreAutoCommit(c, autoCommit);
             }
@@ -439,12 +508,12 @@ public final class RoomLogWriter implements AutoCloseable {
 
     /** Batches that LOAD DATA handed back to the INSERT path (a warning, a duplicate or a refused row). */
     long bulkLoadFallbacks() {
-        return bulkFallbacks;
+        return bulkFallbacks.get();
     }
 
     /** True while batches go through LOAD DATA (tests). */
     boolean bulkLoadActive() {
-        return bulkLoad != null;
+        return bulkLoadAvailable;
     }
 
     /**
@@ -473,7 +542,7 @@ public final class RoomLogWriter implements AutoCloseable {
             return failure;
         }
         if (to - from == 1) {
-            deadLettered++;
+            deadLettered.incrementAndGet();
             String reason = describe(failure);
             listener.deadLettered(records[from].stanzaId(), reason);
             deadLetters.park(records[from], reason);
@@ -487,8 +556,13 @@ public final class RoomLogWriter implements AutoCloseable {
         return writeRange(records, mid, to);
     }
 
-    private void drainAndSpill() {
-        long deadline = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs());
+    /**
+     * Shutdown, on every lane in parallel: writes what is queued until the drain deadline, then spills the rest.
+     * {@link #close()} closes the spill file once every lane has finished.
+     */
+    private void drain(Lane lane) {
+        long deadline = drainDeadlineNanos;
+        RoomLogRecord[] batch = lane.batch;
         int emptySweeps = 0;
         // Offers racing with close() may still land for a moment: sweep until the queue stays empty.
         while (emptySweeps < 3) {
@@ -499,16 +573,17 @@ public final class RoomLogWriter implements AutoCloseable {
             }
             emptySweeps = 0;
             if (clock.nanoTime() < deadline) {
-                flush(true, deadline);
+                flush(lane, true, deadline);
             } else {
-                int n = queue.peekInto(batch, batch.length);
-                inFlightCount = n;
-                queue.release(n);
+                int n = take(lane, true);
                 spillAll(batch, n);
-                inFlightCount = 0;
+                lane.inFlightCount = 0;
                 java.util.Arrays.fill(batch, 0, n, null);
             }
         }
+    }
+
+    private void closeSpill() {
         try {
             spill.force();
             spill.close();
@@ -518,6 +593,9 @@ public final class RoomLogWriter implements AutoCloseable {
     }
 
     private void spillAll(RoomLogRecord[] records, int n) {
+        if (n == 0) {
+            return;
+        }
         int ok = 0;
         for (int i = 0; i < n; i++) {
             try {
@@ -593,16 +671,21 @@ public final class RoomLogWriter implements AutoCloseable {
         if (wal != null) {
             wal.close();
         }
+        drainDeadlineNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs());
         running = false;
-        if (thread.isAlive()) {
-            LockSupport.unpark(thread);
-            try {
-                thread.join(config.drainTimeoutMs() + 60_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+        if (lanes[0].thread.isAlive()) {
+            long joinDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs() + 60_000);
+            for (Lane lane : lanes) {
+                LockSupport.unpark(lane.thread);
+                try {
+                    lane.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime())));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         } else {
-            drainAndSpill();
+            drain(lanes[0]);
         }
+        closeSpill();
     }
 }

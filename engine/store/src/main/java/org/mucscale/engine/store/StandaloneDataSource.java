@@ -2,6 +2,7 @@ package org.mucscale.engine.store;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.mucscale.engine.config.InvalidSettingException;
 import org.mucscale.engine.config.Settings;
 
 /**
@@ -15,6 +16,13 @@ public final class StandaloneDataSource {
 
     /** A pool from {@code mucscale.store.jdbc-url}, {@code -user}, {@code -password}, {@code pool-size}. */
     public static HikariDataSource create(Settings settings) {
+        int poolSize = settings.get(StoreSettings.POOL_SIZE);
+        int writerConnections = settings.get(StoreSettings.WRITER_CONNECTIONS);
+        if (poolSize <= writerConnections) {
+            // The writer's lanes would hold every connection while the database is slow, starving history reads.
+            throw new InvalidSettingException(StoreSettings.POOL_SIZE.key() + " must exceed "
+                    + StoreSettings.WRITER_CONNECTIONS.key() + " (" + writerConnections + "), was " + poolSize);
+        }
         return create(settings.get(StoreSettings.JDBC_URL), settings.get(StoreSettings.JDBC_USER),
                 settings.get(StoreSettings.JDBC_PASSWORD), settings.get(StoreSettings.POOL_SIZE));
     }

@@ -24,12 +24,17 @@ public record StoreConfig(
         int retentionMaxMessagesPerRoom,
         long purgeIntervalMs,
         int purgeBatchSize,
-        boolean mysqlBulkLoad) {
+        boolean mysqlBulkLoad,
+        int writerConnections) {
 
     public StoreConfig {
         if (retryBackoffMaxMs < retryBackoffMinMs) {
             throw new InvalidSettingException(StoreSettings.RETRY_BACKOFF_MAX.key() + " must be at least "
                     + StoreSettings.RETRY_BACKOFF_MIN.key() + " (" + retryBackoffMinMs + "), was " + retryBackoffMaxMs);
+        }
+        if (writerConnections < 1) {
+            throw new InvalidSettingException(StoreSettings.WRITER_CONNECTIONS.key() + " must be at least 1, was "
+                    + writerConnections);
         }
         if (batchSize > queueCapacity) {
             throw new InvalidSettingException(StoreSettings.BATCH_SIZE.key() + " must not exceed "
@@ -54,7 +59,8 @@ public record StoreConfig(
                 s.get(StoreSettings.RETENTION_MAX_MESSAGES),
                 s.get(StoreSettings.PURGE_INTERVAL).toMillis(),
                 s.get(StoreSettings.PURGE_BATCH_SIZE),
-                s.get(StoreSettings.MYSQL_BULK_LOAD));
+                s.get(StoreSettings.MYSQL_BULK_LOAD),
+                s.get(StoreSettings.WRITER_CONNECTIONS));
     }
 
     /** Every default, with the given spill directory (tests and embedders). */
@@ -65,48 +71,54 @@ public record StoreConfig(
     public StoreConfig withSpillDirectory(Path dir) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, dir,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, writerConnections);
     }
 
     public StoreConfig withBatching(int newBatchSize, Duration maxBatchAge) {
         return new StoreConfig(enabled, newBatchSize, maxBatchAge.toNanos(), queueCapacity, overflowPolicy,
                 spillDirectory, retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, writerConnections);
     }
 
     public StoreConfig withQueue(int capacity, OverflowPolicy policy) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, capacity, policy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, writerConnections);
     }
 
     public StoreConfig withRetryBackoff(long minMs, long maxMs) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 minMs, maxMs, drainTimeoutMs, durability, retentionMaxAgeMs, retentionMaxMessagesPerRoom,
-                purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+                purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, writerConnections);
     }
 
     public StoreConfig withDrainTimeoutMs(long ms) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, ms, durability, retentionMaxAgeMs, retentionMaxMessagesPerRoom,
-                purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+                purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, writerConnections);
     }
 
     public StoreConfig withDurability(DurabilityMode mode) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, mode, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, writerConnections);
     }
 
     public StoreConfig withMysqlBulkLoad(boolean on) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
-                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, on);
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, on, writerConnections);
     }
 
     public StoreConfig withRetention(long maxAgeMs, int maxMessagesPerRoom, long intervalMs, int batchRows) {
         return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
                 retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, maxAgeMs, maxMessagesPerRoom,
-                intervalMs, batchRows, mysqlBulkLoad);
+                intervalMs, batchRows, mysqlBulkLoad, writerConnections);
+    }
+
+    public StoreConfig withWriterConnections(int connections) {
+        return new StoreConfig(enabled, batchSize, maxBatchAgeNanos, queueCapacity, overflowPolicy, spillDirectory,
+                retryBackoffMinMs, retryBackoffMaxMs, drainTimeoutMs, durability, retentionMaxAgeMs,
+                retentionMaxMessagesPerRoom, purgeIntervalMs, purgeBatchSize, mysqlBulkLoad, connections);
     }
 }

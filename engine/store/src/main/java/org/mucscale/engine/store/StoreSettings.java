@@ -54,6 +54,12 @@ public final class StoreSettings {
             false, "MySQL/MariaDB with mysql-connector-j: write batches with LOAD DATA LOCAL INFILE from memory (any"
                     + " warning re-runs the batch as INSERT); false, or a connection that refuses it, uses INSERT.");
 
+    public static final Setting<Integer> WRITER_CONNECTIONS = Setting.ofInt("mucscale.store.writer-connections", 2,
+            1, 16, false,
+            "Database connections the room log writer commits its batches over in parallel (one queue; reads order by"
+                    + " time, so batches may commit out of order); one database connection writes at most what one"
+                    + " database core does.");
+
     public static final Setting<Duration> RETENTION_MAX_AGE = Setting.ofDuration("mucscale.store.retention-max-age",
             Duration.ZERO, Duration.ZERO, Duration.ofDays(36_500), false,
             "Room log rows older than this are purged; 0 keeps them forever.");
@@ -82,10 +88,12 @@ public final class StoreSettings {
             "Standalone only: database password.");
 
     public static final Setting<Integer> POOL_SIZE = Setting.ofInt("mucscale.store.pool-size", 4, 1, 100, false,
-            "Standalone only: most connections the pool opens (one writer, the rest for reads, purge and rooms).");
+            "Standalone only: most connections the pool opens; must exceed mucscale.store.writer-connections, the rest"
+                    + " serve reads, purge and rooms.");
 
     public static final List<Setting<?>> ALL = List.of(ENABLED, BATCH_SIZE, MAX_BATCH_AGE, QUEUE_CAPACITY,
             OVERFLOW_POLICY, SPILL_DIRECTORY, RETRY_BACKOFF_MIN, RETRY_BACKOFF_MAX, DRAIN_TIMEOUT, DURABILITY, MYSQL_BULK_LOAD,
+            WRITER_CONNECTIONS,
             RETENTION_MAX_AGE, RETENTION_MAX_MESSAGES, PURGE_INTERVAL, PURGE_BATCH_SIZE, JDBC_URL, JDBC_USER,
             JDBC_PASSWORD, POOL_SIZE);
 
