@@ -1,11 +1,16 @@
--- mucscale schema, version 1, for PostgreSQL (Openfire database type "postgresql").
+-- mucscale schema, version 2, for PostgreSQL (Openfire database type "postgresql").
 -- Openfire's SchemaManager runs this once when ofVersion has no 'mucscale' row; mucscale standalone runs it too.
 -- Format rules (Openfire): each statement ends with a semicolon at the end of a line, comments on their own lines.
 
--- Room log: one row per groupchat message. stanzaId is unique so a retried batch never duplicates a row.
+-- Room log: one row per groupchat message. Its only key is the clustered primary key (roomJid, logTime, stanzaId):
+-- history on join and retrieval read one room's time range in key order, an insert maintains one B-tree (no
+-- AUTO_INCREMENT lock serializing parallel writers), and a retried, replayed or recovered record carries the same
+-- room, time and stanzaId, so its duplicate hits the key and is ignored. Same-millisecond messages read back in
+-- stanzaId order, which is send order for ids of one service run (fixed-width counter).
+-- stanzaId compares bytewise (COLLATE "C") whatever the database's locale, as utf8mb4_bin does on MySQL and as
+-- mucscale orders records not yet written, so rows and queued records interleave the same way.
 CREATE TABLE mucscaleRoomLog (
-  logId         BIGSERIAL     NOT NULL,
-  stanzaId      VARCHAR(255)  NOT NULL,
+  stanzaId      VARCHAR(255)  COLLATE "C" NOT NULL,
   roomJid       VARCHAR(255)  NOT NULL,
   logTime       BIGINT        NOT NULL,
   senderNick    VARCHAR(1023) NOT NULL,
@@ -14,10 +19,8 @@ CREATE TABLE mucscaleRoomLog (
   subject       TEXT          NULL,
   filterAction  VARCHAR(32)   NULL,
   stanza        TEXT          NULL,
-  CONSTRAINT mucscaleRoomLog_pk PRIMARY KEY (logId),
-  CONSTRAINT mucscaleRoomLog_stanzaId UNIQUE (stanzaId)
+  CONSTRAINT mucscaleRoomLog_pk PRIMARY KEY (roomJid, logTime, stanzaId)
 );
-CREATE INDEX mucscaleRoomLog_room_time ON mucscaleRoomLog (roomJid, logTime);
 
 -- Rows the writer could not store (after isolating them from their batch), with the reason. The record is kept
 -- whole as base64 of the spill format so that parking it cannot fail for the same reason the insert did.
@@ -56,4 +59,4 @@ CREATE TABLE mucscaleAffiliation (
   CONSTRAINT mucscaleAffiliation_pk PRIMARY KEY (roomJid, jid)
 );
 
-INSERT INTO ofVersion (name, version) VALUES ('mucscale', 1);
+INSERT INTO ofVersion (name, version) VALUES ('mucscale', 2);

@@ -70,42 +70,22 @@ public final class RetentionPurger implements AutoCloseable {
         return deleted;
     }
 
-    /** Deletes rows with logTime before the cutoff, batch by batch. */
+    /**
+     * Deletes rows with logTime before the cutoff, room by room (the key leads with roomJid, so each batch is a range
+     * of one room's key, never a scan of the table), batch by batch.
+     */
     public long purgeOlderThan(long cutoffMillis) throws SQLException {
-        String sql = type.isMySqlFamily()
-                ? "DELETE FROM mucscaleRoomLog WHERE logTime < ? LIMIT " + config.purgeBatchSize()
-                : "DELETE FROM mucscaleRoomLog WHERE logId IN (SELECT logId FROM mucscaleRoomLog WHERE logTime < ?"
-                        + " LIMIT " + config.purgeBatchSize() + ")";
         long total = 0;
-        while (true) {
-            int n;
-            try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-                c.setAutoCommit(true);
-                ps.setLong(1, cutoffMillis);
-                n = ps.executeUpdate();
-            }
-            total += n;
-            if (n < config.purgeBatchSize()) {
-                return total;
-            }
+        for (String room : rooms("SELECT DISTINCT roomJid FROM mucscaleRoomLog", -1)) {
+            total += purgeRoomBefore(room, cutoffMillis);
         }
+        return total;
     }
 
     /** Keeps the newest {@code keep} messages of every room (ties at the boundary time are kept). */
     public long purgeBeyondCount(int keep) throws SQLException {
-        List<String> rooms = new ArrayList<>();
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT roomJid FROM mucscaleRoomLog GROUP BY roomJid"
-                     + " HAVING COUNT(*) > ?")) {
-            ps.setInt(1, keep);
-            try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
-                    rooms.add(rs.getString(1));
-                }
-            }
-        }
         long total = 0;
-        for (String room : rooms) {
+        for (String room : rooms("SELECT roomJid FROM mucscaleRoomLog GROUP BY roomJid HAVING COUNT(*) > ?", keep)) {
             Long cutoff = null;
             try (Connection c = dataSource.getConnection();
                  PreparedStatement ps = c.prepareStatement("SELECT logTime FROM mucscaleRoomLog WHERE roomJid = ?"
@@ -125,11 +105,35 @@ public final class RetentionPurger implements AutoCloseable {
         return total;
     }
 
+    private List<String> rooms(String sql, int parameter) throws SQLException {
+        List<String> rooms = new ArrayList<>();
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+            if (parameter >= 0) {
+                ps.setInt(1, parameter);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    rooms.add(rs.getString(1));
+                }
+            }
+        }
+        return rooms;
+    }
+
+    /**
+     * One room's rows before the cutoff, at most purgeBatchSize per DELETE. The table has no row id column: MySQL
+     * and MariaDB take DELETE ... LIMIT; PostgreSQL deletes by physical row address (ctid, a TID scan); HSQLDB by
+     * row value over the primary key.
+     */
     private long purgeRoomBefore(String room, long cutoffMillis) throws SQLException {
-        String sql = type.isMySqlFamily()
-                ? "DELETE FROM mucscaleRoomLog WHERE roomJid = ? AND logTime < ? LIMIT " + config.purgeBatchSize()
-                : "DELETE FROM mucscaleRoomLog WHERE logId IN (SELECT logId FROM mucscaleRoomLog WHERE roomJid = ?"
-                        + " AND logTime < ? LIMIT " + config.purgeBatchSize() + ")";
+        String batch = "SELECT %s FROM mucscaleRoomLog WHERE roomJid = ? AND logTime < ? LIMIT " + config.purgeBatchSize();
+        String sql = switch (type) {
+            case MYSQL, MARIADB -> "DELETE FROM mucscaleRoomLog WHERE roomJid = ? AND logTime < ? LIMIT "
+                    + config.purgeBatchSize();
+            case POSTGRESQL -> "DELETE FROM mucscaleRoomLog WHERE ctid = ANY(ARRAY(" + batch.formatted("ctid") + "))";
+            case HSQLDB -> "DELETE FROM mucscaleRoomLog WHERE (roomJid, logTime, stanzaId) IN ("
+                    + batch.formatted("roomJid, logTime, stanzaId") + ")";
+        };
         long total = 0;
         while (true) {
             int n;

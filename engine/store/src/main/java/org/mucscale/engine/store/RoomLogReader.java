@@ -19,8 +19,14 @@ import javax.sql.DataSource;
  */
 public final class RoomLogReader {
     private static final String SELECT = "SELECT " + RoomLogSql.COLUMNS + " FROM mucscaleRoomLog";
-    private static final Comparator<RoomLogRecord> BY_TIME =
-            Comparator.comparingLong(RoomLogRecord::logTimeMillis);
+    /**
+     * The table's key order (roomJid, logTime, stanzaId), for rows and pending records alike, so the two interleave
+     * as they will once the pending ones are stored: same-millisecond messages by stanzaId, which is send order for
+     * ids of one service run. String order is the binary order of utf8mb4_bin, PostgreSQL's COLLATE "C" and HSQLDB
+     * for every character outside the surrogate range.
+     */
+    static final Comparator<RoomLogRecord> BY_TIME =
+            Comparator.comparingLong(RoomLogRecord::logTimeMillis).thenComparing(RoomLogRecord::stanzaId);
 
     private final DataSource dataSource;
     private final DatabaseType type;
@@ -42,13 +48,12 @@ public final class RoomLogReader {
         List<RoomLogRecord> stored = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(limit(SELECT
-                     + " WHERE roomJid = ? AND logTime >= ? ORDER BY logTime DESC, logId DESC", maxMessages))) {
+                     + " WHERE roomJid = ? AND logTime >= ? ORDER BY logTime DESC, stanzaId DESC", maxMessages))) {
             ps.setString(1, roomJid);
             ps.setLong(2, sinceMillis);
             read(ps, stored);
         }
-        // newest first from the query (to take the last N); oldest first for the merge, whose sort is stable, so
-        // messages logged within one millisecond keep their order
+        // newest first from the query (to take the last N, a backward scan of the key); oldest first for the merge
         java.util.Collections.reverse(stored);
         List<RoomLogRecord> merged = merge(stored, pending, sinceMillis, Long.MAX_VALUE);
         return merged.size() <= maxMessages ? merged : merged.subList(merged.size() - maxMessages, merged.size());
@@ -60,7 +65,7 @@ public final class RoomLogReader {
         List<RoomLogRecord> stored = new ArrayList<>();
         try (Connection c = dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement(limit(SELECT
-                     + " WHERE roomJid = ? AND logTime >= ? AND logTime < ? ORDER BY logTime, logId", limit))) {
+                     + " WHERE roomJid = ? AND logTime >= ? AND logTime < ? ORDER BY logTime, stanzaId", limit))) {
             ps.setString(1, roomJid);
             ps.setLong(2, fromMillis);
             ps.setLong(3, toMillis);

@@ -9,7 +9,8 @@ import java.sql.Types;
  * The room log's idempotent insert for each database. MySQL/MariaDB and PostgreSQL get multi-row
  * {@code INSERT ... VALUES (...),(...)} statements built here, so batching is fast whatever the JDBC URL says (inside
  * Openfire the operator's URL rarely sets rewriteBatchedStatements); HSQLDB runs in-process, so a JDBC batch of
- * MERGE statements is as fast. Duplicates by stanzaId are ignored: {@code ON DUPLICATE KEY UPDATE} no-op (not
+ * MERGE statements is as fast. Duplicates are ignored on the table's only key, the primary key (roomJid, logTime,
+ * stanzaId), which a retried, replayed or recovered record always repeats whole: {@code ON DUPLICATE KEY UPDATE} no-op (not
  * {@code INSERT IGNORE}, which would also turn a too-long or badly encoded value into a silent truncation),
  * {@code ON CONFLICT DO NOTHING}, and MERGE ... WHEN NOT MATCHED.
  */
@@ -66,7 +67,8 @@ final class RoomLogSql {
         try (PreparedStatement ps = c.prepareStatement("MERGE INTO mucscaleRoomLog t USING (VALUES ("
                 + "CAST(? AS VARCHAR(255)), CAST(? AS VARCHAR(255)), CAST(? AS BIGINT), CAST(? AS VARCHAR(1023)),"
                 + " CAST(? AS VARCHAR(3071)), CAST(? AS LONGVARCHAR), CAST(? AS LONGVARCHAR), CAST(? AS VARCHAR(32)),"
-                + " CAST(? AS LONGVARCHAR))) AS v(" + COLUMNS + ") ON t.stanzaId = v.stanzaId"
+                + " CAST(? AS LONGVARCHAR))) AS v(" + COLUMNS + ")"
+                + " ON t.roomJid = v.roomJid AND t.logTime = v.logTime AND t.stanzaId = v.stanzaId"
                 + " WHEN NOT MATCHED THEN INSERT (" + COLUMNS + ") VALUES (v.stanzaId, v.roomJid, v.logTime,"
                 + " v.senderNick, v.senderJid, v.body, v.subject, v.filterAction, v.stanza)")) {
             for (int k = from; k < to; k++) {
@@ -93,9 +95,9 @@ final class RoomLogSql {
             sb.append(r == 0 ? "(" : ",(").append("?,?,?,?,?,?,?,?,?").append(')');
         }
         if (type.isMySqlFamily()) {
-            sb.append(" ON DUPLICATE KEY UPDATE logId = logId");
+            sb.append(" ON DUPLICATE KEY UPDATE stanzaId = stanzaId");
         } else {
-            sb.append(" ON CONFLICT (stanzaId) DO NOTHING");
+            sb.append(" ON CONFLICT (roomJid, logTime, stanzaId) DO NOTHING");
         }
         String sql = sb.toString();
         multiRowCache[rows] = sql;

@@ -1,6 +1,7 @@
 package org.mucscale.engine.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.mucscale.engine.store.StoreTestSupport.body;
 import static org.mucscale.engine.store.StoreTestSupport.counts;
 import static org.mucscale.engine.store.StoreTestSupport.deadLetterCount;
@@ -9,6 +10,9 @@ import static org.mucscale.engine.store.StoreTestSupport.storedIds;
 
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,6 +34,8 @@ import org.mucscale.engine.store.StoreTestSupport.CountingListener;
  * restart mid-stream losing nothing, reads, retention and persistent rooms.
  */
 abstract class DatabaseContractTest {
+    private static final String[] TABLES = {"mucscaleRoomLog", "mucscaleDeadLetter", "mucscaleAffiliation",
+        "mucscaleRoomConfig", "mucscaleRoom"};
     @TempDir
     Path dir;
     RoomLogStore store;
@@ -52,8 +58,7 @@ abstract class DatabaseContractTest {
         listener = new CountingListener();
         SchemaInstaller.install(dataSource(), type());
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
-            for (String t : new String[] {"mucscaleRoomLog", "mucscaleDeadLetter", "mucscaleAffiliation",
-                    "mucscaleRoomConfig", "mucscaleRoom"}) {
+            for (String t : TABLES) {
                 s.execute("DELETE FROM " + t);
             }
         }
@@ -185,23 +190,103 @@ abstract class DatabaseContractTest {
     }
 
     @Test
+    void upgrade_version1TableWithRows_keepsEveryRowAndIgnoresReinserts() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            for (String t : TABLES) {
+                s.execute("DROP TABLE " + t);
+            }
+            s.execute("DELETE FROM ofVersion WHERE name = 'mucscale'");
+            // the version 1 install script as released (a copy from git history in src/test/resources)
+            SchemaInstaller.runScript(c, "schema-v1/mucscale_" + type().openfireName() + ".sql");
+        }
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(1);
+        long sameMs = 1_700_000_000_500L;
+        List<RoomLogRecord> rows = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            rows.add(record(i % 3 == 0 ? "up-a@muc" : "up-b@muc", i));
+        }
+        // same millisecond, inserted out of id order (logId order c, a, b): version 2 reads them back a, b, c
+        rows.add(new RoomLogRecord("up-same-c", "up-a@muc", sameMs, "n", "u@example.org/r", "c \uD83C\uDF89",
+                "subject", "MASKED", "<message/>"));
+        rows.add(RoomLogRecord.message("up-same-a", "up-a@muc", sameMs, "n", null, "a"));
+        rows.add(RoomLogRecord.message("up-same-b", "up-a@muc", sameMs, "n", null, null));
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO mucscaleRoomLog (" + RoomLogSql.COLUMNS
+                     + ") VALUES (?,?,?,?,?,?,?,?,?)")) {
+            c.setAutoCommit(true);
+            for (RoomLogRecord r : rows) {
+                RoomLogSql.bind(ps, 1, r);
+                ps.executeUpdate();
+            }
+        }
+
+        assertThat(SchemaInstaller.install(dataSource(), type())).as("version found before").isEqualTo(1);
+
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(SchemaInstaller.LATEST_VERSION)
+                .isEqualTo(2);
+        assertThat(allRows()).as("every row kept, every column intact").containsExactlyInAnyOrderElementsOf(rows);
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            assertThatThrownBy(() -> s.executeQuery("SELECT logId FROM mucscaleRoomLog").close())
+                    .isInstanceOf(SQLException.class);
+        }
+        // a replayed batch (every record again, plus one new) is ignored on the new key
+        RoomLogRecord fresh = RoomLogRecord.message("up-new", "up-b@muc", sameMs, "n", null, "new");
+        List<RoomLogRecord> replay = new ArrayList<>(rows);
+        replay.add(fresh);
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            new RoomLogSql(type()).insert(c, replay.toArray(new RoomLogRecord[0]), 0, replay.size());
+            c.commit();
+        }
+        assertThat(counts(dataSource())).containsExactly(rows.size() + 1, rows.size() + 1);
+        RoomLogReader reader = new RoomLogReader(dataSource(), type(), null);
+        assertThat(reader.history("up-a@muc", 3, sameMs)).extracting(RoomLogRecord::stanzaId)
+                .containsExactly("up-same-a", "up-same-b", "up-same-c");
+        assertThat(reader.between("up-a@muc", 0, Long.MAX_VALUE, 1_000)).extracting(RoomLogRecord::logTimeMillis)
+                .hasSize(103).isSorted();
+    }
+
+    private List<RoomLogRecord> allRows() throws SQLException {
+        List<RoomLogRecord> out = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT " + RoomLogSql.COLUMNS + " FROM mucscaleRoomLog")) {
+            while (rs.next()) {
+                out.add(new RoomLogRecord(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getString(4),
+                        rs.getString(5), rs.getString(6), rs.getString(7), rs.getString(8), rs.getString(9)));
+            }
+        }
+        return out;
+    }
+
+    @Test
     void historyAndPurgeAndRooms_onThisDatabase_work() throws Exception {
         store = open(config().withBatching(50, Duration.ofMillis(20)).withRetention(0, 0, 1_000, 9));
         for (int i = 0; i < 60; i++) {
             store.offer(record("h@muc", i));
+            if (i < 12) {
+                store.offer(record("h2@muc", i));
+            }
         }
         assertThat(store.writer().awaitIdle(10_000)).isTrue();
         assertThat(store.history("h@muc", 5, 0)).extracting(RoomLogRecord::stanzaId)
                 .containsExactly("id-h@muc-55", "id-h@muc-56", "id-h@muc-57", "id-h@muc-58", "id-h@muc-59");
-        // messages within one millisecond come back in the order they were logged, not reversed
-        for (int i = 0; i < 3; i++) {
+        // messages within one millisecond come back in stanza-id order (send order for ids of one service run),
+        // whatever order they reached the table in, oldest first, neither reversed nor by arrival
+        for (int i : new int[] {2, 0, 3, 1}) {
             store.offer(RoomLogRecord.message("same-ms-" + i, "t@muc", 1_700_000_000_100L, "nick", null, "m" + i));
         }
         assertThat(store.writer().awaitIdle(10_000)).isTrue();
         assertThat(store.history("t@muc", 3, 0)).extracting(RoomLogRecord::stanzaId)
+                .containsExactly("same-ms-1", "same-ms-2", "same-ms-3");
+        assertThat(store.reader().between("t@muc", 0, Long.MAX_VALUE, 3)).extracting(RoomLogRecord::stanzaId)
                 .containsExactly("same-ms-0", "same-ms-1", "same-ms-2");
         assertThat(store.purger().purgeBeyondCount(20)).isEqualTo(40);
-        assertThat(store.purger().purgeOlderThan(record("h@muc", 50).logTimeMillis())).isEqualTo(10);
+        // by age, room by room: h@muc keeps 50..59 of its 20, h2@muc (all older) loses its 12, t@muc is newer
+        assertThat(store.purger().purgeOlderThan(record("h@muc", 50).logTimeMillis())).isEqualTo(10 + 12);
+        assertThat(store.reader().count("h@muc")).isEqualTo(10);
+        assertThat(store.reader().count("h2@muc")).isZero();
+        assertThat(store.reader().count("t@muc")).isEqualTo(4);
         store.rooms().saveRoom("r@muc", Map.of("name", "R \uD83C\uDF89"));
         store.rooms().setAffiliation("r@muc", "a@example.org", "owner", null);
         assertThat(store.rooms().loadRoom("r@muc").orElseThrow().config()).containsEntry("name", "R \uD83C\uDF89");
