@@ -247,6 +247,36 @@ abstract class DatabaseContractTest {
                 .hasSize(103).isSorted();
     }
 
+    @Test
+    void history_sameMillisecondRowsAndQueuedRecords_interleaveByStanzaIdAsOnceStored() throws Exception {
+        long t = 1_700_000_000_700L;
+        RoomLogRecord[] stored = {RoomLogRecord.message("mix-1", "mix@muc", t, "n", null, "1"),
+            RoomLogRecord.message("mix-3", "mix@muc", t, "n", null, "3")};
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            new RoomLogSql(type()).insert(c, stored, 0, stored.length);
+            c.commit();
+        }
+        // a writer that is never started keeps what it is offered queued: the records a lookup merges in
+        RoomLogWriter queued = new RoomLogWriter(dataSource(), type(), config(), Clock.SYSTEM, listener);
+        try {
+            for (String id : new String[] {"mix-4", "mix-0", "mix-3", "mix-2"}) {
+                assertThat(queued.offer(RoomLogRecord.message(id, "mix@muc", t, "n", null, id)))
+                        .isEqualTo(OfferResult.QUEUED);
+            }
+            RoomLogReader reader = new RoomLogReader(dataSource(), type(), queued);
+            assertThat(reader.history("mix@muc", 4, 0)).extracting(RoomLogRecord::stanzaId)
+                    .containsExactly("mix-1", "mix-2", "mix-3", "mix-4");
+            assertThat(reader.between("mix@muc", t, t + 1, 10)).extracting(RoomLogRecord::stanzaId)
+                    .containsExactly("mix-0", "mix-1", "mix-2", "mix-3", "mix-4");
+        } finally {
+            queued.close();
+        }
+        assertThat(new RoomLogReader(dataSource(), type(), null).between("mix@muc", t, t + 1, 10))
+                .as("drained on close, the duplicate ignored").extracting(RoomLogRecord::stanzaId)
+                .containsExactly("mix-0", "mix-1", "mix-2", "mix-3", "mix-4");
+    }
+
     private List<RoomLogRecord> allRows() throws SQLException {
         List<RoomLogRecord> out = new ArrayList<>();
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
