@@ -17,11 +17,11 @@ import org.slf4j.LoggerFactory;
  * from memory with {@code com.mysql.cj.jdbc.JdbcStatement#setLocalInfileInputStream}. The server neither parses SQL
  * per row nor builds an UPDATE clause, and the writer does not escape thousands of parameters through the driver.
  *
- * <p>Correctness: LOCAL turns data errors (too long, bad string, duplicate stanza id) into warnings and stores a
+ * <p>Correctness: LOCAL turns data errors (too long, bad string, duplicate key) into warnings and stores a
  * mangled row instead. So {@link #load} accepts the batch only when every row was inserted and the server reported no
  * warning at all; otherwise it returns false and the caller rolls back and re-runs the batch through the multi-row
- * INSERT path, which splits it and parks bad rows (and skips duplicates by stanza id). Nothing is committed that the
- * INSERT path would not have committed.
+ * INSERT path, which splits it and parks bad rows (and skips duplicates on the key roomJid, logTime, stanzaId).
+ * Nothing is committed that the INSERT path would not have committed.
  *
  * <p>Availability: needs mysql-connector-j (found by reflection, since inside Openfire the driver comes from the
  * server) and a connection that allows LOCAL INFILE ({@code allowLoadLocalInfile=true}, or
