@@ -71,7 +71,7 @@ class PluginJarLayoutIT {
         assertThat(x.evaluate("/plugin/minJavaVersion", doc)).isEqualTo("17");
         assertThat(x.evaluate("/plugin/csrfProtectionEnabled", doc)).isEqualTo("true");
         assertThat(x.evaluate("/plugin/databaseKey", doc)).isEqualTo("mucscale");
-        assertThat(x.evaluate("/plugin/databaseVersion", doc)).isEqualTo("1");
+        assertThat(x.evaluate("/plugin/databaseVersion", doc)).isEqualTo(String.valueOf(org.mucscale.engine.store.SchemaInstaller.LATEST_VERSION));
         assertThat(x.evaluate("/plugin/adminconsole/tab[@id='tab-groupchat']//item/@url", doc))
                 .isEqualTo("mucscale-dashboard.jsp");
     }
@@ -120,9 +120,11 @@ class PluginJarLayoutIT {
         Path root = Path.of(System.getProperty("mucscale.i18n.dir", "src/main/i18n")).getParent().getParent()
                 .getParent().resolve("database");
         if (Files.isDirectory(root)) {
-            try (JarFile f = new JarFile(jar.toFile()); var files = Files.list(root)) {
+            // Install scripts and every upgrade/N/ script: Openfire's SchemaManager reads both from the jar.
+            try (JarFile f = new JarFile(jar.toFile()); var files = Files.walk(root)) {
                 for (Path p : files.filter(p -> p.toString().endsWith(".sql")).toList()) {
-                    assertThat(f.getEntry("database/" + p.getFileName())).as(p.toString()).isNotNull();
+                    String entry = "database/" + root.relativize(p).toString().replace('\\', '/');
+                    assertThat(f.getEntry(entry)).as(p.toString()).isNotNull();
                 }
             }
         }

@@ -33,9 +33,29 @@ import org.slf4j.LoggerFactory;
 final class MySqlBulkLoad {
     private static final Logger LOG = LoggerFactory.getLogger(MySqlBulkLoad.class);
 
-    static final String SQL = "LOAD DATA LOCAL INFILE 'mucscale-roomlog.tsv' IGNORE INTO TABLE mucscaleRoomLog"
-            + " CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n'"
-            + " (" + RoomLogSql.COLUMNS + ")";
+    private static final String LOAD = "LOAD DATA LOCAL INFILE 'mucscale-roomlog.tsv' IGNORE INTO TABLE mucscaleRoomLog"
+            + " CHARACTER SET utf8mb4 FIELDS TERMINATED BY '\\t' ESCAPED BY '\\\\' LINES TERMINATED BY '\\n'";
+    static final String SQL = LOAD + " (" + RoomLogSql.COLUMNS + ")";
+    /**
+     * For batches of plain messages (no subject, no filter action, no raw stanza: what a chat room logs almost always):
+     * six fields per line instead of nine, the other columns default to NULL. The server's field reader is about a
+     * quarter of its LOAD DATA cost; three fewer fields per row measured about 5 % less MariaDB CPU.
+     */
+    static final String SQL_PLAIN = LOAD + " (stanzaId, roomJid, logTime, senderNick, senderJid, body)";
+
+    /**
+     * The order rows are sent in: the table's key. Each room's rows then go into its B-tree leaf one after another
+     * instead of alternating between rooms row by row (measured: a few percent less MariaDB CPU per row). Only a
+     * locality hint: String order is UTF-16 order, which may differ from the collation's for rare characters.
+     */
+    private static final java.util.Comparator<RoomLogRecord> KEY_ORDER = (a, b) -> {
+        int c = a.roomJid().compareTo(b.roomJid());
+        if (c != 0) {
+            return c;
+        }
+        c = Long.compare(a.logTimeMillis(), b.logTimeMillis());
+        return c != 0 ? c : a.stanzaId().compareTo(b.stanzaId());
+    };
 
     enum Outcome {
         /** Every row inserted, no warning: the caller commits. */
@@ -51,6 +71,9 @@ final class MySqlBulkLoad {
 
     private byte[] buf = new byte[256 * 1024];
     private int len;
+    // The batch in key order (references only; cleared after each encode so no record outlives its batch).
+    private RoomLogRecord[] sorted = new RoomLogRecord[0];
+    private boolean plain;
 
     /** True when mysql-connector-j is on the class path (the only driver this path supports). */
     static boolean driverPresent() {
@@ -92,7 +115,7 @@ final class MySqlBulkLoad {
             }
             long rows;
             try {
-                rows = st.executeLargeUpdate(SQL);
+                rows = st.executeLargeUpdate(plain ? SQL_PLAIN : SQL);
             } catch (SQLException e) {
                 if (isNotAllowed(e)) {
                     LOG.warn("mucscale store: LOAD DATA LOCAL INFILE is not allowed on this connection ({}); using"
@@ -130,11 +153,28 @@ final class MySqlBulkLoad {
         return java.util.Arrays.copyOf(buf, len);
     }
 
-    /** One line per record: nine tab-separated fields, NULL as {@code \N}, tab/newline/backslash/NUL escaped. */
-    void encode(RoomLogRecord[] records, int from, int to) {
+    /**
+     * One line per record in key order: nine tab-separated fields ({@link #SQL}), or six when no record has a subject,
+     * filter action or stanza ({@link #SQL_PLAIN}); NULL as {@code \N}, tab/newline/backslash/NUL escaped. Returns
+     * whether the six-field form was used.
+     */
+    boolean encode(RoomLogRecord[] records, int from, int to) {
+        int n = to - from;
+        if (sorted.length < n) {
+            sorted = new RoomLogRecord[n];
+        }
+        System.arraycopy(records, from, sorted, 0, n);
+        java.util.Arrays.sort(sorted, 0, n, KEY_ORDER);
+        boolean allPlain = true;
+        for (int i = 0; i < n && allPlain; i++) {
+            RoomLogRecord r = sorted[i];
+            allPlain = r.subject() == null && r.filterAction() == null && r.stanza() == null;
+        }
+        plain = allPlain;
         len = 0;
-        for (int i = from; i < to; i++) {
-            RoomLogRecord r = records[i];
+        for (int i = 0; i < n; i++) {
+            RoomLogRecord r = sorted[i];
+            sorted[i] = null;
             text(r.stanzaId());
             put((byte) '\t');
             text(r.roomJid());
@@ -146,6 +186,10 @@ final class MySqlBulkLoad {
             text(r.senderJid());
             put((byte) '\t');
             text(r.body());
+            if (allPlain) {
+                put((byte) '\n');
+                continue;
+            }
             put((byte) '\t');
             text(r.subject());
             put((byte) '\t');
@@ -154,6 +198,7 @@ final class MySqlBulkLoad {
             text(r.stanza());
             put((byte) '\n');
         }
+        return allPlain;
     }
 
     private void put(byte b) {

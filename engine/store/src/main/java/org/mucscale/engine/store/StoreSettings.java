@@ -54,7 +54,7 @@ public final class StoreSettings {
             false, "MySQL/MariaDB with mysql-connector-j: write batches with LOAD DATA LOCAL INFILE from memory (any"
                     + " warning re-runs the batch as INSERT); false, or a connection that refuses it, uses INSERT.");
 
-    public static final Setting<Integer> WRITER_CONNECTIONS = Setting.ofInt("mucscale.store.writer-connections", 2,
+    public static final Setting<Integer> WRITER_CONNECTIONS = Setting.ofInt("mucscale.store.writer-connections", 3,
             1, 16, false,
             "Database connections the room log writer commits its batches over in parallel (one queue; reads order by"
                     + " time, so batches may commit out of order); one database connection writes at most what one"
@@ -87,7 +87,7 @@ public final class StoreSettings {
     public static final Setting<String> JDBC_PASSWORD = Setting.ofString("mucscale.store.jdbc-password", "", false,
             "Standalone only: database password.");
 
-    public static final Setting<Integer> POOL_SIZE = Setting.ofInt("mucscale.store.pool-size", 4, 1, 100, false,
+    public static final Setting<Integer> POOL_SIZE = Setting.ofInt("mucscale.store.pool-size", 6, 2, 100, false,
             "Standalone only: most connections the pool opens; must exceed mucscale.store.writer-connections, the rest"
                     + " serve reads, purge and rooms.");
 

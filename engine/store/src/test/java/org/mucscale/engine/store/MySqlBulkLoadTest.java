@@ -119,6 +119,27 @@ class MySqlBulkLoadTest {
     }
 
     @Test
+    void bulkLoad_plainMessagesBatch_sixFieldForm_readsBackExactlyWithNullSubjectActionAndStanza() throws Exception {
+        String[] texts = {"tab\there", "new\nline\r\n", "back\\slash \\N \\t \\", "nul\0byte", "\\N",
+                "emoji \uD83C\uDF89 and \u00e9\u4e2d", "", "quote ' \" ; ,"};
+        List<RoomLogRecord> records = new ArrayList<>();
+        for (int i = 0; i < texts.length; i++) {
+            // Sent newest first: the batch goes in key order, history still reads by time.
+            records.add(RoomLogRecord.message("plain-" + i, "v@muc", 200L - i, "nick " + texts[i],
+                    i % 2 == 0 ? null : texts[i], texts[i]));
+        }
+        store = open(pool, true);
+        records.forEach(store::offer);
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.writer().bulkLoadActive()).isTrue();
+        assertThat(store.writer().bulkLoadFallbacks()).isZero();
+        List<RoomLogRecord> back = store.history("v@muc", 100, 0);
+        List<RoomLogRecord> expected = new ArrayList<>(records);
+        java.util.Collections.reverse(expected);
+        assertThat(back).containsExactlyElementsOf(expected);
+    }
+
+    @Test
     void bulkLoad_batchWithTooLongNickAndDuplicates_fallsBackSoTheBadRowIsParkedAndNothingDuplicates()
             throws Exception {
         store = open(pool, true);
@@ -162,9 +183,30 @@ class MySqlBulkLoadTest {
     @Test
     void encode_escapesAndNulls_matchLoadDataFormat() {
         MySqlBulkLoad bulk = new MySqlBulkLoad();
-        bulk.encode(new RoomLogRecord[] {new RoomLogRecord("a\tb", "r@muc", -12L, "n\\", null, "x\ny\0\u00e9",
-                null, null, null)}, 0, 1);
+        RoomLogRecord full = new RoomLogRecord("a\tb", "r@muc", -12L, "n\\", null, "x\ny\0\u00e9",
+                null, "MASK", null);
+        assertThat(bulk.encode(new RoomLogRecord[] {full}, 0, 1)).isFalse();
         assertThat(new String(bulk.encoded(), StandardCharsets.UTF_8))
-                .isEqualTo("a\\tb\tr@muc\t-12\tn\\\\\t\\N\tx\\ny\\0\u00e9\t\\N\t\\N\t\\N\n");
+                .isEqualTo("a\\tb\tr@muc\t-12\tn\\\\\t\\N\tx\\ny\\0\u00e9\t\\N\tMASK\t\\N\n");
+    }
+
+    @Test
+    void encode_plainMessages_sixFieldsInKeyOrder_anyOtherFieldInTheBatch_nineForAll() {
+        MySqlBulkLoad bulk = new MySqlBulkLoad();
+        RoomLogRecord b2 = RoomLogRecord.message("s3", "b@muc", 2L, "n", null, "third");
+        RoomLogRecord a5 = RoomLogRecord.message("s1", "a@muc", 5L, "n", "u@x/r", "second");
+        RoomLogRecord a1 = RoomLogRecord.message("s2", "a@muc", 1L, "n", null, "first");
+        RoomLogRecord[] batch = {b2, a5, a1};
+        assertThat(bulk.encode(batch, 0, 3)).isTrue();
+        assertThat(new String(bulk.encoded(), StandardCharsets.UTF_8)).isEqualTo(
+                "s2\ta@muc\t1\tn\t\\N\tfirst\n"
+                + "s1\ta@muc\t5\tn\tu@x/r\tsecond\n"
+                + "s3\tb@muc\t2\tn\t\\N\tthird\n");
+        assertThat(batch).containsExactly(b2, a5, a1); // the caller's batch (readers see it) is left as it was
+        RoomLogRecord withSubject = new RoomLogRecord("s4", "a@muc", 3L, "n", null, null, "topic", null, null);
+        assertThat(bulk.encode(new RoomLogRecord[] {b2, withSubject}, 0, 2)).isFalse();
+        assertThat(new String(bulk.encoded(), StandardCharsets.UTF_8)).isEqualTo(
+                "s4\ta@muc\t3\tn\t\\N\t\\N\ttopic\t\\N\t\\N\n"
+                + "s3\tb@muc\t2\tn\t\\N\tthird\t\\N\t\\N\t\\N\n");
     }
 }

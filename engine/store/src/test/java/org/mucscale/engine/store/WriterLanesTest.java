@@ -195,7 +195,7 @@ class WriterLanesTest {
         assertThatThrownBy(() -> StandaloneDataSource.create(tooSmallPool))
                 .isInstanceOf(InvalidSettingException.class)
                 .hasMessageContaining("mucscale.store.pool-size must exceed mucscale.store.writer-connections (4)");
-        assertThat(StoreConfig.from(Settings.defaults(StoreSettings.ALL)).writerConnections()).isEqualTo(2);
+        assertThat(StoreConfig.from(Settings.defaults(StoreSettings.ALL)).writerConnections()).isEqualTo(3);
     }
 
     private long roomCount(String room) throws Exception {
