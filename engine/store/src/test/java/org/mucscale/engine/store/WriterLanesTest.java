@@ -10,8 +10,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -199,13 +197,6 @@ class WriterLanesTest {
     }
 
     private long roomCount(String room) throws Exception {
-        try (Connection c = pool.getConnection();
-             PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM mucscaleRoomLog WHERE roomJid = ?")) {
-            ps.setString(1, room);
-            try (ResultSet rs = ps.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
-            }
-        }
+        return store.reader().count(room);
     }
 }
