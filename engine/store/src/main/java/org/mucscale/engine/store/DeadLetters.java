@@ -17,7 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Parks a record the database refused (once isolated from its batch): in {@code mucscaleDeadLetter}, or, when that
  * insert fails too, as a line in {@code dead-letters.log} in the spill directory; failing that, the whole record is
- * logged at ERROR. Each park is logged with the reason. Used by the writer thread only.
+ * logged at ERROR. Each park is logged with the reason. Used by the writer lanes, possibly at once: the file append is
+ * synchronized so two parked lines never interleave.
  */
 final class DeadLetters {
     private static final Logger LOG = LoggerFactory.getLogger(DeadLetters.class);
@@ -57,6 +58,10 @@ final class DeadLetters {
                     ascii(r.stanzaId(), 255), e.getMessage(), file);
         }
         String line = now + "\t" + ascii(reason, 2000).replace('\t', ' ').replace('\n', ' ') + "\t" + encoded + "\n";
+        appendLine(line, encoded);
+    }
+
+    private synchronized void appendLine(String line, String encoded) {
         try {
             Files.createDirectories(file.getParent());
             Files.writeString(file, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE,

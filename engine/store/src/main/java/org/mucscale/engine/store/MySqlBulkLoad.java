@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  * {@code allowLoadLocalInfileInPath} set, in the JDBC URL; the standalone pool adds the latter). When the driver or the
  * server refuses, {@link #load} says {@link Outcome#UNAVAILABLE} and the writer uses INSERT from then on.
  *
- * <p>Threads: the writer thread only (the buffer is reused batch after batch).
+ * <p>Threads: one writer lane's thread only; each lane has its own (the buffer is reused batch after batch).
  */
 final class MySqlBulkLoad {
     private static final Logger LOG = LoggerFactory.getLogger(MySqlBulkLoad.class);

@@ -6,7 +6,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
- * The bounded write-behind queue: many producers (room threads), one consumer (the writer thread).
+ * The bounded write-behind queue: many producers (room threads), one consumer at a time (the writer's
+ * lanes take batches under the writer's take lock, which orders their consumer calls).
  *
  * <p>Design: a ring of {@code capacity} slots, each with a sequence number (Vyukov's bounded queue). A producer claims
  * position {@code t} by CAS on {@code tail} when slot {@code t % capacity} has sequence {@code t} (free for this lap),

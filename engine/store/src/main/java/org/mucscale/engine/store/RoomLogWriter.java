@@ -658,7 +658,7 @@ public final class RoomLogWriter implements AutoCloseable {
 
     /**
      * Stops taking records into the queue (later offers go to the overflow policy), drains the queue into the
-     * database for at most the drain timeout, spills the rest to disk (fsynced) and stops the writer thread.
+     * database for at most the drain timeout, spills the rest to disk (fsynced) and stops the writer lanes.
      */
     @Override
     public void close() {

@@ -20,8 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * shutdown could not drain. Each append reaches the OS before returning (a kill -9 keeps it; {@link #force()} makes
  * it survive power loss too). The writer replays sealed files into the database and deletes each once committed.
  *
- * <p>Concurrency: producers append on the overflow path (rare; a monitor here is acceptable), the writer thread
- * seals and deletes. All file state is guarded by {@code this}.
+ * <p>Concurrency: producers append on the overflow path (rare; a monitor here is acceptable), writer lanes spill
+ * on shutdown, lane 1 seals, replays and deletes. All file state is guarded by {@code this}.
  */
 final class SpillFiles {
     static final int MAX_RECORDS_PER_FILE = 50_000;

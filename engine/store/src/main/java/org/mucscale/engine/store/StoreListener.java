@@ -3,7 +3,7 @@ package org.mucscale.engine.store;
 /**
  * Metrics hook: every state a record passes through is reported here (the metrics module adapts it to counters and
  * histograms). Every method has a no-op default. {@link #enqueued} and {@link #spilled}/{@link #rejected} run on the
- * caller's (room) thread and must be cheap and non-blocking; the rest run on the store's writer thread.
+ * caller's (room) thread and must be cheap and non-blocking; the rest run on the store's writer lanes, several at once, so implementations must be thread-safe.
  */
 public interface StoreListener {
     StoreListener NONE = new StoreListener() {

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * every record in it is committed, dead-lettered or fsynced into a spill file ({@link Segment#release}).
  *
  * <p>Concurrency: any thread calls {@link #append}; only the flusher thread touches the file channel and the
- * current segment; {@link Segment#release} runs on the store's writer thread.
+ * current segment; {@link Segment#release} runs on the store's writer lanes (an atomic count).
  */
 final class WriteAheadLog implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(WriteAheadLog.class);
