@@ -78,6 +78,13 @@ class RealOpenfireIT {
     static int adminPort;
     static HttpClient http;
     static final List<XMPPTCPConnection> connections = new ArrayList<>();
+    /**
+     * Each connection binds a resource of its own. Earlier connections stay open until the end, and a second login
+     * with the same full JID is a resource conflict: while Openfire replaces the old session it lost the join answer
+     * about 1 time in 15 for Openfire's own MUC just as for ours (measured 2026-11-22, see docs/openfire.md), which
+     * made these tests flaky; real clients do not log in twice with one full JID.
+     */
+    static final java.util.concurrent.atomic.AtomicInteger RESOURCES = new java.util.concurrent.atomic.AtomicInteger();
 
     @BeforeAll
     static void startOpenfire() throws Exception {
@@ -245,7 +252,7 @@ class RealOpenfireIT {
                 Message m = inbox.get(nick).poll(20, TimeUnit.SECONDS);
                 assertThat(m).as(nick + " receives message " + i).isNotNull();
                 assertThat(m.getBody()).isEqualTo("raw " + i);
-                assertThat(m.getTo().toString()).isEqualTo(nick + "@" + DOMAIN + "/it");
+                assertThat(m.getTo().toString()).startsWith(nick + "@" + DOMAIN + "/it-");
                 assertThat(m.getFrom().toString()).isEqualTo(room + "/alice");
             }
         }
@@ -443,7 +450,7 @@ class RealOpenfireIT {
         XMPPTCPConnection c = new XMPPTCPConnection(XMPPTCPConnectionConfiguration.builder()
                 .setXmppDomain(DOMAIN).setHost("127.0.0.1").setPort(c2sPort)
                 .setSecurityMode(SecurityMode.disabled)
-                .setUsernameAndPassword(user, USER_PASSWORD).setResource("it")
+                .setUsernameAndPassword(user, USER_PASSWORD).setResource("it-" + RESOURCES.incrementAndGet())
                 .setSendPresence(true)
                 .build());
         c.setReplyTimeout(15_000);
