@@ -173,9 +173,18 @@ class StoreBenchmarks {
                     false, lanes);
             truncate(pool);
             double[] bulkOne = writerRun("writer, LOAD DATA LOCAL, 1 connection ", db, pool, total, body, true, 1);
-            truncate(pool);
-            double[] bulk = writerRun("writer, LOAD DATA LOCAL, " + lanes + " connections", db, pool, total, body,
-                    true, lanes);
+            // The default configuration three times: this VM's speed drifts by +-15 % from minute to minute, so the
+            // target is judged on the median run, and every run is printed.
+            double[][] runs = new double[3][];
+            for (int i = 0; i < runs.length; i++) {
+                truncate(pool);
+                runs[i] = writerRun("writer, LOAD DATA LOCAL, " + lanes + " connections, run " + (i + 1), db, pool,
+                        total, body, true, lanes);
+            }
+            java.util.Arrays.sort(runs, java.util.Comparator.comparingDouble(r -> r[0]));
+            double[] bulk = runs[1];
+            System.out.printf("writer, LOAD DATA LOCAL, %d connections: median of %d runs %,.0f rows/s (min %,.0f,"
+                    + " max %,.0f)%n", lanes, runs.length, bulk[0], runs[0][0], runs[runs.length - 1][0]);
             for (double[] w : new double[][] {insert, bulkOne, bulk}) {
                 w[3] = w[0] / rowByRowPerSecond;
             }
