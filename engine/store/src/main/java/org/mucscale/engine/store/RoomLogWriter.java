@@ -117,6 +117,12 @@ public final class RoomLogWriter implements AutoCloseable {
             this.thread.setDaemon(true);
             this.bulkLoad = bulkLoadAvailable ? new MySqlBulkLoad() : null;
         }
+
+        /** The batch of {@code n} is done (stored or spilled): unpublished first, then its references dropped. */
+        void finishBatch(int n) {
+            inFlightCount = 0;
+            java.util.Arrays.fill(batch, 0, n, null);
+        }
     }
 
     /**
@@ -364,8 +370,7 @@ public final class RoomLogWriter implements AutoCloseable {
         } else {
             spillAll(batch, n);
         }
-        lane.inFlightCount = 0;
-        java.util.Arrays.fill(batch, 0, n, null);
+        lane.finishBatch(n);
         return true;
     }
 
@@ -562,7 +567,6 @@ public final class RoomLogWriter implements AutoCloseable {
      */
     private void drain(Lane lane) {
         long deadline = drainDeadlineNanos;
-        RoomLogRecord[] batch = lane.batch;
         int emptySweeps = 0;
         // Offers racing with close() may still land for a moment: sweep until the queue stays empty.
         while (emptySweeps < 3) {
@@ -576,9 +580,8 @@ public final class RoomLogWriter implements AutoCloseable {
                 flush(lane, true, deadline);
             } else {
                 int n = take(lane, true);
-                spillAll(batch, n);
-                lane.inFlightCount = 0;
-                java.util.Arrays.fill(batch, 0, n, null);
+                spillAll(lane.batch, n);
+                lane.finishBatch(n);
             }
         }
     }
