@@ -1,0 +1,34 @@
+package org.mucscale.engine.cluster;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.mucscale.engine.config.Setting;
+
+/**
+ * The engine's clustering tunables ({@code mucscale.cluster.*}). Whether a node is clustered at all is the host's
+ * decision: inside Openfire it follows Openfire's own clustering; standalone it is {@code
+ * mucscale.standalone.cluster-enabled} with a Hazelcast member list.
+ */
+public final class ClusterSettings {
+    private ClusterSettings() {
+    }
+
+    public static final Setting<Integer> LOG_TAIL = Setting.ofInt("mucscale.cluster.log-tail", 500, 0, 100_000, false,
+            "Newest accepted messages of each room kept replicated on another node until a takeover re-logs them "
+                    + "(idempotently), so a node killed with messages still queued for the database loses none of "
+                    + "them; also the history a new owner serves. 0 keeps only the history.");
+
+    public static final Setting<Duration> HANDOFF_TIMEOUT = Setting.ofDuration("mucscale.cluster.handoff-timeout",
+            Duration.ofMillis(2000), Duration.ofMillis(50), Duration.ofMinutes(5), false,
+            "How long a node that became a room's owner holds the room's stanzas waiting for the previous owner's "
+                    + "hand-off before it takes the room over from the replicated state.");
+
+    public static final Setting<Duration> REPLICATION_TIMEOUT = Setting.ofDuration(
+            "mucscale.cluster.replication-timeout", Duration.ofMillis(5000), Duration.ofMillis(100),
+            Duration.ofMinutes(5), false,
+            "Longest a room thread waits for the cluster to confirm a write of room state before it delivers "
+                    + "anyway and counts the write as late.");
+
+    public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, REPLICATION_TIMEOUT);
+}
