@@ -9,6 +9,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.filter.ContentFilter;
 import org.mucscale.engine.filter.FilterConfig;
@@ -294,6 +295,7 @@ public final class MucScaleEngine implements AutoCloseable {
         private boolean installSchema;
         private boolean serveHttp;
         private Path home;
+        private ClusterTransport cluster;
 
         private Builder(String serviceDomain, Settings settings, Delivery delivery) {
             this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
@@ -330,6 +332,16 @@ public final class MucScaleEngine implements AutoCloseable {
          */
         public Builder home(Path dir) {
             this.home = dir.toAbsolutePath();
+            return this;
+        }
+
+        /**
+         * Joins the engine to a cluster through {@code transport} (standalone: Hazelcast embedded; Openfire: its own
+         * clustering API). The engine starts the transport after the MUC service and stops it first on close. Without
+         * this call the engine runs alone with no clustering code on its message path.
+         */
+        public Builder cluster(ClusterTransport transport) {
+            this.cluster = Objects.requireNonNull(transport);
             return this;
         }
 
