@@ -17,6 +17,11 @@ public final class RenderedStanza {
     private final byte[] prefixUtf8;
     private final byte[] suffixUtf8;
 
+    /** A stanza rendered elsewhere (another cluster node), from its two parts. */
+    public static RenderedStanza of(String prefix, String suffix) {
+        return new RenderedStanza(prefix, suffix);
+    }
+
     private RenderedStanza(String prefix, String suffix) {
         this.prefix = prefix;
         this.suffix = suffix;

@@ -69,6 +69,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     final HdrWindowReservoir storeBatchTime;
     final HdrWindowReservoir probeLatency;
     final HdrWindowReservoir gcPause;
+    final HdrWindowReservoir relayLatency;
+    final HdrWindowReservoir replicationTime;
 
     private final Histogram deliveryLatencyHistogram;
     private final Histogram fanoutHistogram;
@@ -78,6 +80,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     private final Histogram storeBatchTimeHistogram;
     private final Histogram probeLatencyHistogram;
     private final Histogram gcPauseHistogram;
+    private final Histogram relayLatencyHistogram;
+    private final Histogram replicationTimeHistogram;
 
     final Counter messages;
     final Counter deliveries;
@@ -90,6 +94,16 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter probesSent;
     final Counter probesReceived;
     final Counter filterActionsTotal;
+    final Counter relaysSent;
+    final Counter relayBytes;
+    final Counter relayDeliveries;
+    final Counter relaysReceived;
+    final Counter forwards;
+    final Counter replicationWrites;
+    final Counter replicationLate;
+    final Counter failovers;
+    final Counter handoffs;
+    final Counter linkGaps;
 
     final TopRooms topRooms;
     final TopRooms topFilterRooms;
@@ -120,6 +134,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeBatchTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         probeLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         gcPause = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        relayLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        replicationTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
 
         deliveryLatencyHistogram = histogram("mucscale.muc.delivery.latency.ns", deliveryLatency);
         fanoutHistogram = histogram("mucscale.muc.fanout", fanout);
@@ -129,6 +145,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeBatchTimeHistogram = histogram("mucscale.store.batch.time.ns", storeBatchTime);
         probeLatencyHistogram = histogram("mucscale.probe.latency.ns", probeLatency);
         gcPauseHistogram = histogram("mucscale.jvm.gc.pause.ns", gcPause);
+        relayLatencyHistogram = histogram("mucscale.cluster.relay.latency.ns", relayLatency);
+        replicationTimeHistogram = histogram("mucscale.cluster.replication.time.ns", replicationTime);
 
         messages = registry.counter("mucscale.muc.messages");
         deliveries = registry.counter("mucscale.muc.deliveries");
@@ -141,6 +159,16 @@ public final class MucScaleMetrics implements AutoCloseable {
         gcCycles = registry.counter("mucscale.jvm.gc.cycles");
         probesSent = registry.counter("mucscale.probe.sent");
         probesReceived = registry.counter("mucscale.probe.received");
+        relaysSent = registry.counter("mucscale.cluster.relays.sent");
+        relayBytes = registry.counter("mucscale.cluster.relay.bytes");
+        relayDeliveries = registry.counter("mucscale.cluster.relay.deliveries");
+        relaysReceived = registry.counter("mucscale.cluster.relays.received");
+        forwards = registry.counter("mucscale.cluster.forwards");
+        replicationWrites = registry.counter("mucscale.cluster.replication.writes");
+        replicationLate = registry.counter("mucscale.cluster.replication.late");
+        failovers = registry.counter("mucscale.cluster.failovers");
+        handoffs = registry.counter("mucscale.cluster.handoffs");
+        linkGaps = registry.counter("mucscale.cluster.link.gaps");
 
         topRooms = new TopRooms(config.topRooms() * 4);
         topFilterRooms = new TopRooms(config.topRooms() * 4);
@@ -286,6 +314,66 @@ public final class MucScaleMetrics implements AutoCloseable {
     }
 
     /** End-to-end probe: send to receive through the real delivery path. */
+    /** A relay sent to another cluster node (called on room threads; lock-free). */
+    public void clusterRelaySent(int deliveries, int bytes) {
+        relaysSent.inc();
+        relayBytes.inc(bytes);
+        relayDeliveries.inc(deliveries);
+    }
+
+    /** A relay arrived from another node, {@code latencyNs} after the sender's flush (wall clock). */
+    public void clusterRelayReceived(long latencyNs) {
+        relaysReceived.inc();
+        relayLatencyHistogram.update(latencyNs);
+    }
+
+    public void clusterForwarded() {
+        forwards.inc();
+    }
+
+    public void clusterReplicated(long nanos, boolean late) {
+        replicationWrites.inc();
+        replicationTimeHistogram.update(nanos);
+        if (late) {
+            replicationLate.inc();
+        }
+    }
+
+    public void clusterAdopted(boolean failover) {
+        if (failover) {
+            failovers.inc();
+        }
+    }
+
+    public void clusterHandedOff() {
+        handoffs.inc();
+    }
+
+    public void clusterLinkGap() {
+        linkGaps.inc();
+    }
+
+    /** The cluster's view for the dashboard: nodes and rooms per node (null supplier: not clustered). */
+    public void clusterView(java.util.function.Supplier<ClusterView> view) {
+        this.clusterView = view;
+    }
+
+    public ClusterView clusterView() {
+        java.util.function.Supplier<ClusterView> v = clusterView;
+        try {
+            return v == null ? null : v.get();
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private volatile java.util.function.Supplier<ClusterView> clusterView;
+
+    /** This node and the rooms each member of the cluster owns. */
+    public record ClusterView(String localNode, Map<String, Integer> roomsPerNode, long failovers,
+                              long lastFailoverMillis) {
+    }
+
     public void recordProbeLatencyNs(long latencyNs) {
         probeLatencyHistogram.update(latencyNs);
         probesReceived.inc();

@@ -13,14 +13,23 @@ final class Command {
     final Jid roomJid;
     final long arrivalNs;
     final Consumer<RoomShard> task;
+    /** The cluster node the stanza entered at (null: this node), and how often it was forwarded to get here. */
+    final String entryNode;
+    final int hops;
 
     Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs) {
+        this(stanza, from, to, roomJid, arrivalNs, null, 0);
+    }
+
+    Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs, String entryNode, int hops) {
         this.stanza = stanza;
         this.from = from;
         this.to = to;
         this.roomJid = roomJid;
         this.arrivalNs = arrivalNs;
         this.task = null;
+        this.entryNode = entryNode;
+        this.hops = hops;
     }
 
     Command(Consumer<RoomShard> task) {
@@ -30,5 +39,7 @@ final class Command {
         this.roomJid = null;
         this.arrivalNs = 0;
         this.task = task;
+        this.entryNode = null;
+        this.hops = 0;
     }
 }

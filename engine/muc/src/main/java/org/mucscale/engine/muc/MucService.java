@@ -1,6 +1,7 @@
 package org.mucscale.engine.muc;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -9,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import org.mucscale.engine.muc.Stanzas.Condition;
 import org.mucscale.engine.port.Clock;
@@ -64,7 +66,7 @@ public final class MucService {
             throw new IllegalArgumentException("the MUC service address must be a domain, was " + b.serviceDomain);
         }
         ctx = new ServiceContext(service, b.config, b.delivery, b.clock, b.inspector, b.logSink, b.repository,
-                b.listener);
+                b.listener, b.placement, b.replication);
         shards = new RoomShard[b.config.shardThreads];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new RoomShard(i, ctx, b.config.commandQueueCapacity);
@@ -180,9 +182,22 @@ public final class MucService {
      * since there is nobody to answer).
      */
     public void process(XmlElement stanza) {
+        process(stanza, null, 0);
+    }
+
+    /**
+     * Handles a stanza another node of the cluster forwarded here (the room's owner): as {@link #process}, with the
+     * node where it entered the cluster and how often it has been forwarded (a room that moved again is followed, a
+     * few times at most).
+     */
+    public void processForwarded(XmlElement stanza, String entryNode, int hops) {
+        process(stanza, entryNode, hops);
+    }
+
+    private void process(XmlElement stanza, String entryNode, int hops) {
         long arrivalNs = ctx.clock.nanoTime();
         try {
-            route(stanza, arrivalNs);
+            route(stanza, arrivalNs, entryNode, hops);
         } catch (RuntimeException e) {
             ctx.listener.stanzaRefused("internal-error");
             LOG.warn("could not handle a stanza", e);
@@ -198,7 +213,10 @@ public final class MucService {
         }
     }
 
-    private void route(XmlElement stanza, long arrivalNs) {
+    /** A stanza forwarded this often is refused rather than forwarded again (the nodes disagree for a moment). */
+    private static final int MAX_HOPS = 4;
+
+    private void route(XmlElement stanza, long arrivalNs, String entryNode, int hops) {
         String kind = stanza.name();
         if (!kind.equals("message") && !kind.equals("presence") && !kind.equals("iq")) {
             ctx.listener.stanzaRefused("not-a-stanza");
@@ -270,8 +288,20 @@ public final class MucService {
             }
             return;
         }
+        RoomPlacement placement = ctx.placement;
+        if (!placement.servesHere(room)) {
+            if (hops < MAX_HOPS) {
+                placement.forward(room, stanza, entryNode, hops + 1);
+            } else if (!isError) {
+                ctx.listener.stanzaRefused("room-moving");
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
+                        "the room is moving between nodes; try again shortly"));
+            }
+            return;
+        }
+        placement.sessionSeen(from, entryNode);
         RoomShard shard = shardOf(room);
-        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs))) {
+        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs, entryNode, hops))) {
             ctx.listener.commandQueueFull(shard.index);
             if (!isError) {
                 ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
@@ -341,6 +371,147 @@ public final class MucService {
         } else {
             ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
                     "the service does not support " + (ns.isEmpty() ? payload.name() : ns)));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------- clustering
+
+    /**
+     * The rooms on this node now, as their images (each taken on its room thread). For the cluster layer: which rooms
+     * to hand over when the cluster's view changes.
+     */
+    public List<Jid> localRooms() {
+        List<Jid> out = new ArrayList<>();
+        for (RoomShard s : shards) {
+            out.addAll(onShard(s, shard -> new ArrayList<>(shard.rooms.keySet())));
+        }
+        return out;
+    }
+
+    /**
+     * From now on, stanzas for these rooms wait on their room threads (in arrival order) until {@link #adopt} brings
+     * the room's state here. Rooms already here are left alone.
+     */
+    public void awaitRooms(Collection<Jid> rooms) {
+        for (Jid room : rooms) {
+            runOnRoomThread(room, shard -> {
+                if (!shard.rooms.containsKey(room)) {
+                    shard.awaiting.putIfAbsent(room, new ArrayList<>());
+                }
+            });
+        }
+    }
+
+    /**
+     * Takes over a room from its image and replicated tail (see {@link Room#adopt}), then runs the stanzas that waited
+     * for it. A room already here is kept as it is (its waiting stanzas still run). {@code relog}: offer the tail to
+     * the room log again (the previous owner died). {@code goneSessions}: occupants whose sessions were on nodes that
+     * left, removed with status 333 right after.
+     */
+    public void adopt(RoomImage image, List<TailRecord> tail, boolean relog, Predicate<Jid> goneSessions) {
+        Jid room = image == null ? null : image.room();
+        Objects.requireNonNull(room, "image");
+        runOnRoomThread(room, shard -> {
+            Room r = shard.rooms.get(room);
+            if (r == null) {
+                r = Room.adopt(shard, image, tail, relog);
+                if (goneSessions != null) {
+                    r.removeSessionsWhere(goneSessions);
+                }
+                if (ctx.replication.active() && shard.rooms.get(room) == r) {
+                    shard.markDirty(r);
+                }
+            }
+            replayAwaiting(shard, room);
+        });
+    }
+
+    /** Stops waiting for a room that has no state anywhere (it was never replicated): its stanzas run as for a new room. */
+    public void stopAwaiting(Jid room) {
+        runOnRoomThread(room, shard -> replayAwaiting(shard, room));
+    }
+
+    private static void replayAwaiting(RoomShard shard, Jid room) {
+        List<Command> waiting = shard.awaiting.remove(room);
+        if (waiting != null) {
+            for (Command c : waiting) {
+                shard.runNow(c);
+            }
+        }
+    }
+
+    /**
+     * Hands rooms to another node: each is replicated (image and tail) and removed here without telling anyone; the
+     * returned future completes when all are gone, after which stanzas for them are forwarded.
+     */
+    public CompletableFuture<Void> release(Collection<Jid> rooms) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (Jid room : rooms) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            all.add(done);
+            runOnRoomThread(room, shard -> {
+                try {
+                    Room r = shard.rooms.get(room);
+                    if (r != null) {
+                        shard.markDirty(r);
+                        shard.replicateNow();
+                        shard.detachRoom(r);
+                    }
+                } finally {
+                    done.complete(null);
+                }
+            });
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
+    }
+
+    /** Removes, in every room here, the occupants whose sessions are gone (a node left): status 333 to the others. */
+    public void removeSessionsWhere(Predicate<Jid> gone) {
+        for (RoomShard s : shards) {
+            runOnShard(s, shard -> {
+                for (Room r : new ArrayList<>(shard.rooms.values())) {
+                    r.removeSessionsWhere(gone);
+                    if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
+                        shard.markDirty(r);
+                    }
+                }
+            });
+        }
+    }
+
+    /**
+     * Replicates every room here in full, with its in-memory history as its tail, and waits until done: when a
+     * second node joins, everything this node served alone gets its first copy.
+     */
+    public void replicateAll() {
+        for (RoomShard s : shards) {
+            onShard(s, shard -> {
+                for (Room r : shard.rooms.values()) {
+                    shard.markDirty(r);
+                    for (TailRecord t : r.historyAsTail()) {
+                        shard.addTail(t);
+                    }
+                }
+                shard.replicateNow();
+                return null;
+            });
+        }
+    }
+
+    private void runOnRoomThread(Jid room, java.util.function.Consumer<RoomShard> task) {
+        runOnShard(shardOf(normalizeRoom(room)), task);
+    }
+
+    /** Queues {@code task} on a room thread, waiting while its queue is full (cluster changes are never dropped). */
+    private void runOnShard(RoomShard shard, java.util.function.Consumer<RoomShard> task) {
+        Command c = new Command(task);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!shard.offer(c)) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("room thread queue stayed full for 10 s");
+            }
+            Thread.onSpinWait();
+            Thread.yield();
         }
     }
 
@@ -414,6 +585,8 @@ public final class MucService {
         private RoomLogSink logSink = RoomLogSink.NONE;
         private RoomRepository repository = RoomRepository.NONE;
         private MucListener listener = MucListener.NONE;
+        private RoomPlacement placement = RoomPlacement.LOCAL;
+        private RoomReplication replication = RoomReplication.NONE;
 
         private Builder(String serviceDomain, MucConfig config, Delivery delivery) {
             this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
@@ -443,6 +616,13 @@ public final class MucService {
 
         public Builder listener(MucListener listener) {
             this.listener = Objects.requireNonNull(listener);
+            return this;
+        }
+
+        /** Clustering: where rooms are served, and the copy of their state kept on other nodes. */
+        public Builder cluster(RoomPlacement placement, RoomReplication replication) {
+            this.placement = Objects.requireNonNull(placement);
+            this.replication = Objects.requireNonNull(replication);
             return this;
         }
 

@@ -65,6 +65,10 @@ final class Room {
     private final TokenBucket roomBucket;
     private XmlElement subjectMessage; // as broadcast, from room/nick
     String subject = "";
+    /** Counter of accepted messages, numbering the room's replicated tail (clustering). */
+    private long tailSeq;
+    /** In its shard's list of rooms to replicate at the next flush (clustering). */
+    boolean dirty;
 
     private Room(RoomShard shard, Jid jid) {
         this.shard = shard;
@@ -122,31 +126,36 @@ final class Room {
     /** Restores a persistent room (at start, before the shard thread runs). */
     static Room restore(RoomShard shard, StoredRoom stored) {
         Room room = new Room(shard, stored.room());
-        room.name = stored.name();
-        room.description = stored.description() == null ? "" : stored.description();
-        room.subject = stored.subject() == null ? "" : stored.subject();
-        if (!room.subject.isEmpty()) {
-            room.subjectMessage = XmlElement.builder("message").attribute("from", room.jid.toString())
-                    .attribute("type", "groupchat").textChild("subject", room.subject).build();
-        }
-        room.isPublic = stored.isPublic();
+        room.applyConfig(stored);
         room.persistent = true;
-        room.moderated = stored.moderated();
-        room.membersOnly = stored.membersOnly();
-        room.password = stored.password();
-        room.maxOccupants = stored.maxOccupants();
-        room.nonAnonymous = stored.nonAnonymous();
-        room.participantsChangeSubject = stored.participantsChangeSubject();
-        room.allowPrivateMessages = stored.allowPrivateMessages();
-        room.loggingEnabled = stored.loggingEnabled();
-        room.presencePolicy = stored.presencePolicy();
-        stored.affiliations().forEach((j, a) -> room.affiliations.put(Stanzas.userKey(j), a));
-        room.affiliations.values().removeIf(a -> a == Affiliation.NONE);
         room.locked = false;
         room.restoreHistory();
         shard.addRoom(room);
         room.updateDirectory();
         return room;
+    }
+
+    /** Configuration, subject and affiliations as stored (a restored or adopted room). */
+    private void applyConfig(StoredRoom stored) {
+        name = stored.name();
+        description = stored.description() == null ? "" : stored.description();
+        subject = stored.subject() == null ? "" : stored.subject();
+        if (!subject.isEmpty()) {
+            subjectMessage = XmlElement.builder("message").attribute("from", jid.toString())
+                    .attribute("type", "groupchat").textChild("subject", subject).build();
+        }
+        isPublic = stored.isPublic();
+        moderated = stored.moderated();
+        membersOnly = stored.membersOnly();
+        password = stored.password();
+        maxOccupants = stored.maxOccupants();
+        nonAnonymous = stored.nonAnonymous();
+        participantsChangeSubject = stored.participantsChangeSubject();
+        allowPrivateMessages = stored.allowPrivateMessages();
+        loggingEnabled = stored.loggingEnabled();
+        presencePolicy = stored.presencePolicy();
+        stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
+        affiliations.values().removeIf(a -> a == Affiliation.NONE);
     }
 
     /** Refills the in-memory history of a restored room from the room log, so a restart does not empty it. */
@@ -167,6 +176,98 @@ final class Room {
             }
             XmlElement message = b.build();
             history.add(message, m.timestampMillis(), Stanzas.approximateChars(message, Integer.MAX_VALUE));
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ clustering
+
+    /** The room as another node would restore it (see {@link #adopt}). */
+    RoomImage image() {
+        List<RoomImage.OccupantImage> list = new ArrayList<>(occupantCount);
+        for (int i = 0; i < occupantCount; i++) {
+            Occupant o = occupants[i];
+            list.add(new RoomImage.OccupantImage(o.nick, o.realJid, o.role, o.affiliation, o.presence, o.occupantId,
+                    ctx.placement.sessionNode(o.realJid)));
+        }
+        return new RoomImage(snapshot(), persistent, locked, presenceBroadcastRoles, subjectMessage, list, tailSeq);
+    }
+
+    /** This room's history as tail records (when the room's state is first replicated, after a node joined). */
+    List<TailRecord> historyAsTail() {
+        List<TailRecord> out = new ArrayList<>(history.size());
+        long seq = tailSeq - history.size();
+        for (int i = 0; i < history.size(); i++) {
+            XmlElement m = history.message(i);
+            XmlElement sid = m.child("stanza-id", Stanzas.NS_SID);
+            String from = m.attribute("from");
+            String nick = from == null || from.indexOf('/') < 0 ? null : from.substring(from.indexOf('/') + 1);
+            out.add(new TailRecord(jid, ++seq, sid == null ? null : sid.attribute("id"), nick, null,
+                    history.timestampMillis(i), m.childText("body"), m.childText("subject"),
+                    MessageInspector.Action.PASS, m));
+        }
+        return out;
+    }
+
+    /**
+     * Takes over a room another node served: configuration, occupants (who stay joined and are not told anything)
+     * and history from the newest tail records. With {@code relog}, every tail record is offered to the room log
+     * again: the previous owner may have died before its writer stored them, and the log's key (room, time, stanza
+     * id) makes the ones it did store duplicates that are skipped.
+     */
+    static Room adopt(RoomShard shard, RoomImage image, List<TailRecord> tail, boolean relog) {
+        ServiceContext ctx = shard.ctx;
+        Room room = new Room(shard, image.room());
+        room.applyConfig(image.config());
+        room.persistent = image.persistent();
+        room.locked = image.locked();
+        room.presenceBroadcastRoles = image.presenceBroadcastRoles().isEmpty() ? EnumSet.noneOf(Role.class)
+                : EnumSet.copyOf(image.presenceBroadcastRoles());
+        if (image.subjectMessage() != null) {
+            room.subjectMessage = image.subjectMessage();
+        }
+        room.tailSeq = image.tailSeq();
+        for (RoomImage.OccupantImage oi : image.occupants()) {
+            Jid occupantJid;
+            try {
+                occupantJid = room.jid.withResource(oi.nick());
+            } catch (Jid.InvalidJidException e) {
+                continue;
+            }
+            Occupant o = new Occupant(oi.nick(), occupantJid, oi.realJid(), oi.role(), oi.affiliation(),
+                    oi.presence(), new TokenBucket(ctx.config.occupantBurst, ctx.clock.nanoTime()));
+            o.occupantId = oi.occupantId();
+            ctx.placement.sessionSeen(oi.realJid(), oi.node());
+            room.addOccupant(o);
+        }
+        int first = Math.max(0, tail.size() - ctx.config.historySize);
+        for (int i = 0; i < tail.size(); i++) {
+            TailRecord t = tail.get(i);
+            room.tailSeq = Math.max(room.tailSeq, t.seq());
+            if (i >= first && t.body() != null && t.message() != null) {
+                room.history.add(t.message(), t.timestampMillis(),
+                        Stanzas.approximateChars(t.message(), Integer.MAX_VALUE));
+            }
+            if (relog && t.stanzaId() != null && t.nick() != null) {
+                if (!ctx.logSink.offer(t.stanzaId(), room.jid, t.nick(), t.realJid(), t.timestampMillis(), t.body(),
+                        t.subject(), t.action())) {
+                    ctx.listener.logRefused(room.jid);
+                }
+            }
+        }
+        shard.addRoom(room);
+        room.updateDirectory();
+        return room;
+    }
+
+    /**
+     * Removes the occupants whose sessions are gone with a node that left the cluster: the others see them leave
+     * with status 333 (XEP-0045: removed because of a technical problem), as if their server had bounced.
+     */
+    void removeSessionsWhere(java.util.function.Predicate<Jid> gone) {
+        for (Occupant o : occupantsSnapshot()) {
+            if (gone.test(o.realJid)) {
+                removeOccupant(o, "unavailable", new int[] {333}, null, null, null, true);
+            }
         }
     }
 
@@ -795,6 +896,11 @@ final class Room {
         boolean masked = action == MessageInspector.Action.MASK;
         XmlElement sent = broadcastMessage(c, sender, s, masked ? body : null, masked ? newSubject : null, true,
                 stanzaId);
+        tailSeq++;
+        if (ctx.replication.active()) {
+            shard.addTail(new TailRecord(jid, tailSeq, stanzaId, sender.nick, sender.realJid, nowMillis, body,
+                    newSubject, action, sent));
+        }
         if (body != null) {
             history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE));
         }

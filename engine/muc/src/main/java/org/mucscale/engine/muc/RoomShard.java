@@ -1,6 +1,8 @@
 package org.mucscale.engine.muc;
 
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
@@ -33,6 +35,21 @@ final class RoomShard implements Runnable {
     private volatile boolean running = true;
     private volatile boolean parked;
     private long failures;
+
+    // Clustering (all touched by this thread only; empty and unused on a single node).
+    /** Rooms whose state changed since the last flush, to be replicated before their deliveries go out. */
+    private final List<Room> dirty = new ArrayList<>();
+    /** Rooms removed since the last flush. */
+    private final List<Jid> removed = new ArrayList<>();
+    /** Messages accepted since the last flush, for the rooms' replicated tails. */
+    private final List<TailRecord> tail = new ArrayList<>();
+    /**
+     * Rooms this node is taking over whose state has not arrived yet: their stanzas wait here, in arrival order, and
+     * run once the room is adopted.
+     */
+    final Map<Jid, List<Command>> awaiting = new HashMap<>();
+    /** Stanzas one awaited room holds at most; beyond, senders are told to retry. */
+    static final int AWAITING_LIMIT = 10_000;
 
     RoomShard(int index, ServiceContext ctx, int queueCapacity) {
         this.index = index;
@@ -100,12 +117,18 @@ final class RoomShard implements Runnable {
     }
 
     private void flushDeliveries() {
+        replicate();
         try {
             ctx.delivery.flush();
         } catch (RuntimeException e) {
             failures++;
             LOG.warn("room thread " + index + ": the delivery adapter failed to flush", e);
         }
+    }
+
+    /** Runs a command now, on this thread (stanzas that waited for their room). */
+    void runNow(Command c) {
+        execute(c);
     }
 
     private void execute(Command c) {
@@ -135,12 +158,83 @@ final class RoomShard implements Runnable {
     private void handle(Command c) {
         Room room = rooms.get(c.roomJid);
         if (room == null) {
+            List<Command> waiting = awaiting.get(c.roomJid);
+            if (waiting != null) {
+                if (waiting.size() < AWAITING_LIMIT) {
+                    waiting.add(c);
+                } else {
+                    Room.reply(ctx, c, Stanzas.Condition.RESOURCE_CONSTRAINT,
+                            "the room is moving to another node; try again shortly");
+                }
+                return;
+            }
+            if (!ctx.placement.servesHere(c.roomJid)) {
+                // queued before the room moved to another node: it follows the room
+                ctx.placement.forward(c.roomJid, c.stanza, c.entryNode, c.hops + 1);
+                return;
+            }
             room = Room.createOrRefuse(this, c);
             if (room == null) {
                 return;
             }
         }
         room.handle(c);
+        if (changesState(c) && ctx.replication.active() && rooms.get(c.roomJid) == room) {
+            markDirty(room);
+        }
+    }
+
+    /** Whether a stanza may change what a room image holds (plain groupchat messages only add to the tail). */
+    private static boolean changesState(Command c) {
+        String name = c.stanza.name();
+        String type = c.stanza.attribute("type");
+        return switch (name) {
+            case "presence" -> true;
+            case "iq" -> "set".equals(type);
+            case "message" -> !"groupchat".equals(type) ? c.stanza.child("x", Stanzas.NS_MUC_USER) != null
+                    : c.stanza.child("subject") != null;
+            default -> false;
+        };
+    }
+
+    void markDirty(Room room) {
+        if (!room.dirty) {
+            room.dirty = true;
+            dirty.add(room);
+        }
+    }
+
+    void addTail(TailRecord record) {
+        tail.add(record);
+    }
+
+    /** Hands this run's changes to the replication before the run's deliveries are released. */
+    private void replicate() {
+        if (dirty.isEmpty() && removed.isEmpty() && tail.isEmpty()) {
+            return;
+        }
+        List<RoomImage> images = new ArrayList<>(dirty.size());
+        for (Room r : dirty) {
+            r.dirty = false;
+            if (rooms.get(r.jid) == r) {
+                images.add(r.image());
+            }
+        }
+        dirty.clear();
+        try {
+            ctx.replication.replicate(images, List.copyOf(removed), List.copyOf(tail));
+        } catch (RuntimeException e) {
+            failures++;
+            LOG.warn("room thread " + index + ": replicating room state failed", e);
+        } finally {
+            removed.clear();
+            tail.clear();
+        }
+    }
+
+    /** Replicates now (before a room leaves this node, so its image is complete). */
+    void replicateNow() {
+        replicate();
     }
 
     void addRoom(Room room) {
@@ -152,6 +246,22 @@ final class RoomShard implements Runnable {
     void removeRoom(Room room) {
         if (rooms.remove(room.jid) != null) {
             ctx.roomCount.decrementAndGet();
+            ctx.directory.remove(room.jid);
+            ctx.populationChanged();
+            if (ctx.replication.active()) {
+                removed.add(room.jid);
+            }
+        }
+    }
+
+    /**
+     * Removes a room that moves to another node: nobody is told (its occupants stay joined; the new owner serves
+     * them). Its state must have been replicated first ({@link #replicateNow}).
+     */
+    void detachRoom(Room room) {
+        if (rooms.remove(room.jid) != null) {
+            ctx.roomCount.decrementAndGet();
+            ctx.occupantCount.addAndGet(-room.occupantCount());
             ctx.directory.remove(room.jid);
             ctx.populationChanged();
         }

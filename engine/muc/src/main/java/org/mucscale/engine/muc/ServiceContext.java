@@ -23,13 +23,16 @@ final class ServiceContext {
     final RoomRepository repository;
     final MucListener listener;
     final StanzaIds stanzaIds;
+    final RoomPlacement placement;
+    final RoomReplication replication;
     /** Public, unlocked rooms: room JID to display name. */
     final ConcurrentHashMap<Jid, String> directory = new ConcurrentHashMap<>();
     final AtomicInteger roomCount = new AtomicInteger();
     final AtomicInteger occupantCount = new AtomicInteger();
 
     ServiceContext(Jid serviceJid, MucConfig config, Delivery delivery, Clock clock, MessageInspector inspector,
-                   RoomLogSink logSink, RoomRepository repository, MucListener listener) {
+                   RoomLogSink logSink, RoomRepository repository, MucListener listener, RoomPlacement placement,
+                   RoomReplication replication) {
         this.serviceJid = serviceJid;
         this.config = config;
         this.delivery = delivery;
@@ -38,6 +41,8 @@ final class ServiceContext {
         this.logSink = logSink;
         this.repository = repository;
         this.listener = listener;
+        this.placement = placement;
+        this.replication = replication;
         this.stanzaIds = new StanzaIds(config.stanzaIdNode, clock.currentTimeMillis());
         this.occupantIdSecret = new byte[16];
         new java.security.SecureRandom().nextBytes(occupantIdSecret);

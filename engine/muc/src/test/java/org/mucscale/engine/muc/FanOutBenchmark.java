@@ -81,7 +81,8 @@ public class FanOutBenchmark {
                 "mucscale.muc.room-messages-per-second", "10000000", "mucscale.muc.room-burst", "10000000",
                 "mucscale.muc.default-max-occupants", "1000", "mucscale.muc.history-size", "20"));
         ServiceContext ctx = new ServiceContext(Jid.parse("muc.example.org"), MucConfig.from(settings), delivery,
-                Clock.SYSTEM, MessageInspector.PASS_ALL, RoomLogSink.NONE, RoomRepository.NONE, MucListener.NONE);
+                Clock.SYSTEM, MessageInspector.PASS_ALL, RoomLogSink.NONE, RoomRepository.NONE, MucListener.NONE,
+                RoomPlacement.LOCAL, RoomReplication.NONE);
         shard = new RoomShard(0, ctx, 1024); // its thread is never started: the benchmark thread plays the shard
         roomJid = Jid.parse("big@muc.example.org");
         recipients = new Jid[OCCUPANTS];

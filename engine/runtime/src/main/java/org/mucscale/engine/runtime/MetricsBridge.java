@@ -1,5 +1,6 @@
 package org.mucscale.engine.runtime;
 
+import org.mucscale.engine.cluster.ClusterListener;
 import org.mucscale.engine.filter.Action;
 import org.mucscale.engine.filter.FilterListener;
 import org.mucscale.engine.metrics.MucScaleMetrics;
@@ -31,6 +32,45 @@ final class MetricsBridge {
             @Override
             public void filtered(Jid room, MessageInspector.Action action) {
                 // counted per list by the filter listener below, which knows the list
+            }
+        };
+    }
+
+    static ClusterListener cluster(MucScaleMetrics m) {
+        return new ClusterListener() {
+            @Override
+            public void relaySent(int deliveries, int bytes) {
+                m.clusterRelaySent(deliveries, bytes);
+            }
+
+            @Override
+            public void relayReceived(int deliveries, long latencyMicros) {
+                m.clusterRelayReceived(latencyMicros * 1_000L);
+            }
+
+            @Override
+            public void forwarded(int bytes) {
+                m.clusterForwarded();
+            }
+
+            @Override
+            public void replicated(int entries, int bytes, long nanos, boolean late) {
+                m.clusterReplicated(nanos, late);
+            }
+
+            @Override
+            public void adopted(boolean failover) {
+                m.clusterAdopted(failover);
+            }
+
+            @Override
+            public void handedOff() {
+                m.clusterHandedOff();
+            }
+
+            @Override
+            public void linkGapSkipped(String fromNode) {
+                m.clusterLinkGap();
             }
         };
     }

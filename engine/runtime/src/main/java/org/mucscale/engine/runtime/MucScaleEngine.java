@@ -9,6 +9,7 @@ import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import javax.sql.DataSource;
+import org.mucscale.engine.cluster.ClusterNode;
 import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.filter.ContentFilter;
@@ -63,6 +64,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private final boolean installSchema;
     private final boolean serveHttp;
     private final Path home;
+    private final ClusterTransport cluster;
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
 
     private volatile MucService muc;
@@ -71,6 +73,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private volatile MucScaleMetrics metrics;
     private volatile MetricsHttpServer http;
     private volatile Probe probe;
+    private volatile ClusterNode clusterNode;
     private boolean started;
     private String probeAdmin;
 
@@ -84,6 +87,7 @@ public final class MucScaleEngine implements AutoCloseable {
         this.installSchema = b.installSchema;
         this.serveHttp = b.serveHttp;
         this.home = b.home;
+        this.cluster = b.cluster;
     }
 
     public static Builder builder(String serviceDomain, Settings settings, Delivery delivery) {
@@ -132,13 +136,23 @@ public final class MucScaleEngine implements AutoCloseable {
 
             MetricsConfig mc = m.config();
             boolean probeOn = mc.probeEnabled();
+            ClusterNode node = cluster == null ? null
+                    : new ClusterNode(cluster, settings, settings.get(MucSettings.HISTORY_SIZE),
+                    MetricsBridge.cluster(m));
+            // in a cluster every node has its own probe occupant, so each one measures its own path
             ProbeOccupant probeOccupant = new ProbeOccupant(hostDelivery,
-                    Jid.of(null, serviceDomain, null), clock);
+                    Jid.of(null, serviceDomain, null), clock, node == null ? null : node.localNode());
             probeAdmin = probeOn ? probeOccupant.address().bare().toString() : null;
             Settings mucSettings = probeOn ? withServiceAdmin(settings, probeAdmin) : settings;
-            MucService.Builder mb = MucService.builder(serviceDomain, MucConfig.from(mucSettings),
-                    probeOn ? probeOccupant : hostDelivery)
+            Delivery engineDelivery = probeOn ? probeOccupant : hostDelivery;
+            if (node != null) {
+                engineDelivery = node.wrap(engineDelivery);
+            }
+            MucService.Builder mb = MucService.builder(serviceDomain, MucConfig.from(mucSettings), engineDelivery)
                     .clock(clock).inspector(new FilterInspector(f)).listener(MetricsBridge.muc(m));
+            if (node != null) {
+                mb.cluster(node, node);
+            }
             if (s != null) {
                 mb.logSink(new StoreLogSink(s)).repository(new StoreRoomRepository(s));
             }
@@ -148,6 +162,15 @@ public final class MucScaleEngine implements AutoCloseable {
             muc = service;
             m.gaugeRooms(service::roomCount);
             m.gaugeOccupants(service::occupantCount);
+
+            if (node != null) {
+                // closed before the service stops: a graceful leave hands every room to another node first
+                node.start(service);
+                push(node, () -> clusterNode = null);
+                clusterNode = node;
+                m.clusterView(() -> new MucScaleMetrics.ClusterView(node.localNode(), node.roomsPerNode(),
+                        node.failovers(), node.lastFailoverMillis()));
+            }
 
             if (probeOn) {
                 List<String> rooms = new ArrayList<>();
@@ -273,6 +296,11 @@ public final class MucScaleEngine implements AutoCloseable {
     /** The metrics registry, or null when not running. */
     public MucScaleMetrics metrics() {
         return metrics;
+    }
+
+    /** This node of the cluster, or null when not clustered or not running. */
+    public ClusterNode cluster() {
+        return clusterNode;
     }
 
     /** The standalone metrics HTTP server, or null when not serving. */

@@ -2,6 +2,7 @@ package org.mucscale.engine.runtime;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.mucscale.engine.cluster.ClusterSettings;
 import org.mucscale.engine.config.Setting;
 import org.mucscale.engine.filter.FilterSettings;
 import org.mucscale.engine.metrics.MetricsSettings;
@@ -23,6 +24,7 @@ public final class MucScaleSettings {
         all.addAll(FilterSettings.ALL);
         all.addAll(StoreSettings.ALL);
         all.addAll(MetricsSettings.ALL);
+        all.addAll(ClusterSettings.ALL);
         return List.copyOf(all);
     }
 

@@ -26,14 +26,17 @@ final class ProbeOccupant implements Delivery, ProbeTransport {
     private final Delivery host;
     private final Jid serviceJid;
     private final Jid self;
+    private final String nick;
     private final Clock clock;
     private volatile Consumer<XmlElement> engine;
     private volatile Probe probe;
 
-    ProbeOccupant(Delivery host, Jid serviceJid, Clock clock) {
+    /** {@code node}: this cluster node's id (each node's probe is its own occupant), or null alone. */
+    ProbeOccupant(Delivery host, Jid serviceJid, Clock clock, String node) {
         this.host = host;
         this.serviceJid = serviceJid;
-        this.self = Jid.of("probe", DOMAIN, "engine");
+        this.self = Jid.of("probe", DOMAIN, node == null ? "engine" : "engine-" + node);
+        this.nick = node == null ? NICK : NICK + "-" + Integer.toHexString(node.hashCode());
         this.clock = clock;
     }
 
@@ -50,7 +53,7 @@ final class ProbeOccupant implements Delivery, ProbeTransport {
             Jid roomJid = roomJid(room);
             engineInput.accept(XmlElement.builder("presence")
                     .attribute("from", self.toString())
-                    .attribute("to", roomJid.toString() + "/" + NICK)
+                    .attribute("to", roomJid.toString() + "/" + nick)
                     .child(XmlElement.builder("x", "http://jabber.org/protocol/muc")
                             .child(XmlElement.builder("history").attribute("maxstanzas", "0").build()).build())
                     .build());

@@ -1,0 +1,42 @@
+package org.mucscale.engine.cluster;
+
+import java.util.List;
+
+/**
+ * What the cluster layer reports (to metrics). Called from room threads and the cluster's own threads; implementations
+ * must be thread-safe and quick. Every method defaults to nothing.
+ */
+public interface ClusterListener {
+
+    /** One relay went to another node: {@code deliveries} recipients, {@code bytes} on the wire. */
+    default void relaySent(int deliveries, int bytes) {
+    }
+
+    /** A relay arrived; {@code latencyMicros}: wall clock from the sender's flush to its arrival here. */
+    default void relayReceived(int deliveries, long latencyMicros) {
+    }
+
+    /** A stanza for a room owned elsewhere was forwarded to its owner. */
+    default void forwarded(int bytes) {
+    }
+
+    /** Room state written to the replicated maps from one room-thread flush. */
+    default void replicated(int entries, int bytes, long nanos, boolean late) {
+    }
+
+    /** A room came here: handed over by a live owner ({@code failover} false) or taken over from a dead one. */
+    default void adopted(boolean failover) {
+    }
+
+    /** A room left this node for another owner. */
+    default void handedOff() {
+    }
+
+    /** A gap in a link's sequence was given up on (a message lost between nodes). */
+    default void linkGapSkipped(String fromNode) {
+    }
+
+    /** The cluster's view as this node sees it now. */
+    default void view(List<String> members, String localNode) {
+    }
+}

@@ -1,0 +1,722 @@
+package org.mucscale.engine.cluster;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
+
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.muc.MucService;
+import org.mucscale.engine.muc.RoomImage;
+import org.mucscale.engine.muc.RoomPlacement;
+import org.mucscale.engine.muc.RoomReplication;
+import org.mucscale.engine.muc.TailRecord;
+import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+import org.mucscale.engine.stanza.XmlElement;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One node of a clustered MUC service: decides where each room is served, forwards stanzas to owners, relays
+ * broadcasts to the nodes their recipients' sessions are on, replicates room state, and moves rooms when the view
+ * changes. Built on the {@link ClusterTransport} port, so the same code runs on Hazelcast (standalone) and on
+ * Openfire's clustering. {@code docs/cluster.md} has the whole design; in short:
+ *
+ * <ul>
+ *   <li><b>Ownership</b>: {@link Rendezvous} over the current view. The owner's room thread is the room's one
+ *       writer, as on a single node.</li>
+ *   <li><b>Forwarding</b>: a stanza for a room owned elsewhere goes to the owner on the (ordered) link from this node,
+ *       so one sender's stanzas keep their order. The owner remembers which node each sender entered at.</li>
+ *   <li><b>Relays</b>: see {@link ClusterDelivery}: per room-thread flush, one relay per node with recipients.</li>
+ *   <li><b>Replication</b>: at each flush, before its deliveries go out, a room thread writes the images of the rooms
+ *       that changed (config, affiliations, occupants and their nodes) and each accepted message to the room's tail
+ *       ring in two replicated maps; so whatever an occupant saw is on another node.</li>
+ *   <li><b>View changes</b> (one at a time, on this node's cluster thread): rooms that now belong to another node are
+ *       replicated, dropped here silently and handed off; rooms this node now owns are awaited (their stanzas wait
+ *       on the room thread) until the hand-off arrives, or taken over from the maps at once when their owner died,
+ *       in which case the tail is offered to the room log again and occupants whose sessions died are removed with
+ *       status 333.</li>
+ * </ul>
+ *
+ * <p>Alone (a one-member view) nothing is replicated and {@link #servesHere} is always true: the message path does one
+ * volatile read more than without clustering.
+ */
+public final class ClusterNode implements RoomPlacement, RoomReplication, ClusterTransport.Listener, AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
+    static final String ROOMS_MAP = "rooms";
+    static final String TAILS_MAP = "tails";
+    private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final ClusterTransport transport;
+    private final ClusterListener listener;
+    private final String local;
+    private final int tailSlots;
+    private final long handoffTimeoutNanos;
+    private final long replicationTimeoutMs;
+    private final ClusterMap rooms;
+    private final ClusterMap tails;
+    private final OrderedLinks<Wire.Message> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
+    /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
+    private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
+    /** Rooms taken over from a hand-off before this node's own view agreed (cleared at each view change). */
+    private final Set<Jid> held = ConcurrentHashMap.newKeySet();
+    /** Rooms waiting for a hand-off, with the deadline after which they are taken over from the maps. */
+    private final ConcurrentHashMap<Jid, Long> awaitingHandoff = new ConcurrentHashMap<>();
+    /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
+    private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService clusterThread;
+    private final ExecutorService writers;
+    private final RelayIn relayIn;
+    private final LongAdder failovers = new LongAdder();
+    private final LongAdder handoffs = new LongAdder();
+    private final LongAdder lateWrites = new LongAdder();
+    private volatile View view;
+    private volatile MucService muc;
+    private volatile BooleanSupplier reachesEveryone = () -> false;
+    private volatile boolean closed;
+    private volatile long lastFailoverMillis = -1;
+
+    /** The view and the owner of each room under it (memoized; replaced with the view). */
+    private record View(List<String> members, boolean clustered, ConcurrentHashMap<Jid, String> owners) {
+        static View of(List<String> members) {
+            return new View(List.copyOf(members), members.size() > 1, new ConcurrentHashMap<>());
+        }
+
+        String owner(Jid room) {
+            String o = owners.get(room);
+            if (o == null) {
+                o = Rendezvous.owner(room.toString(), members);
+                if (owners.size() < 100_000) {
+                    owners.put(room, o);
+                }
+            }
+            return o;
+        }
+    }
+
+    public ClusterNode(ClusterTransport transport, Settings settings, int historySize, ClusterListener listener) {
+        this.transport = Objects.requireNonNull(transport);
+        this.listener = Objects.requireNonNull(listener);
+        this.local = transport.localNode();
+        this.tailSlots = Math.max(1, Math.max(settings.get(ClusterSettings.LOG_TAIL), historySize));
+        this.handoffTimeoutNanos = settings.get(ClusterSettings.HANDOFF_TIMEOUT).toNanos();
+        this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
+        this.rooms = transport.map(ROOMS_MAP);
+        this.tails = transport.map(TAILS_MAP);
+        this.view = View.of(List.of(local));
+        this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
+        this.writers = Executors.newCachedThreadPool(r -> daemon(r, "mucscale-cluster-write"));
+        this.relayIn = new RelayIn();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** The engine's delivery on this node: the host's, behind relays to other nodes. */
+    public Delivery wrap(Delivery host) {
+        ClusterDelivery d = new ClusterDelivery(host, this);
+        relayIn.host = host;
+        return d;
+    }
+
+    /**
+     * Standalone: whether this node can itself reach every user (its server link is up and the server accepts stanzas
+     * from any link). Then nothing needs relaying to other nodes. Inside Openfire a node reaches its own sessions only.
+     */
+    public void reachesEveryone(BooleanSupplier supplier) {
+        this.reachesEveryone = Objects.requireNonNull(supplier);
+    }
+
+    /** Joins: starts the transport; the first view arrives through {@link #membersChanged}. */
+    public void start(MucService service) {
+        this.muc = Objects.requireNonNull(service);
+        relayIn.start();
+        clusterThread.scheduleWithFixedDelay(this::tick, 100, 100, TimeUnit.MILLISECONDS);
+        transport.start(this);
+    }
+
+    public String localNode() {
+        return local;
+    }
+
+    public List<String> members() {
+        return view.members();
+    }
+
+    boolean clustered() {
+        return view.clustered();
+    }
+
+    // ------------------------------------------------------------------------------------------- placement
+
+    @Override
+    public boolean servesHere(Jid room) {
+        View v = view;
+        return !v.clustered() || local.equals(v.owner(room)) || held.contains(room);
+    }
+
+    /** The owner of {@code room} under this node's current view. */
+    public String ownerOf(Jid room) {
+        return view.owner(room);
+    }
+
+    @Override
+    public void forward(Jid room, XmlElement stanza, String entryNode, int hops) {
+        String owner = view.owner(room);
+        if (owner == null || owner.equals(local)) {
+            // the view changed in between: it is ours now
+            muc.processForwarded(stanza, entryNode, hops);
+            return;
+        }
+        byte[] bytes = Wire.forward(links.epoch(), links.nextSeq(owner), room, entryNode == null ? local : entryNode,
+                hops, stanza);
+        transport.send(owner, bytes);
+        listener.forwarded(bytes.length);
+    }
+
+    @Override
+    public void sessionSeen(Jid sender, String entryNode) {
+        if (!view.clustered() && entryNode == null) {
+            return;
+        }
+        String node = entryNode == null ? local : entryNode;
+        if (!node.equals(sessions.get(sender))) {
+            sessions.put(sender, node);
+        }
+    }
+
+    @Override
+    public String sessionNode(Jid user) {
+        String n = sessions.get(user);
+        return n == null ? local : n;
+    }
+
+    /** The node to deliver to {@code recipient} through: null for this node. */
+    String deliveryNode(Jid recipient) {
+        if (recipient == null || reachesEveryone.getAsBoolean()) {
+            return null;
+        }
+        String n = sessions.get(recipient);
+        if (n == null || n.equals(local) || !view.members().contains(n)) {
+            return null;
+        }
+        return n;
+    }
+
+    // ------------------------------------------------------------------------------------------- relays
+
+    void sendRelay(String target, Wire.RelayBuilder relay) {
+        byte[] bytes = relay.encode(links.epoch(), links.nextSeq(target), nowMicros());
+        transport.send(target, bytes);
+        listener.relaySent(relay.deliveries(), bytes.length);
+    }
+
+    /** A delivery from a thread that does not batch (not a room thread): a relay of its own. */
+    void relayNow(String target, RenderedStanza stanza, Jid recipient) {
+        Wire.RelayBuilder b = new Wire.RelayBuilder();
+        b.add(stanza, recipient);
+        sendRelay(target, b);
+    }
+
+    private static long nowMicros() {
+        Instant now = Instant.now();
+        return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
+    }
+
+    // ------------------------------------------------------------------------------------------- replication
+
+    @Override
+    public boolean active() {
+        return view.clustered() && !closed || closing;
+    }
+
+    private volatile boolean closing;
+
+    @Override
+    public void replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
+        long start = System.nanoTime();
+        Map<String, byte[]> puts = new HashMap<>();
+        int bytes = 0;
+        for (RoomImage image : changed) {
+            byte[] b = RoomImages.encode(image);
+            puts.put(roomKey(image.room()), b);
+            bytes += b.length;
+            tailSeqs.merge(image.room(), image.tailSeq(), Math::max);
+        }
+        for (TailRecord t : tail) {
+            byte[] b = RoomImages.encode(t);
+            puts.put(tailKey(t.room(), t.seq()), b);
+            bytes += b.length;
+            tailSeqs.merge(t.room(), t.seq(), Math::max);
+        }
+        List<String> roomRemovals = new ArrayList<>();
+        List<String> tailRemovals = new ArrayList<>();
+        for (Jid room : removed) {
+            roomRemovals.add(roomKey(room));
+            Long seq = tailSeqs.remove(room);
+            long used = seq == null ? tailSlots : Math.min(seq, tailSlots);
+            for (long s = 0; s < used; s++) {
+                tailRemovals.add(tailKey(room, s));
+            }
+        }
+        int entries = puts.size() + roomRemovals.size();
+        CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {
+            if (!puts.isEmpty()) {
+                // tails first: an image never names a tail record that is not there yet
+                Map<String, byte[]> tailPuts = new HashMap<>();
+                Map<String, byte[]> roomPuts = new HashMap<>();
+                puts.forEach((k, v) -> (k.indexOf('#') >= 0 ? tailPuts : roomPuts).put(k, v));
+                if (!tailPuts.isEmpty()) {
+                    tails.putAll(tailPuts);
+                }
+                if (!roomPuts.isEmpty()) {
+                    rooms.putAll(roomPuts);
+                }
+            }
+            if (!roomRemovals.isEmpty()) {
+                rooms.removeAll(roomRemovals);
+                tails.removeAll(tailRemovals);
+            }
+        }, writers);
+        boolean late = false;
+        try {
+            write.get(replicationTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            late = true;
+            lateWrites.increment();
+            LOG.warn("replicating room state took longer than {} ms; delivering anyway", replicationTimeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            late = true;
+            lateWrites.increment();
+            LOG.warn("replicating room state failed: {}", e.getCause().toString());
+        }
+        listener.replicated(entries, bytes, System.nanoTime() - start, late);
+    }
+
+    static String roomKey(Jid room) {
+        return room.toString();
+    }
+
+    private String tailKey(Jid room, long seq) {
+        return room + "#" + Math.floorMod(seq, tailSlots);
+    }
+
+    // ------------------------------------------------------------------------------------------- transport in
+
+    @Override
+    public void received(String fromNode, byte[] message) {
+        Wire.Message m;
+        try {
+            m = Wire.decode(message);
+        } catch (RuntimeException e) {
+            LOG.warn("dropped an unreadable cluster message from {}: {}", fromNode, e.getMessage());
+            return;
+        }
+        int skipped = links.receive(fromNode, m.epoch(), m.seq(), m, System.nanoTime(), this::dispatch);
+        for (int i = 0; i < skipped; i++) {
+            listener.linkGapSkipped(fromNode);
+        }
+    }
+
+    /** In link order; only enqueues. */
+    private void dispatch(Wire.Message m) {
+        switch (m.kind()) {
+            case Wire.FORWARD -> {
+                MucService service = muc;
+                if (service != null) {
+                    service.processForwarded(m.stanza(), m.entryNode(), m.hops());
+                }
+            }
+            case Wire.RELAY -> relayIn.offer(m.relay());
+            case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
+            default -> {
+            }
+        }
+    }
+
+    @Override
+    public void membersChanged(List<String> members) {
+        List<String> copy = List.copyOf(members);
+        clusterThread.execute(() -> {
+            try {
+                onView(copy);
+            } catch (RuntimeException e) {
+                LOG.error("could not apply the cluster view {}", copy, e);
+            }
+        });
+    }
+
+    // ------------------------------------------------------------------------------------------- view changes
+
+    /** On the cluster thread, one view at a time. */
+    private void onView(List<String> members) {
+        if (closed) {
+            return;
+        }
+        View old = view;
+        if (new HashSet<>(old.members()).equals(new HashSet<>(members))) {
+            return;
+        }
+        if (!members.contains(local)) {
+            LOG.warn("this node {} is not in the cluster view {}; ignoring it", local, members);
+            return;
+        }
+        Set<String> departed = new HashSet<>(old.members());
+        departed.removeAll(members);
+        View next = View.of(members);
+        boolean wasClustered = old.clustered();
+        view = next;
+        held.clear();
+        listener.view(next.members(), local);
+        LOG.info("cluster view: {} (this node {}{})", next.members(), local,
+                departed.isEmpty() ? "" : ", departed " + departed);
+        MucService service = muc;
+        if (!wasClustered && next.clustered()) {
+            service.replicateAll(); // what this node served alone gets its first copy before anyone takes it over
+        }
+        // 1. rooms that now belong to another node: replicated, dropped here silently, handed off
+        handOff(service, service.localRooms(), next);
+        // 2. sessions that were on departed nodes
+        Predicate<Jid> gone = null;
+        if (!departed.isEmpty()) {
+            Set<Jid> goneUsers = new HashSet<>();
+            sessions.forEach((user, node) -> {
+                if (departed.contains(node)) {
+                    goneUsers.add(user);
+                }
+            });
+            goneUsers.forEach(sessions::remove);
+            gone = goneUsers::contains;
+            service.removeSessionsWhere(gone);
+            for (String d : departed) {
+                links.forget(d);
+            }
+        }
+        // 3. rooms this node now owns
+        if (!next.clustered() && departed.isEmpty()) {
+            return;
+        }
+        List<Jid> takeOver = new ArrayList<>();
+        List<Jid> await = new ArrayList<>();
+        for (String key : rooms.keys()) {
+            Jid room = Jid.tryParse(key);
+            if (room == null || !local.equals(next.owner(room))) {
+                continue;
+            }
+            String previous = Rendezvous.owner(key, old.members());
+            if (local.equals(previous)) {
+                continue;
+            }
+            if (departed.contains(previous)) {
+                takeOver.add(room);
+            } else {
+                await.add(room);
+            }
+        }
+        if (!await.isEmpty()) {
+            service.awaitRooms(await);
+            long deadline = System.nanoTime() + handoffTimeoutNanos;
+            for (Jid room : await) {
+                awaitingHandoff.put(room, deadline);
+            }
+        }
+        if (!takeOver.isEmpty()) {
+            long start = System.currentTimeMillis();
+            service.awaitRooms(takeOver);
+            adoptFromMaps(takeOver, true, gone);
+            failovers.add(takeOver.size());
+            lastFailoverMillis = System.currentTimeMillis() - start;
+            LOG.info("took over {} rooms of departed node(s) {} in {} ms", takeOver.size(), departed,
+                    lastFailoverMillis);
+        }
+    }
+
+    private void handOff(MucService service, List<Jid> localRooms, View next) {
+        List<Jid> moving = new ArrayList<>();
+        for (Jid room : localRooms) {
+            if (!local.equals(next.owner(room))) {
+                moving.add(room);
+            }
+        }
+        if (moving.isEmpty()) {
+            return;
+        }
+        try {
+            service.release(moving).get(30, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.warn("releasing {} rooms did not finish: {}", moving.size(), e.toString());
+        }
+        for (Jid room : moving) {
+            String owner = next.owner(room);
+            transport.send(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
+            handoffs.increment();
+            listener.handedOff();
+        }
+        LOG.info("handed {} rooms to their new owners", moving.size());
+    }
+
+    private void onHandoff(Jid room) {
+        if (closed) {
+            return;
+        }
+        awaitingHandoff.remove(room);
+        if (!local.equals(view.owner(room))) {
+            held.add(room); // the sender's view is ahead of ours
+        }
+        adoptFromMaps(List.of(room), false, null);
+    }
+
+    /** Reads images and tails of {@code list} from the maps and adopts them (rooms with no image start empty). */
+    private void adoptFromMaps(List<Jid> list, boolean failover, Predicate<Jid> gone) {
+        List<String> keys = new ArrayList<>(list.size());
+        for (Jid room : list) {
+            keys.add(roomKey(room));
+        }
+        Map<String, byte[]> images = rooms.getAll(keys);
+        List<String> tailKeys = new ArrayList<>();
+        for (Jid room : list) {
+            for (long s = 0; s < tailSlots; s++) {
+                tailKeys.add(tailKey(room, s));
+            }
+        }
+        Map<String, byte[]> tailBytes = tailKeys.isEmpty() ? Map.of() : tails.getAll(tailKeys);
+        Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
+        for (byte[] b : tailBytes.values()) {
+            try {
+                TailRecord t = RoomImages.decodeTail(b);
+                tailsByRoom.computeIfAbsent(t.room(), r -> new ArrayList<>()).add(t);
+            } catch (RuntimeException e) {
+                LOG.warn("skipping an unreadable tail record: {}", e.getMessage());
+            }
+        }
+        for (Jid room : list) {
+            byte[] b = images.get(roomKey(room));
+            if (b == null) {
+                muc.stopAwaiting(room);
+                continue;
+            }
+            RoomImage image;
+            try {
+                image = RoomImages.decodeImage(b);
+            } catch (RuntimeException e) {
+                LOG.error("the replicated state of {} cannot be read; the room starts empty here: {}", room,
+                        e.getMessage());
+                muc.stopAwaiting(room);
+                continue;
+            }
+            List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
+            t.sort(Comparator.comparingLong(TailRecord::seq));
+            tailSeqs.merge(room, Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq()), Math::max);
+            muc.adopt(image, t, failover, gone);
+            listener.adopted(failover);
+        }
+    }
+
+    /** Every 100 ms on the cluster thread: hand-offs that never came, and link gaps that never filled. */
+    private void tick() {
+        try {
+            long now = System.nanoTime();
+            List<Jid> overdue = new ArrayList<>();
+            awaitingHandoff.forEach((room, deadline) -> {
+                if (now - deadline >= 0) {
+                    overdue.add(room);
+                }
+            });
+            if (!overdue.isEmpty()) {
+                overdue.forEach(awaitingHandoff::remove);
+                LOG.warn("no hand-off for {} rooms within the hand-off timeout; taking them over from the replicated "
+                        + "state", overdue.size());
+                adoptFromMaps(overdue, true, null);
+            }
+            int skipped = links.sweep(now, this::dispatch);
+            if (skipped > 0) {
+                listener.linkGapSkipped("*");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("cluster housekeeping failed", e);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- leaving
+
+    /**
+     * Leaves the cluster gracefully: every room here is replicated and handed to its owner among the other members
+     * (stanzas arriving meanwhile are forwarded to them), then the transport stops. Alone, it only stops.
+     */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        try {
+            clusterThread.submit(() -> {
+                View v = view;
+                MucService service = muc;
+                if (v.clustered() && service != null) {
+                    List<String> rest = new ArrayList<>(v.members());
+                    rest.remove(local);
+                    closing = true;
+                    // route every new stanza to the next owners first (still clustered: replicate, relay), then
+                    // move what is here
+                    View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
+                    view = next;
+                    handOff(service, service.localRooms(), next);
+                }
+                closed = true;
+            }).get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.warn("leaving the cluster did not finish cleanly: {}", e.toString());
+            closed = true;
+        }
+        try {
+            transport.stop();
+        } finally {
+            clusterThread.shutdownNow();
+            writers.shutdown();
+            relayIn.stop();
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- figures
+
+    /** Rooms this node serves now. */
+    public int roomsHere() {
+        MucService m = muc;
+        return m == null ? 0 : m.roomCount();
+    }
+
+    /** Rooms per node under the current view, from the replicated room list (the dashboard's cluster view). */
+    public Map<String, Integer> roomsPerNode() {
+        Map<String, Integer> out = new java.util.TreeMap<>();
+        View v = view;
+        for (String m : v.members()) {
+            out.put(m, 0);
+        }
+        if (!v.clustered()) {
+            out.put(local, roomsHere());
+            return out;
+        }
+        for (String key : rooms.keys()) {
+            out.merge(Rendezvous.owner(key, v.members()), 1, Integer::sum);
+        }
+        return out;
+    }
+
+    public long failovers() {
+        return failovers.sum();
+    }
+
+    public long handoffs() {
+        return handoffs.sum();
+    }
+
+    public long lateWrites() {
+        return lateWrites.sum();
+    }
+
+    /** Milliseconds the last take-over of a dead node's rooms took on this node (-1: none yet). */
+    public long lastFailoverMillis() {
+        return lastFailoverMillis;
+    }
+
+    /** Messages held back by gaps in link order (a gauge). */
+    public int heldMessages() {
+        return links.held();
+    }
+
+    /** Relays from other nodes waiting to be written here (a gauge). */
+    public int relayBacklog() {
+        return relayIn.queue.size();
+    }
+
+    // ------------------------------------------------------------------------------------------- relay writer
+
+    /**
+     * Writes relays from other nodes to this node's sessions through the host's delivery, on one thread that flushes
+     * after each run (so the host's batched writes apply to relayed deliveries too).
+     */
+    private final class RelayIn implements Runnable {
+        final BlockingQueue<Wire.Relay> queue = new ArrayBlockingQueue<>(65_536);
+        volatile Delivery host;
+        private final Thread thread = daemon(this, "mucscale-cluster-relay-in");
+        private final LongAdder dropped = new LongAdder();
+        private volatile boolean running = true;
+
+        void start() {
+            thread.start();
+        }
+
+        void offer(Wire.Relay r) {
+            if (!queue.offer(r)) {
+                dropped.increment();
+                if (Long.bitCount(dropped.sum()) == 1) {
+                    LOG.warn("relay backlog full: {} relays from other nodes dropped so far", dropped.sum());
+                }
+            }
+        }
+
+        @Override
+        public void run() {
+            while (running) {
+                try {
+                    Wire.Relay r = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (r == null) {
+                        continue;
+                    }
+                    Delivery h = host;
+                    do {
+                        write(h, r);
+                        r = queue.poll();
+                    } while (r != null);
+                    h.flush();
+                } catch (InterruptedException e) {
+                    return;
+                } catch (RuntimeException e) {
+                    LOG.warn("writing a relay failed", e);
+                }
+            }
+        }
+
+        private void write(Delivery h, Wire.Relay r) {
+            long latency = nowMicros() - r.sentMicros();
+            for (int i = 0; i < r.recipients().length; i++) {
+                h.deliver(r.stanzas()[r.stanzaIndex()[i]], r.recipients()[i]);
+            }
+            listener.relayReceived(r.recipients().length, Math.max(0, latency));
+        }
+
+        void stop() {
+            running = false;
+            thread.interrupt();
+        }
+    }
+
+    /** For tests: the sessions this node knows, by node. */
+    Map<Jid, String> sessions() {
+        return sessions;
+    }
+}

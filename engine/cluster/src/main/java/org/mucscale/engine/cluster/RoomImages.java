@@ -1,0 +1,126 @@
+package org.mucscale.engine.cluster;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.mucscale.engine.muc.Affiliation;
+import org.mucscale.engine.muc.MessageInspector;
+import org.mucscale.engine.muc.PresencePolicy;
+import org.mucscale.engine.muc.Role;
+import org.mucscale.engine.muc.RoomImage;
+import org.mucscale.engine.muc.StoredRoom;
+import org.mucscale.engine.muc.TailRecord;
+import org.mucscale.engine.stanza.Jid;
+
+/**
+ * Room images and tail records as bytes for the replicated maps. Each value starts with a format version, so a node of
+ * a newer mucscale can refuse (or read) what an older one wrote during a rolling upgrade.
+ */
+final class RoomImages {
+    static final int VERSION = 1;
+
+    private RoomImages() {
+    }
+
+    static byte[] encode(RoomImage image) {
+        Codec.Out out = new Codec.Out(256 + image.occupants().size() * 160);
+        out.u8(VERSION);
+        StoredRoom c = image.config();
+        out.jid(c.room()).string(c.name()).string(c.description()).string(c.subject()).bool(c.isPublic())
+                .bool(c.moderated()).bool(c.membersOnly()).string(c.password()).varint(c.maxOccupants())
+                .bool(c.nonAnonymous()).bool(c.participantsChangeSubject()).string(c.allowPrivateMessages())
+                .bool(c.loggingEnabled()).string(c.presencePolicy().name());
+        out.varint(c.affiliations().size());
+        c.affiliations().forEach((jid, aff) -> out.jid(jid).string(aff.name()));
+        out.bool(image.persistent()).bool(image.locked());
+        out.varint(image.presenceBroadcastRoles().size());
+        for (Role r : image.presenceBroadcastRoles()) {
+            out.string(r.name());
+        }
+        out.element(image.subjectMessage());
+        out.varint(image.occupants().size());
+        for (RoomImage.OccupantImage o : image.occupants()) {
+            out.string(o.nick()).jid(o.realJid()).string(o.role().name()).string(o.affiliation().name())
+                    .element(o.presence()).string(o.occupantId()).string(o.node());
+        }
+        out.varint(image.tailSeq());
+        return out.toBytes();
+    }
+
+    static RoomImage decodeImage(byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        checkVersion(in.u8());
+        Jid room = in.jid();
+        String name = in.string();
+        String description = in.string();
+        String subject = in.string();
+        boolean isPublic = in.bool();
+        boolean moderated = in.bool();
+        boolean membersOnly = in.bool();
+        String password = in.string();
+        int maxOccupants = (int) in.varint();
+        boolean nonAnonymous = in.bool();
+        boolean changeSubject = in.bool();
+        String privateMessages = in.string();
+        boolean logging = in.bool();
+        PresencePolicy policy = PresencePolicy.valueOf(in.string());
+        int affs = in.count();
+        Map<Jid, Affiliation> affiliations = new LinkedHashMap<>();
+        for (int i = 0; i < affs; i++) {
+            affiliations.put(in.jid(), Affiliation.valueOf(in.string()));
+        }
+        StoredRoom config = new StoredRoom(room, name, description, subject, isPublic, moderated, membersOnly,
+                password, maxOccupants, nonAnonymous, changeSubject, privateMessages, logging, policy, affiliations);
+        boolean persistent = in.bool();
+        boolean locked = in.bool();
+        int roles = in.count();
+        Set<Role> broadcastRoles = EnumSet.noneOf(Role.class);
+        for (int i = 0; i < roles; i++) {
+            broadcastRoles.add(Role.valueOf(in.string()));
+        }
+        var subjectMessage = in.element();
+        int n = in.count();
+        List<RoomImage.OccupantImage> occupants = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            occupants.add(new RoomImage.OccupantImage(in.string(), in.jid(), Role.valueOf(in.string()),
+                    Affiliation.valueOf(in.string()), in.element(), in.string(), in.string()));
+        }
+        long tailSeq = in.varint();
+        return new RoomImage(config, persistent, locked, broadcastRoles, subjectMessage, occupants, tailSeq);
+    }
+
+    static byte[] encode(TailRecord t) {
+        Codec.Out out = new Codec.Out(256);
+        out.u8(VERSION).jid(t.room()).varint(t.seq()).string(t.stanzaId()).string(t.nick()).jid(t.realJid())
+                .i64(t.timestampMillis()).string(t.body()).string(t.subject())
+                .string(t.action() == null ? null : t.action().name()).element(t.message());
+        return out.toBytes();
+    }
+
+    static TailRecord decodeTail(byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        checkVersion(in.u8());
+        Jid room = in.jid();
+        long seq = in.varint();
+        String stanzaId = in.string();
+        String nick = in.string();
+        Jid realJid = in.jid();
+        long ts = in.i64();
+        String body = in.string();
+        String subject = in.string();
+        String action = in.string();
+        return new TailRecord(room, seq, stanzaId, nick, realJid, ts, body, subject,
+                action == null ? MessageInspector.Action.PASS : MessageInspector.Action.valueOf(action), in.element());
+    }
+
+    private static void checkVersion(int v) {
+        if (v != VERSION) {
+            throw new IllegalArgumentException("replicated room state of format " + v + "; this node reads "
+                    + VERSION + " (all nodes must run the same mucscale version)");
+        }
+    }
+}

@@ -1,0 +1,145 @@
+package org.mucscale.engine.cluster;
+
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+import org.mucscale.engine.stanza.XmlElement;
+
+/**
+ * The messages nodes send each other (the payload of {@link ClusterTransport#send}), in {@link Codec}'s format:
+ *
+ * <pre>
+ *   message  := u8 kind, i64 senderEpoch, varint seq, body
+ *   FORWARD  := string room, string entryNode, u8 hops, element stanza          a stanza for a room owned there
+ *   RELAY    := i64 sentMicros, varint n, (string prefix, string suffix)*,       rendered once on the owner,
+ *               varint m, (varint stanzaIndex, string recipient)*                delivered there to local sessions
+ *   HANDOFF  := string room                                                      "the room's replicated state is
+ *                                                                                 complete: take it over now"
+ * </pre>
+ */
+final class Wire {
+    static final int FORWARD = 1;
+    static final int RELAY = 2;
+    static final int HANDOFF = 3;
+
+    private Wire() {
+    }
+
+    /** A decoded message: the header and one of the bodies. */
+    record Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
+                   Relay relay) {
+    }
+
+    /** Deliveries for the receiving node's local sessions: each recipient with the index of its stanza. */
+    record Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients) {
+    }
+
+    static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza) {
+        Codec.Out out = new Codec.Out(512);
+        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops).element(stanza);
+        return out.toBytes();
+    }
+
+    static byte[] handoff(long epoch, long seq, Jid room) {
+        Codec.Out out = new Codec.Out(64);
+        out.u8(HANDOFF).i64(epoch).varint(seq).jid(room);
+        return out.toBytes();
+    }
+
+    /** Builds one relay: stanzas in first-use order (each rendered stanza once), then recipients. */
+    static final class RelayBuilder {
+        private RenderedStanza[] stanzas = new RenderedStanza[4];
+        private int stanzaCount;
+        private int[] index = new int[16];
+        private Jid[] recipients = new Jid[16];
+        private int count;
+
+        void add(RenderedStanza stanza, Jid recipient) {
+            // a broadcast's deliveries come in a run, so comparing with the last stanza finds nearly every repeat
+            int i = stanzaCount - 1;
+            if (i < 0 || stanzas[i] != stanza) {
+                if (stanzaCount == stanzas.length) {
+                    stanzas = java.util.Arrays.copyOf(stanzas, stanzaCount * 2);
+                }
+                stanzas[stanzaCount] = stanza;
+                i = stanzaCount++;
+            }
+            if (count == recipients.length) {
+                recipients = java.util.Arrays.copyOf(recipients, count * 2);
+                index = java.util.Arrays.copyOf(index, count * 2);
+            }
+            index[count] = i;
+            recipients[count++] = recipient;
+        }
+
+        boolean isEmpty() {
+            return count == 0;
+        }
+
+        int deliveries() {
+            return count;
+        }
+
+        byte[] encode(long epoch, long seq, long sentMicros) {
+            int estimate = 32 + count * 48;
+            for (int i = 0; i < stanzaCount; i++) {
+                estimate += stanzas[i].fixedUtf8Length() + 8;
+            }
+            Codec.Out out = new Codec.Out(estimate);
+            out.u8(RELAY).i64(epoch).varint(seq).i64(sentMicros).varint(stanzaCount);
+            for (int i = 0; i < stanzaCount; i++) {
+                out.string(stanzas[i].prefix()).string(stanzas[i].suffix());
+            }
+            out.varint(count);
+            for (int i = 0; i < count; i++) {
+                out.varint(index[i]).jid(recipients[i]);
+            }
+            return out.toBytes();
+        }
+
+        void clear() {
+            java.util.Arrays.fill(stanzas, 0, stanzaCount, null);
+            java.util.Arrays.fill(recipients, 0, count, null);
+            stanzaCount = 0;
+            count = 0;
+        }
+    }
+
+    static Message decode(byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        int kind = in.u8();
+        long epoch = in.i64();
+        long seq = in.varint();
+        switch (kind) {
+            case FORWARD -> {
+                Jid room = in.jid();
+                String entry = in.string();
+                int hops = in.u8();
+                return new Message(kind, epoch, seq, room, entry, hops, in.element(), null);
+            }
+            case RELAY -> {
+                long sent = in.i64();
+                int n = in.count();
+                RenderedStanza[] stanzas = new RenderedStanza[n];
+                for (int i = 0; i < n; i++) {
+                    stanzas[i] = RenderedStanza.of(in.string(), in.string());
+                }
+                int m = in.count();
+                int[] index = new int[m];
+                Jid[] recipients = new Jid[m];
+                for (int i = 0; i < m; i++) {
+                    long ix = in.varint();
+                    if (ix >= n) {
+                        throw new IllegalArgumentException("relay names stanza " + ix + " of " + n);
+                    }
+                    index[i] = (int) ix;
+                    recipients[i] = in.jid();
+                }
+                return new Message(kind, epoch, seq, null, null, 0, null, new Relay(sent, stanzas, index, recipients));
+            }
+            case HANDOFF -> {
+                return new Message(kind, epoch, seq, in.jid(), null, 0, null, null);
+            }
+            default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);
+        }
+    }
+}

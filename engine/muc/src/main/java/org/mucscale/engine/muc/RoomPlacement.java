@@ -1,0 +1,48 @@
+package org.mucscale.engine.muc;
+
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.XmlElement;
+
+/**
+ * Where rooms are served, for a service that runs on several nodes (implemented by the cluster module; alone, every
+ * room is served here and {@link #LOCAL} does nothing). Called on transport and room threads; every method must be
+ * quick and must not block.
+ */
+public interface RoomPlacement {
+
+    /** Whether stanzas for {@code room} are handled on this node now. */
+    boolean servesHere(Jid room);
+
+    /**
+     * Takes a stanza for a room served by another node. {@code entryNode} is where it entered the cluster (null: this
+     * node); {@code hops} how often it has been forwarded already.
+     */
+    void forward(Jid room, XmlElement stanza, String entryNode, int hops);
+
+    /** The sender of a stanza about to be handled here entered the cluster at {@code entryNode} (null: this node). */
+    void sessionSeen(Jid sender, String entryNode);
+
+    /** The node {@code user}'s session is on, as last seen (null: this node, or never seen). */
+    String sessionNode(Jid user);
+
+    RoomPlacement LOCAL = new RoomPlacement() {
+        @Override
+        public boolean servesHere(Jid room) {
+            return true;
+        }
+
+        @Override
+        public void forward(Jid room, XmlElement stanza, String entryNode, int hops) {
+            throw new IllegalStateException("a single node serves every room");
+        }
+
+        @Override
+        public void sessionSeen(Jid sender, String entryNode) {
+        }
+
+        @Override
+        public String sessionNode(Jid user) {
+            return null;
+        }
+    };
+}
