@@ -133,6 +133,29 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         }
     }
 
+    /**
+     * Connects in the background and never gives up: attempts repeat with the reconnect back-off until one succeeds,
+     * and a lost stream is re-established as after {@link #connect}. For a cluster node, which may start while another
+     * node holds the server's only link for this component (Prosody allows one): it takes the link over when the
+     * holder's stream goes away.
+     */
+    public void connectInBackground(StanzaHandler stanzaHandler) {
+        if (started) {
+            throw new IllegalStateException("already connected once");
+        }
+        this.handler = stanzaHandler;
+        started = true;
+        attempt().whenComplete((session, failure) -> {
+            if (failure != null) {
+                LOG.info("component {}: no link to {} yet ({}); retrying in the background", config.domain(), where(),
+                        failure.getMessage());
+                scheduleReconnect();
+            } else {
+                scheduler.execute(() -> reconnectAttempt = 0);
+            }
+        });
+    }
+
     /** True while a stream is up and authenticated. */
     public boolean isReady() {
         return readySession != null;

@@ -142,12 +142,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     /**
-     * Standalone: whether this node can itself reach every user (its server link is up and the server accepts stanzas
-     * from any link). Then nothing needs relaying to other nodes. Inside Openfire a node reaches its own sessions only.
+     * Standalone: users' sessions live on the XMPP server, not on any node; a node reaches every user while its own
+     * link to the server is up ({@code linkUp}), and relays to a node that has one otherwise. When a node leaves,
+     * nobody's session goes with it, so no occupant is removed. (Inside Openfire, the default: a user's session is on
+     * the node their stanzas enter at, a node reaches only its own sessions, and a node that dies takes its sessions
+     * with it.)
      */
-    public void reachesEveryone(BooleanSupplier supplier) {
-        this.reachesEveryone = Objects.requireNonNull(supplier);
+    public void sessionsOnServer(BooleanSupplier linkUp) {
+        this.reachesEveryone = Objects.requireNonNull(linkUp);
+        this.sessionsOnNodes = false;
     }
+
+    private volatile boolean sessionsOnNodes = true;
+    /** Standalone: the last other node a stanza entered at, i.e. a node whose link to the server is up. */
+    private volatile String lastEntryNode;
 
     /** Joins: starts the transport; the first view arrives through {@link #membersChanged}. */
     public void start(MucService service) {
@@ -205,6 +213,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (!node.equals(sessions.get(sender))) {
             sessions.put(sender, node);
         }
+        if (entryNode != null && !sessionsOnNodes && !entryNode.equals(lastEntryNode)) {
+            lastEntryNode = entryNode;
+        }
     }
 
     @Override
@@ -219,10 +230,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             return null;
         }
         String n = sessions.get(recipient);
-        if (n == null || n.equals(local) || !view.members().contains(n)) {
-            return null;
+        List<String> members = view.members();
+        if (n != null && !n.equals(local) && members.contains(n)) {
+            return n;
         }
-        return n;
+        if (!sessionsOnNodes) {
+            // no link here: any node with one can deliver to anyone
+            String linked = lastEntryNode;
+            if (linked != null && !linked.equals(local) && members.contains(linked)) {
+                return linked;
+            }
+        }
+        return null;
     }
 
     // ------------------------------------------------------------------------------------------- relays
@@ -410,8 +429,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             });
             goneUsers.forEach(sessions::remove);
-            gone = goneUsers::contains;
-            service.removeSessionsWhere(gone);
+            if (sessionsOnNodes) {
+                gone = goneUsers::contains;
+                service.removeSessionsWhere(gone);
+            }
             for (String d : departed) {
                 links.forget(d);
             }
