@@ -268,10 +268,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public boolean active() {
-        return view.clustered() && !closed || closing;
+        return replicating;
     }
-
-    private volatile boolean closing;
 
     @Override
     public void replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
@@ -407,19 +405,36 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         Set<String> departed = new HashSet<>(old.members());
         departed.removeAll(members);
         View next = View.of(members);
-        boolean wasClustered = old.clustered();
+        MucService service = muc;
+        if (next.clustered()) {
+            replicating = true;
+            if (!old.clustered()) {
+                service.replicateAll(); // what this node served alone gets its first copy before anyone takes it over
+            }
+        }
+        // rooms of departed owners that are now ours: their stanzas wait on the room threads from before the switch,
+        // so none of them creates an empty room in the meantime (rooms of live owners wait lazily, see arriving())
+        List<Jid> takeOver = new ArrayList<>();
+        if (!departed.isEmpty()) {
+            for (String key : rooms.keys()) {
+                Jid room = Jid.tryParse(key);
+                if (room != null && local.equals(next.owner(room))
+                        && departed.contains(Rendezvous.owner(key, old.members()))) {
+                    takeOver.add(room);
+                }
+            }
+            service.awaitRooms(takeOver);
+        }
+        previous = old;
+        viewChangedNanos = System.nanoTime();
         view = next;
         held.clear();
         listener.view(next.members(), local);
         LOG.info("cluster view: {} (this node {}{})", next.members(), local,
                 departed.isEmpty() ? "" : ", departed " + departed);
-        MucService service = muc;
-        if (!wasClustered && next.clustered()) {
-            service.replicateAll(); // what this node served alone gets its first copy before anyone takes it over
-        }
-        // 1. rooms that now belong to another node: replicated, dropped here silently, handed off
+        // rooms that now belong to another node: replicated, dropped here silently, handed off
         handOff(service, service.localRooms(), next);
-        // 2. sessions that were on departed nodes
+        // sessions that were on departed nodes
         Predicate<Jid> gone = null;
         if (!departed.isEmpty()) {
             Set<Jid> goneUsers = new HashSet<>();
@@ -437,43 +452,37 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 links.forget(d);
             }
         }
-        // 3. rooms this node now owns
-        if (!next.clustered() && departed.isEmpty()) {
-            return;
-        }
-        List<Jid> takeOver = new ArrayList<>();
-        List<Jid> await = new ArrayList<>();
-        for (String key : rooms.keys()) {
-            Jid room = Jid.tryParse(key);
-            if (room == null || !local.equals(next.owner(room))) {
-                continue;
-            }
-            String previous = Rendezvous.owner(key, old.members());
-            if (local.equals(previous)) {
-                continue;
-            }
-            if (departed.contains(previous)) {
-                takeOver.add(room);
-            } else {
-                await.add(room);
-            }
-        }
-        if (!await.isEmpty()) {
-            service.awaitRooms(await);
-            long deadline = System.nanoTime() + handoffTimeoutNanos;
-            for (Jid room : await) {
-                awaitingHandoff.put(room, deadline);
-            }
-        }
         if (!takeOver.isEmpty()) {
             long start = System.currentTimeMillis();
-            service.awaitRooms(takeOver);
             adoptFromMaps(takeOver, true, gone);
             failovers.add(takeOver.size());
             lastFailoverMillis = System.currentTimeMillis() - start;
             LOG.info("took over {} rooms of departed node(s) {} in {} ms", takeOver.size(), departed,
                     lastFailoverMillis);
         }
+        if (!next.clustered()) {
+            replicating = false;
+        }
+    }
+
+    /** The view before the last change, and when it changed (for {@link #arriving}). */
+    private volatile View previous;
+    private volatile long viewChangedNanos;
+    private volatile boolean replicating;
+
+    @Override
+    public boolean arriving(Jid room) {
+        View p = previous;
+        View v = view;
+        if (p == null || System.nanoTime() - viewChangedNanos > handoffTimeoutNanos || !local.equals(v.owner(room))) {
+            return false;
+        }
+        String before = Rendezvous.owner(room.toString(), p.members());
+        if (before == null || before.equals(local) || !v.members().contains(before)) {
+            return false;
+        }
+        awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
+        return true;
     }
 
     private void handOff(MucService service, List<Jid> localRooms, View next) {
@@ -600,7 +609,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 if (v.clustered() && service != null) {
                     List<String> rest = new ArrayList<>(v.members());
                     rest.remove(local);
-                    closing = true;
                     // route every new stanza to the next owners first (still clustered: replicate, relay), then
                     // move what is here
                     View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());

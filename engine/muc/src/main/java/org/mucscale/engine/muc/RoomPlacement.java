@@ -25,6 +25,15 @@ public interface RoomPlacement {
     /** The node {@code user}'s session is on, as last seen (null: this node, or never seen). */
     String sessionNode(Jid user);
 
+    /**
+     * Whether a room that is not here may be on its way from another node (the view changed a moment ago and the room's
+     * previous owner is still alive). The room thread then holds the room's stanzas until {@link MucService#adopt}
+     * or {@link MucService#stopAwaiting}, which the implementation promises to call. Called on a room thread.
+     */
+    default boolean arriving(Jid room) {
+        return false;
+    }
+
     RoomPlacement LOCAL = new RoomPlacement() {
         @Override
         public boolean servesHere(Jid room) {

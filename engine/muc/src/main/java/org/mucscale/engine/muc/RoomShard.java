@@ -173,6 +173,12 @@ final class RoomShard implements Runnable {
                 ctx.placement.forward(c.roomJid, c.stanza, c.entryNode, c.hops + 1);
                 return;
             }
+            if (ctx.placement.arriving(c.roomJid)) {
+                List<Command> held = new ArrayList<>();
+                held.add(c);
+                awaiting.put(c.roomJid, held);
+                return;
+            }
             room = Room.createOrRefuse(this, c);
             if (room == null) {
                 return;
