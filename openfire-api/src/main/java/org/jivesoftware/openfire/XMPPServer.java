@@ -1,5 +1,6 @@
 package org.jivesoftware.openfire;
 
+import org.jivesoftware.openfire.cluster.NodeID;
 import org.jivesoftware.openfire.container.PluginManager;
 import org.jivesoftware.openfire.muc.MultiUserChatManager;
 
@@ -21,4 +22,6 @@ public class XMPPServer {
     public MultiUserChatManager getMultiUserChatManager() { return null; }
 
     public boolean isStarted() { return false; }
+
+    public NodeID getNodeID() { return null; }
 }
