@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * <p>Wiring, in start order (stopped in reverse):
  * <ol>
  *   <li>system properties and the validated settings snapshot ({@link MucScaleProperties});</li>
- *   <li>the engine ({@link MucScaleEngine}: metrics, filter, room log store on Openfire's database, MUC service),
- *       delivering through {@link OpenfireDelivery};</li>
+ *   <li>the cluster transport ({@link OpenfireClusterTransport}, Openfire's clustering API), stopped after the
+ *       engine;</li>
+ *   <li>the engine ({@link MucScaleEngine}: metrics, filter, room log store on Openfire's database, MUC service,
+ *       cluster through the transport), delivering through {@link OpenfireDelivery};</li>
  *   <li>settings subscription: dynamic changes reach the engine and the adapter;</li>
  *   <li>the MUC Scale service component on {@code mucscale.openfire.subdomain};</li>
  *   <li>the content filter interceptor for Openfire's own MUC ({@link BuiltInMucFilter});</li>
@@ -82,6 +84,13 @@ public final class MucScalePlugin implements Plugin {
             // Openfire installs database/mucscale_<type>.sql itself (plugin.xml databaseKey), so no schema install.
             builder.database(new OpenfireDataSource(), databaseType, false);
         }
+        // Always clustered through Openfire's API: alone it reports a one-member view and sends nothing; when
+        // Openfire's hazelcast plugin starts the cluster later (it waits until every plugin has loaded), the
+        // transport reports the new view. The engine starts and stops it; the registration below stops it too
+        // (stop is idempotent), so a start that fails before the engine owns it leaves nothing registered.
+        OpenfireClusterTransport cluster = new OpenfireClusterTransport();
+        registrations.onClose("cluster transport", cluster::stop);
+        builder.cluster(cluster);
         MucScaleEngine engine = builder.build();
         engine.start();
         registrations.push("engine", engine);

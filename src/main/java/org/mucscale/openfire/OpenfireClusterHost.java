@@ -1,0 +1,137 @@
+package org.mucscale.openfire;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.jivesoftware.openfire.XMPPServer;
+import org.jivesoftware.openfire.cluster.ClusterEventListener;
+import org.jivesoftware.openfire.cluster.ClusterManager;
+import org.jivesoftware.openfire.cluster.ClusterNodeInfo;
+import org.jivesoftware.util.cache.Cache;
+import org.jivesoftware.util.cache.CacheFactory;
+import org.jivesoftware.util.cache.ClusterTask;
+
+/**
+ * The part of Openfire's clustering API that {@link OpenfireClusterTransport} uses, as one seam: {@link #LIVE} calls
+ * Openfire (core classes only; Hazelcast stays inside Openfire's hazelcast plugin), tests pass a fake. Node ids are
+ * Openfire's bytes here; {@link NodeIds} turns them into the engine's text.
+ */
+interface OpenfireClusterHost {
+
+    /** This node's id: {@code XMPPServer.getNodeID()}, fixed for the life of the process since Openfire 4.4. */
+    byte[] localNodeId();
+
+    /** Whether this node is in a cluster now ({@code ClusterManager.isClusteringStarted()}). */
+    boolean clusteringStarted();
+
+    /** The members Openfire knows ({@code ClusterManager.getNodesInfo()}; empty when not clustered). */
+    List<byte[]> clusterNodeIds();
+
+    void addListener(ClusterEventListener listener);
+
+    void removeListener(ClusterEventListener listener);
+
+    /**
+     * Runs {@code task} on {@code nodeId}, asynchronously ({@code CacheFactory.doClusterTask(task, nodeId)}). Does
+     * nothing when this node is not clustered; the hazelcast plugin throws IllegalArgumentException (after a WARN of
+     * its own) for a node that is not a member.
+     */
+    void runTask(byte[] nodeId, ClusterTask<?> task);
+
+    /**
+     * The clustered cache {@code name}, configured never to evict or expire an entry before it is created (see
+     * {@link #LIVE}). The same object serves before, while and after this node is clustered: Openfire swaps what is
+     * behind it when the node joins or leaves a cluster, emptying it each time.
+     */
+    Map<String, byte[]> cache(String name);
+
+    /**
+     * Empties {@code caches} if this node is not clustered, atomically with respect to Openfire switching them to
+     * clustered ones; returns whether they were emptied. In a cluster other nodes may still use them: left alone.
+     */
+    boolean clearIfNotClustered(Collection<Map<String, byte[]>> caches);
+
+    /**
+     * Openfire 5.1.1 itself. About the caches ({@code docs/openfire.md}, "Clustering inside Openfire", has the
+     * source references):
+     * <ul>
+     *   <li>Without a {@code cache.<name>.size} / {@code .maxLifetime} property or a plugin {@code cache-config.xml}
+     *       entry, a cache gets Openfire's defaults, 256 KiB and 6 hours ({@code CacheFactory.DEFAULT_MAX_CACHE_SIZE},
+     *       {@code DEFAULT_MAX_CACHE_LIFETIME}). Alone, {@code DefaultCache} then culls least recently used entries
+     *       past the size and refuses any value above 90 % of it; clustered, the hazelcast plugin's
+     *       {@code ClusteredCacheFactory.createCache} turns the lifetime into the Hazelcast map's time-to-live, so
+     *       entries would vanish after 6 hours.</li>
+     *   <li>-1 means "no limit" to both ({@code DefaultCache}: no culling below 0, no expiry at or below 0;
+     *       {@code ClusteredCacheFactory}: size below 0 becomes Integer.MAX_VALUE MB, lifetime below 0 a time-to-live
+     *       of 0 = forever). {@link CacheFactory#setMaxSizeProperty} and {@link CacheFactory#setMaxLifetimeProperty}
+     *       store exactly these properties (what a {@code cache-config.xml} with {@code back-size-high} and
+     *       {@code back-expiry} 0 would do, but for any name, and without that file's destroy-on-unload), before
+     *       the cache is created; they write only when the stored value differs, and Openfire shares them with
+     *       every node.</li>
+     *   <li>The hazelcast plugin's {@code hazelcast-cache-config.xml} has no map config matching {@code mucscale-*},
+     *       so {@code createCache} adds a dynamic {@code MapConfig(name)}: Hazelcast's defaults, one synchronous
+     *       backup and no eviction, with only time-to-live and size taken from the properties above. The XML's
+     *       {@code <map name="default">} (LRU at 100,000 per node) does not apply to it.</li>
+     * </ul>
+     */
+    OpenfireClusterHost LIVE = new OpenfireClusterHost() {
+        private static final long NO_LIMIT = -1L;
+
+        @Override
+        public byte[] localNodeId() {
+            return XMPPServer.getInstance().getNodeID().toByteArray();
+        }
+
+        @Override
+        public boolean clusteringStarted() {
+            return ClusterManager.isClusteringStarted();
+        }
+
+        @Override
+        public List<byte[]> clusterNodeIds() {
+            List<byte[]> ids = new ArrayList<>();
+            for (ClusterNodeInfo info : ClusterManager.getNodesInfo()) {
+                ids.add(info.getNodeID().toByteArray());
+            }
+            return ids;
+        }
+
+        @Override
+        public void addListener(ClusterEventListener listener) {
+            ClusterManager.addListener(listener);
+        }
+
+        @Override
+        public void removeListener(ClusterEventListener listener) {
+            ClusterManager.removeListener(listener);
+        }
+
+        @Override
+        public void runTask(byte[] nodeId, ClusterTask<?> task) {
+            CacheFactory.doClusterTask(task, nodeId);
+        }
+
+        @Override
+        public Map<String, byte[]> cache(String name) {
+            CacheFactory.setMaxSizeProperty(name, NO_LIMIT);
+            CacheFactory.setMaxLifetimeProperty(name, NO_LIMIT);
+            Cache<String, byte[]> cache = CacheFactory.createCache(name);
+            return cache;
+        }
+
+        @Override
+        public boolean clearIfNotClustered(Collection<Map<String, byte[]>> caches) {
+            // CacheFactory.joinedCluster()/leftCluster() are static synchronized: they swap every cache's content
+            // and flip isClusteringStarted() while holding CacheFactory.class. Holding it here, a cache cannot turn
+            // clustered between the check and clear() (which would empty the map for every node).
+            synchronized (CacheFactory.class) {
+                if (CacheFactory.isClusteringStarted()) {
+                    return false;
+                }
+                caches.forEach(Map::clear);
+                return true;
+            }
+        }
+    };
+}
