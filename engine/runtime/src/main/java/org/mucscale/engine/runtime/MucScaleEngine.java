@@ -65,6 +65,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private final boolean serveHttp;
     private final Path home;
     private final ClusterTransport cluster;
+    private final java.util.function.BooleanSupplier sessionsOnServer;
     private final Deque<AutoCloseable> running = new ArrayDeque<>();
 
     private volatile MucService muc;
@@ -88,6 +89,7 @@ public final class MucScaleEngine implements AutoCloseable {
         this.serveHttp = b.serveHttp;
         this.home = b.home;
         this.cluster = b.cluster;
+        this.sessionsOnServer = b.sessionsOnServer;
     }
 
     public static Builder builder(String serviceDomain, Settings settings, Delivery delivery) {
@@ -139,6 +141,9 @@ public final class MucScaleEngine implements AutoCloseable {
             ClusterNode node = cluster == null ? null
                     : new ClusterNode(cluster, settings, settings.get(MucSettings.HISTORY_SIZE),
                     MetricsBridge.cluster(m));
+            if (node != null && sessionsOnServer != null) {
+                node.sessionsOnServer(sessionsOnServer);
+            }
             // in a cluster every node has its own probe occupant, so each one measures its own path
             ProbeOccupant probeOccupant = new ProbeOccupant(hostDelivery,
                     Jid.of(null, serviceDomain, null), clock, node == null ? null : node.localNode());
@@ -324,6 +329,7 @@ public final class MucScaleEngine implements AutoCloseable {
         private boolean serveHttp;
         private Path home;
         private ClusterTransport cluster;
+        private java.util.function.BooleanSupplier sessionsOnServer;
 
         private Builder(String serviceDomain, Settings settings, Delivery delivery) {
             this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
@@ -370,6 +376,15 @@ public final class MucScaleEngine implements AutoCloseable {
          */
         public Builder cluster(ClusterTransport transport) {
             this.cluster = Objects.requireNonNull(transport);
+            return this;
+        }
+
+        /**
+         * Standalone clustering: users' sessions live on the XMPP server, and this node reaches all of them while
+         * {@code linkUp} (its own server link) is true; see {@link ClusterNode#sessionsOnServer}.
+         */
+        public Builder clusterSessionsOnServer(java.util.function.BooleanSupplier linkUp) {
+            this.sessionsOnServer = Objects.requireNonNull(linkUp);
             return this;
         }
 
