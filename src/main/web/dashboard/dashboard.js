@@ -197,6 +197,8 @@
         ], [t, column(d, 'heapUsedMiB'), column(d, 'allocationMiBPerSec'), column(d, 'threads'),
             column(d, 'gcPauseMaxMs')]);
 
+        renderCluster(d);
+
         var s = d.summary || {};
         text('ms-sum-p99', fmt(s.latencyP99Ms, ' ms'));
         text('ms-sum-p999', fmt(s.latencyP999Ms, ' ms'));
@@ -223,6 +225,93 @@
         state.renders++;
         root.setAttribute('data-state', 'ok');
         text('ms-status', 'updated ' + new Date(d.nowMs).toLocaleTimeString() + ' · ' + t.length + ' samples');
+    }
+
+    function bytesRate(v) {
+        if (v === null || v === undefined || isNaN(v)) {
+            return '–';
+        }
+        return v >= 1048576 ? fmt(v / 1048576, ' MiB/s') : fmt(v / 1024, ' KiB/s');
+    }
+
+    function triple(values) {
+        return values.every(function (v) { return v === null || v === undefined; })
+            ? '–' : values.map(function (v) { return fmt(v); }).join(' / ');
+    }
+
+    /**
+     * The Cluster panel: shown only when the data says this node is clustered; otherwise hidden and its chart
+     * dropped, so a single server's page looks as it always did.
+     */
+    function renderCluster(d) {
+        var section = document.getElementById('ms-cluster');
+        var c = d.cluster;
+        if (!section) {
+            return;
+        }
+        if (!c || !c.enabled) {
+            section.hidden = true;
+            if (state.charts.cluster) {
+                state.charts.cluster.destroy();
+                delete state.charts.cluster;
+                delete state.signatures.cluster;
+            }
+            return;
+        }
+        section.hidden = false;
+        var nodes = c.nodes || [];
+        text('ms-cl-local', '(this node: ' + c.localNode + ', ' + nodes.length
+            + (nodes.length === 1 ? ' member)' : ' members)'));
+        clusterNodes(nodes);
+        text('ms-cl-sent', fmt(c.relaysSentPerSec));
+        text('ms-cl-deliveries', fmt(c.relayDeliveriesPerSec));
+        text('ms-cl-bytes', bytesRate(c.relayBytesPerSec));
+        text('ms-cl-received', fmt(c.relaysReceivedPerSec));
+        text('ms-cl-latency', triple([c.relayLatencyP50Ms, c.relayLatencyP99Ms, c.relayLatencyMaxMs]));
+        text('ms-cl-forwards', fmt(c.forwardsPerSec));
+        text('ms-cl-repl', fmt(c.replicationWritesPerSec));
+        text('ms-cl-repl-time', triple([c.replicationP99Ms, c.replicationMaxMs]));
+        text('ms-cl-late', whole(c.replicationLate));
+        text('ms-cl-handoffs', whole(c.handoffs));
+        text('ms-cl-failovers', whole(c.failovers));
+        text('ms-cl-last-failover', c.lastFailoverMs === null || c.lastFailoverMs === undefined
+            ? 'none yet' : fmt(c.lastFailoverMs, ' ms'));
+        text('ms-cl-gaps', whole(c.linkGaps));
+
+        draw('cluster', 'ms-chart-cluster', [
+            line('relays sent/s', 0),
+            line('relays received/s', 4),
+            line('forwards/s', 5),
+            line('replication writes/s', 2),
+            line('relay latency p99 ms', 1, { scale: 'ms', dash: [4, 3] })
+        ], [d.t, column(d, 'clusterRelaysSentPerSec'), column(d, 'clusterRelaysReceivedPerSec'),
+            column(d, 'clusterForwardsPerSec'), column(d, 'clusterReplicationWritesPerSec'),
+            column(d, 'clusterRelayLatencyP99Ms')], function (opts) {
+            opts.scales.ms = { auto: true };
+            opts.axes = [{}, { size: 60, label: 'per second', labelSize: 16 },
+                { scale: 'ms', side: 1, size: 60, label: 'ms', labelSize: 16, grid: { show: false } }];
+        });
+    }
+
+    /** The members by name, rooms each owns; this node's row is marked (text only, like every table here). */
+    function clusterNodes(nodes) {
+        var body = document.querySelector('#ms-cl-nodes tbody');
+        while (body.firstChild) {
+            body.removeChild(body.firstChild);
+        }
+        nodes.forEach(function (n) {
+            var tr = document.createElement('tr');
+            if (n.local) {
+                tr.className = 'ms-cl-this';
+            }
+            var name = document.createElement('td');
+            name.textContent = n.local ? n.node + ' (this node)' : n.node;
+            var rooms = document.createElement('td');
+            rooms.textContent = whole(n.rooms);
+            tr.appendChild(name);
+            tr.appendChild(rooms);
+            body.appendChild(tr);
+        });
     }
 
     /** Replaces a table body's rows; cells are filled with textContent only. */

@@ -17,12 +17,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The dashboard's data: a bounded one-hour time series sampled every {@code sample-interval}, plus recent GC pauses and
- * the top rooms, written as JSON by {@link #writeJson}. Host-neutral: the Openfire servlet and the standalone HTTP
- * server both call it.
+ * the top rooms and, on a cluster node, this node's cluster figures and the cluster's view, written as JSON by
+ * {@link #writeJson}. Host-neutral: the Openfire servlet and the standalone HTTP server both call it.
  *
  * <p><b>Concurrency.</b> One daemon thread ({@code mucscale-metrics-sampler}) calls {@link #sampleNow()}; HTTP threads
  * call {@link #writeJson}. Both take this object's monitor: a sample is a few histogram merges every few seconds and a
- * JSON write a few hundred kilobytes at most, never on the message path. The ring holds
+ * JSON write a few hundred kilobytes at most, never on the message path. The cluster view is asked for before the
+ * monitor is taken, since it may read the cluster's shared map. The ring holds
  * {@code ceil(3600 s / interval) + 1} samples; the oldest is overwritten (that is what a one-hour view means).
  */
 public final class DashboardData implements AutoCloseable {
@@ -36,7 +37,10 @@ public final class DashboardData implements AutoCloseable {
             "storeCommitP99Ms", "storeCommitMaxMs", "filterP99Us", "fanoutP99",
             "gcPauseMaxMs", "gcPauses",
             "messagesPerSec", "deliveriesPerSec", "floodRejectionsPerSec", "storeCommitsPerSec", "storeSpilledPerSec",
-            "storeDeadLettersPerSec", "heapUsedMiB", "allocationMiBPerSec", "threads", "rooms", "occupants"};
+            "storeDeadLettersPerSec", "heapUsedMiB", "allocationMiBPerSec", "threads", "rooms", "occupants",
+            // Cluster: null (a gap) while no cluster view is set, so a single server's charts show nothing there.
+            "clusterRelaysSentPerSec", "clusterRelaysReceivedPerSec", "clusterForwardsPerSec",
+            "clusterReplicationWritesPerSec", "clusterRelayLatencyP99Ms"};
 
     private static final int MAX_DYNAMIC_SERIES = 96;
 
@@ -69,6 +73,19 @@ public final class DashboardData implements AutoCloseable {
     private long lastGcPauses;
     private long lastAllocated;
     private final Map<String, Long> lastFilterCounts = new HashMap<>();
+    // Cluster counters at the previous sample, and the rates over the last sample interval.
+    private long lastRelaysSent;
+    private long lastRelayBytes;
+    private long lastRelayDeliveries;
+    private long lastRelaysReceived;
+    private long lastForwards;
+    private long lastReplicationWrites;
+    private double relaysSentPerSecond;
+    private double relayBytesPerSecond;
+    private double relayDeliveriesPerSecond;
+    private double relaysReceivedPerSecond;
+    private double forwardsPerSecond;
+    private double replicationWritesPerSecond;
 
     private volatile double messagesPerSecond;
     private volatile double deliveriesPerSecond;
@@ -148,6 +165,11 @@ public final class DashboardData implements AutoCloseable {
         put(i, "gcPauseMaxMs", scratch.getTotalCount() == 0 ? 0 : maxMs(scratch));
         metrics.fanout.drainSinceLastDrain(scratchCounts);
         put(i, "fanoutP99", scratchCounts.getTotalCount() == 0 ? Double.NaN : scratchCounts.getValueAtPercentile(99));
+        boolean clustered = metrics.clustered();
+        metrics.relayLatency.drainSinceLastDrain(scratch);
+        put(i, "clusterRelayLatencyP99Ms", clustered ? percentileMs(scratch, 99) : Double.NaN);
+        metrics.replicationTime.drainSinceLastDrain(scratch);
+        sampleCluster(i, seconds, clustered);
 
         long m = metrics.messages.getCount();
         long d = metrics.deliveries.getCount();
@@ -205,6 +227,35 @@ public final class DashboardData implements AutoCloseable {
 
         next = (next + 1) % capacity;
         count++;
+    }
+
+    /**
+     * The cluster's rates over this sample interval. The counters' baselines move on even when not clustered, so a
+     * node that joins later does not show its whole history as one sample's rate.
+     */
+    private void sampleCluster(int i, double seconds, boolean clustered) {
+        long sent = metrics.relaysSent.getCount();
+        long bytes = metrics.relayBytes.getCount();
+        long relayed = metrics.relayDeliveries.getCount();
+        long received = metrics.relaysReceived.getCount();
+        long forwarded = metrics.forwards.getCount();
+        long replicated = metrics.replicationWrites.getCount();
+        relaysSentPerSecond = (sent - lastRelaysSent) / seconds;
+        relayBytesPerSecond = (bytes - lastRelayBytes) / seconds;
+        relayDeliveriesPerSecond = (relayed - lastRelayDeliveries) / seconds;
+        relaysReceivedPerSecond = (received - lastRelaysReceived) / seconds;
+        forwardsPerSecond = (forwarded - lastForwards) / seconds;
+        replicationWritesPerSecond = (replicated - lastReplicationWrites) / seconds;
+        lastRelaysSent = sent;
+        lastRelayBytes = bytes;
+        lastRelayDeliveries = relayed;
+        lastRelaysReceived = received;
+        lastForwards = forwarded;
+        lastReplicationWrites = replicated;
+        put(i, "clusterRelaysSentPerSec", clustered ? relaysSentPerSecond : Double.NaN);
+        put(i, "clusterRelaysReceivedPerSec", clustered ? relaysReceivedPerSecond : Double.NaN);
+        put(i, "clusterForwardsPerSec", clustered ? forwardsPerSecond : Double.NaN);
+        put(i, "clusterReplicationWritesPerSec", clustered ? replicationWritesPerSecond : Double.NaN);
     }
 
     private void addBounded(List<List<TopRooms.Entry>> recent, List<TopRooms.Entry> entries) {
@@ -272,8 +323,11 @@ public final class DashboardData implements AutoCloseable {
 
     /** The JSON document for the last {@code rangeSeconds} (clamped to 60..3600), as a string. */
     public String json(int rangeSeconds) {
+        // Asked outside this object's monitor: the view may read the cluster's shared map, which can take a while,
+        // and the sampler must not wait for it.
+        MucScaleMetrics.ClusterView cluster = metrics.clusterView();
         StringBuilder sb = new StringBuilder(64 * 1024);
-        buildJson(sb, rangeSeconds);
+        buildJson(sb, rangeSeconds, cluster);
         return sb.toString();
     }
 
@@ -285,14 +339,17 @@ public final class DashboardData implements AutoCloseable {
      *   "queues": {queue: [depth...]}, "filterActions": {"list.action": [per second...]},
      *   "gcPauses": [{"t": unix ms, "ms", "collector", "cause", "action"}],
      *   "topRooms": [{"room", "messages", "error"}], "topFilterRooms": [...],
-     *   "heapPools": [{"pool", "beforeBytes", "afterBytes"}], "summary": {...} }
+     *   "heapPools": [{"pool", "beforeBytes", "afterBytes"}], "summary": {...},
+     *   "cluster": {"enabled": false} or {"enabled": true, "localNode", "nodes": [{"node", "rooms", "local"}],
+     *               rates per second over the last sample interval, latencies in ms over the summary's window,
+     *               totals since start; see {@link #cluster}} }
      * </pre>
      */
     public void writeJson(Writer out, int rangeSeconds) throws IOException {
         out.write(json(rangeSeconds));
     }
 
-    private synchronized void buildJson(StringBuilder sb, int rangeSeconds) {
+    private synchronized void buildJson(StringBuilder sb, int rangeSeconds, MucScaleMetrics.ClusterView cluster) {
         int range = Math.max(60, Math.min(3600, rangeSeconds));
         long nowMs = clock.currentTimeMillis();
         long fromMs = nowMs - range * 1000L;
@@ -391,7 +448,87 @@ public final class DashboardData implements AutoCloseable {
         Json.number(sb, messagesPerSecond);
         sb.append(",\"deliveriesPerSec\":");
         Json.number(sb, deliveriesPerSecond);
-        sb.append("}}");
+        sb.append("},\"cluster\":");
+        cluster(sb, cluster);
+        sb.append('}');
+    }
+
+    /**
+     * The {@code cluster} object. Not clustered (no view): {@code {"enabled":false}}. Clustered:
+     * <pre>
+     * { "enabled": true, "localNode", "nodes": [{"node", "rooms" (owned, by rendezvous hashing), "local"}] (by name),
+     *   "relaysSentPerSec", "relayBytesPerSec", "relayDeliveriesPerSec", "relaysReceivedPerSec", "forwardsPerSec",
+     *   "replicationWritesPerSec"            (over the last sample interval, like summary.messagesPerSec),
+     *   "relayLatencyP50Ms", "relayLatencyP99Ms", "relayLatencyMaxMs", "replicationP99Ms", "replicationMaxMs"
+     *                                        (milliseconds, over the summary's window; null when nothing recorded),
+     *   "relaysSent", "relaysReceived", "forwards", "replicationWrites", "replicationLate", "handoffs", "linkGaps"
+     *                                        (this node's counters since start),
+     *   "failovers" (rooms this node took over from departed nodes), "lastFailoverMs" (null: none yet) }
+     * </pre>
+     * Relay latency is the sender's flush to this node's receipt by the two nodes' wall clocks, so clock skew adds in.
+     */
+    private void cluster(StringBuilder sb, MucScaleMetrics.ClusterView view) {
+        if (view == null) {
+            sb.append("{\"enabled\":false}");
+            return;
+        }
+        sb.append("{\"enabled\":true,\"localNode\":");
+        Json.string(sb, view.localNode());
+        sb.append(",\"nodes\":[");
+        Map<String, Integer> nodes = new java.util.TreeMap<>();
+        if (view.roomsPerNode() != null) {
+            view.roomsPerNode().forEach((node, rooms) -> {
+                if (node != null) {
+                    nodes.put(node, rooms);
+                }
+            });
+        }
+        if (view.localNode() != null && !nodes.containsKey(view.localNode())) {
+            nodes.put(view.localNode(), null); // a member by definition, even if the view missed it
+        }
+        boolean first = true;
+        for (Map.Entry<String, Integer> e : nodes.entrySet()) {
+            if (!first) {
+                sb.append(',');
+            }
+            first = false;
+            sb.append("{\"node\":");
+            Json.string(sb, e.getKey());
+            sb.append(",\"rooms\":");
+            Json.number(sb, e.getValue() == null ? Double.NaN : e.getValue());
+            sb.append(",\"local\":").append(e.getKey().equals(view.localNode())).append('}');
+        }
+        sb.append(']');
+        field(sb, "relaysSentPerSec", relaysSentPerSecond);
+        field(sb, "relayBytesPerSec", relayBytesPerSecond);
+        field(sb, "relayDeliveriesPerSec", relayDeliveriesPerSecond);
+        field(sb, "relaysReceivedPerSec", relaysReceivedPerSecond);
+        field(sb, "forwardsPerSec", forwardsPerSecond);
+        field(sb, "replicationWritesPerSec", replicationWritesPerSecond);
+        com.codahale.metrics.Snapshot relay = metrics.relayLatency.getSnapshot();
+        com.codahale.metrics.Snapshot replication = metrics.replicationTime.getSnapshot();
+        field(sb, "relayLatencyP50Ms", relay.size() == 0 ? Double.NaN : relay.getMedian() / 1e6);
+        field(sb, "relayLatencyP99Ms", relay.size() == 0 ? Double.NaN : relay.get99thPercentile() / 1e6);
+        field(sb, "relayLatencyMaxMs", relay.size() == 0 ? Double.NaN : relay.getMax() / 1e6);
+        field(sb, "replicationP99Ms", replication.size() == 0 ? Double.NaN : replication.get99thPercentile() / 1e6);
+        field(sb, "replicationMaxMs", replication.size() == 0 ? Double.NaN : replication.getMax() / 1e6);
+        sb.append(",\"relaysSent\":").append(metrics.relaysSent.getCount());
+        sb.append(",\"relaysReceived\":").append(metrics.relaysReceived.getCount());
+        sb.append(",\"forwards\":").append(metrics.forwards.getCount());
+        sb.append(",\"replicationWrites\":").append(metrics.replicationWrites.getCount());
+        sb.append(",\"replicationLate\":").append(metrics.replicationLate.getCount());
+        sb.append(",\"handoffs\":").append(metrics.handoffs.getCount());
+        sb.append(",\"linkGaps\":").append(metrics.linkGaps.getCount());
+        sb.append(",\"failovers\":").append(view.failovers());
+        field(sb, "lastFailoverMs", view.lastFailoverMillis() < 0 ? Double.NaN : view.lastFailoverMillis());
+        sb.append('}');
+    }
+
+    private static void field(StringBuilder sb, String name, double value) {
+        sb.append(',');
+        Json.string(sb, name);
+        sb.append(':');
+        Json.number(sb, value);
     }
 
     private static void column(StringBuilder sb, double[] values, List<Integer> rows) {

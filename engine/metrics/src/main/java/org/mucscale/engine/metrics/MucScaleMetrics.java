@@ -45,6 +45,11 @@ import java.util.function.LongSupplier;
  *   <li>{@code mucscale.probe.latency.ns}, {@code mucscale.jvm.gc.pause.ns}, {@code mucscale.jvm.gc.pauses},
  *       {@code mucscale.jvm.gc.cycles}, {@code mucscale.jvm.heap.used.bytes},
  *       {@code mucscale.jvm.allocation.bytes.per.second}, {@code mucscale.jvm.threads}</li>
+ *   <li>{@code mucscale.cluster.relays.sent}, {@code .relay.bytes}, {@code .relay.deliveries},
+ *       {@code .relays.received}, {@code .forwards}, {@code .replication.writes}, {@code .replication.late},
+ *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code mucscale.cluster.relay.latency.ns},
+ *       {@code mucscale.cluster.replication.time.ns}; the dashboard's cluster panel also shows the
+ *       {@link #clusterView(java.util.function.Supplier) view}</li>
  * </ul>
  */
 public final class MucScaleMetrics implements AutoCloseable {
@@ -313,7 +318,6 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeDeadLetters.inc(messages);
     }
 
-    /** End-to-end probe: send to receive through the real delivery path. */
     /** A relay sent to another cluster node (called on room threads; lock-free). */
     public void clusterRelaySent(int deliveries, int bytes) {
         relaysSent.inc();
@@ -358,6 +362,12 @@ public final class MucScaleMetrics implements AutoCloseable {
         this.clusterView = view;
     }
 
+    /** Whether a cluster view is set (without asking it: the sampler checks this every sample). */
+    boolean clustered() {
+        return clusterView != null;
+    }
+
+    /** The cluster's view now, or null when not clustered or when the view failed to answer. */
     public ClusterView clusterView() {
         java.util.function.Supplier<ClusterView> v = clusterView;
         try {
@@ -374,6 +384,7 @@ public final class MucScaleMetrics implements AutoCloseable {
                               long lastFailoverMillis) {
     }
 
+    /** End-to-end probe: send to receive through the real delivery path. */
     public void recordProbeLatencyNs(long latencyNs) {
         probeLatencyHistogram.update(latencyNs);
         probesReceived.inc();

@@ -43,6 +43,7 @@ class DashboardBrowserTest {
     private static final String CHROMIUM = "/usr/bin/chromium";
     private static final String CHROMEDRIVER = "/usr/bin/chromedriver";
     private static final String EVIL_ROOM = "<script>alert(1)</script>";
+    private static final String EVIL_NODE = "<img src=x onerror=alert(2)>";
 
     private MucScaleMetrics metrics;
     private MetricsHttpServer server;
@@ -76,40 +77,17 @@ class DashboardBrowserTest {
     @Test
     @Timeout(value = 120, unit = TimeUnit.SECONDS)
     void dashboard_underTraffic_rendersChartsWithDataAndNoConsoleErrors() throws Exception {
-        boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
-        boolean present = new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute();
-        assumeTrue(present || ci, "chromium or chromedriver missing (outside CI)");
-        assertThat(present).as("CI must have " + CHROMIUM + " and " + CHROMEDRIVER).isTrue();
-
-        MetricsConfig config = MetricsConfig.from(Settings.fromText(MetricsSettings.ALL, Map.of(
-                "mucscale.metrics.http-port", "0",
-                "mucscale.metrics.sample-interval", "1s")));
-        metrics = new MucScaleMetrics(config, Clock.SYSTEM);
-        metrics.start();
-        metrics.gaugeRooms(() -> 3);
-        metrics.gaugeOccupants(() -> 57);
-        AtomicInteger storeQueue = new AtomicInteger();
-        metrics.gaugeQueueDepth("store", storeQueue::get);
-        server = new MetricsHttpServer(metrics, config);
+        requireChromium();
         AtomicInteger probes = new AtomicInteger();
-        server.onAction("probe", probes::incrementAndGet);
-        server.start();
-
-        traffic = new Thread(() -> syntheticTraffic(storeQueue), "test-synthetic-traffic");
-        traffic.setDaemon(true);
-        traffic.start();
-        Thread.sleep(300);
+        startServerWithTraffic(null, probes);
         System.gc(); // a pause to overlay on the latency chart
         for (int i = 0; i < 3; i++) {
             Thread.sleep(250);
             metrics.dashboard().sampleNow();
         }
 
-        driver = startChromium();
-        driver.get("http://127.0.0.1:" + server.port() + "/");
-        JavascriptExecutor js = driver;
+        JavascriptExecutor js = openDashboard();
         WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60));
-        wait.until(d -> "ok".equals(d.findElement(By.id("mucscale-dashboard")).getAttribute("data-state")));
 
         long canvases = (Long) js.executeScript("return document.querySelectorAll('#mucscale-dashboard canvas').length");
         long latencyPoints = (Long) js.executeScript(
@@ -130,6 +108,10 @@ class DashboardBrowserTest {
         assertThat(gcPoints).as("GC pause overlaid on the latency chart").isGreaterThan(0);
 
         assertThat(driver.findElement(By.id("ms-sum-occupants")).getText()).isEqualTo("57");
+
+        // Not clustered: no Cluster panel and no cluster chart.
+        assertThat(driver.findElement(By.id("ms-cluster")).isDisplayed()).isFalse();
+        assertThat((Boolean) js.executeScript("return 'cluster' in window.mucscaleDashboard.charts")).isFalse();
 
         // Heap pools before/after the last collection are listed.
         assertThat(cellTexts(js, "#ms-heap-pools td")).hasSizeGreaterThanOrEqualTo(3).doesNotContain("none yet");
@@ -175,6 +157,118 @@ class DashboardBrowserTest {
         assertThat((Long) js.executeScript("return window.mucscaleDashboard.errors.length")).isZero();
     }
 
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS)
+    void dashboard_onClusterNode_showsClusterPanelUntilTheViewGoes() throws Exception {
+        requireChromium();
+        AtomicInteger ownedHere = new AtomicInteger(41);
+        startServerWithTraffic(ownedHere, new AtomicInteger());
+        for (int i = 0; i < 3; i++) {
+            Thread.sleep(250);
+            metrics.dashboard().sampleNow();
+        }
+
+        JavascriptExecutor js = openDashboard();
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60));
+
+        assertThat(driver.findElement(By.id("ms-cluster")).isDisplayed()).isTrue();
+        assertThat(driver.findElement(By.id("ms-cl-local")).getText())
+                .isEqualTo("(this node: node-b.example, 3 members)");
+        // Members by name with the rooms each owns; this node's row marked; a hostile name stays text.
+        assertThat(cellTexts(js, "#ms-cl-nodes td")).containsExactly(
+                EVIL_NODE, "17", "node-a.example", "23", "node-b.example (this node)", "41");
+        assertThat(cellTexts(js, "#ms-cl-nodes tr.ms-cl-this td"))
+                .containsExactly("node-b.example (this node)", "41");
+        assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
+        // This node's figures are filled in from the traffic.
+        for (String id : List.of("ms-cl-sent", "ms-cl-deliveries", "ms-cl-received", "ms-cl-forwards", "ms-cl-repl",
+                "ms-cl-latency", "ms-cl-repl-time")) {
+            assertThat(driver.findElement(By.id(id)).getText()).as(id).isNotEqualTo("–");
+        }
+        assertThat(driver.findElement(By.id("ms-cl-bytes")).getText()).endsWith("iB/s");
+        assertThat(driver.findElement(By.id("ms-cl-latency")).getText()).matches("[0-9.]+ / [0-9.]+ / [0-9.]+");
+        assertThat(driver.findElement(By.id("ms-cl-failovers")).getText()).isEqualTo("6");
+        assertThat(driver.findElement(By.id("ms-cl-last-failover")).getText()).isEqualTo("412 ms");
+        long relayPoints = (Long) js.executeScript("return window.mucscaleDashboard.charts.cluster.data[1]"
+                + ".filter(function (v) { return v !== null && v > 0; }).length;");
+        assertThat(relayPoints).as("relays/s on the cluster chart").isGreaterThan(0);
+
+        // The view follows the cluster: a changed room count shows on the next refresh.
+        ownedHere.set(44);
+        wait.until(d -> cellTexts(js, "#ms-cl-nodes tr.ms-cl-this td").contains("44"));
+
+        Path artifacts = Path.of(System.getProperty("mucscale.test.artifacts", "target/test-artifacts"));
+        Files.createDirectories(artifacts);
+        Path shot = artifacts.resolve("dashboard-cluster.png");
+        org.openqa.selenium.WebElement panel = driver.findElement(By.id("ms-cluster"));
+        js.executeScript("arguments[0].scrollIntoView(true);", panel);
+        Files.write(shot, panel.getScreenshotAs(OutputType.BYTES));
+        assertThat(Files.size(shot)).isGreaterThan(5_000);
+        js.executeScript("window.scrollTo(0, 0);");
+        Files.write(artifacts.resolve("dashboard-cluster-page.png"), driver.getScreenshotAs(OutputType.BYTES));
+
+        // Left the cluster (no view any more): the panel goes away on the next refresh.
+        metrics.clusterView(null);
+        wait.until(d -> !d.findElement(By.id("ms-cluster")).isDisplayed());
+        assertThat((Boolean) js.executeScript("return 'cluster' in window.mucscaleDashboard.charts")).isFalse();
+
+        List<LogEntry> severe = driver.manage().logs().get(LogType.BROWSER).getAll().stream()
+                .filter(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
+                .toList();
+        assertThat(severe).as("browser console errors").isEmpty();
+        assertThat((Long) js.executeScript("return window.mucscaleDashboard.errors.length")).isZero();
+    }
+
+    private static void requireChromium() {
+        boolean ci = "true".equalsIgnoreCase(System.getenv("CI"));
+        boolean present = new File(CHROMIUM).canExecute() && new File(CHROMEDRIVER).canExecute();
+        assumeTrue(present || ci, "chromium or chromedriver missing (outside CI)");
+        assertThat(present).as("CI must have " + CHROMIUM + " and " + CHROMEDRIVER).isTrue();
+    }
+
+    /**
+     * Metrics sampling every second, served by a {@link MetricsHttpServer} on a free port, with synthetic traffic
+     * running. With {@code roomsHere} (null: not clustered) this is node-b of a three-node cluster owning that many
+     * rooms, and the traffic includes relays, forwards and replication writes.
+     */
+    private void startServerWithTraffic(AtomicInteger roomsHere, AtomicInteger probes) throws Exception {
+        MetricsConfig config = MetricsConfig.from(Settings.fromText(MetricsSettings.ALL, Map.of(
+                "mucscale.metrics.http-port", "0",
+                "mucscale.metrics.sample-interval", "1s")));
+        metrics = new MucScaleMetrics(config, Clock.SYSTEM);
+        metrics.start();
+        metrics.gaugeRooms(() -> 3);
+        metrics.gaugeOccupants(() -> 57);
+        boolean cluster = roomsHere != null;
+        if (cluster) {
+            metrics.clusterView(() -> {
+                Map<String, Integer> rooms = new java.util.HashMap<>();
+                rooms.put("node-a.example", 23);
+                rooms.put("node-b.example", roomsHere.get());
+                rooms.put(EVIL_NODE, 17);
+                return new MucScaleMetrics.ClusterView("node-b.example", rooms, 6, 412);
+            });
+        }
+        AtomicInteger storeQueue = new AtomicInteger();
+        metrics.gaugeQueueDepth("store", storeQueue::get);
+        server = new MetricsHttpServer(metrics, config);
+        server.onAction("probe", probes::incrementAndGet);
+        server.start();
+
+        traffic = new Thread(() -> syntheticTraffic(storeQueue, cluster), "test-synthetic-traffic");
+        traffic.setDaemon(true);
+        traffic.start();
+        Thread.sleep(300);
+    }
+
+    private JavascriptExecutor openDashboard() throws Exception {
+        driver = startChromium();
+        driver.get("http://127.0.0.1:" + server.port() + "/");
+        WebDriverWait wait = new WebDriverWait(driver, Duration.ofSeconds(60));
+        wait.until(d -> "ok".equals(d.findElement(By.id("mucscale-dashboard")).getAttribute("data-state")));
+        return driver;
+    }
+
     /**
      * The text of every cell matching {@code selector}, read in one script: the page rebuilds its tables on each
      * refresh, so element references found one call earlier may already be gone.
@@ -185,7 +279,7 @@ class DashboardBrowserTest {
                 + " function (td) { return td.textContent; });", selector);
     }
 
-    private void syntheticTraffic(AtomicInteger storeQueue) {
+    private void syntheticTraffic(AtomicInteger storeQueue, boolean cluster) {
         String[] rooms = {"lobby@conference.example", "support@conference.example", EVIL_ROOM};
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(100);
         long i = 0;
@@ -201,6 +295,18 @@ class DashboardBrowserTest {
             }
             if (i % 50 == 0) {
                 metrics.recordProbeLatencyNs(1_500_000 + (i % 7) * 100_000);
+            }
+            if (cluster) {
+                metrics.clusterRelaySent(3 + (int) (i % 5), 600 + (int) (i % 400));
+                if (i % 2 == 0) {
+                    metrics.clusterRelayReceived(300_000 + (i % 40) * 25_000);
+                }
+                if (i % 5 == 0) {
+                    metrics.clusterForwarded();
+                }
+                if (i % 4 == 0) {
+                    metrics.clusterReplicated(150_000 + (i % 30) * 10_000, i % 400 == 0);
+                }
             }
             storeQueue.set((int) (i % 300));
             i++;

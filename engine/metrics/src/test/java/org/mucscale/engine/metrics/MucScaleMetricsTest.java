@@ -6,11 +6,14 @@ import org.mucscale.engine.port.Clock;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import java.lang.management.ManagementFactory;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 class MucScaleMetricsTest {
 
@@ -150,6 +153,110 @@ class MucScaleMetricsTest {
             assertThat(metrics.filterActionsByKey.size()).isLessThanOrEqualTo(MucScaleMetrics.MAX_FILTER_ACTION_PAIRS + 2);
             assertThat(metrics.registry().getCounters().get("mucscale.filter.acted").getCount()).isEqualTo(201);
             assertThat(metrics.registry().getCounters()).containsKey("mucscale.filter.actions.other.mask");
+        }
+    }
+
+    @Test
+    void dashboardJson_notClustered_saysDisabledAndLeavesClusterSeriesEmpty() {
+        ManualClock clock = new ManualClock();
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {
+            metrics.dashboard().sampleNow();
+            clock.advanceMs(5_000);
+            metrics.clusterRelaySent(3, 900); // recorded, but no view: a single server shows no cluster
+            metrics.dashboard().sampleNow();
+
+            String json = metrics.dashboard().json(900);
+
+            assertThat(metrics.clusterView()).isNull();
+            assertThat(json).contains("\"cluster\":{\"enabled\":false}").endsWith("\"cluster\":{\"enabled\":false}}");
+            assertThat(JsonProbe.lastInColumn(json, "clusterRelaysSentPerSec")).isNaN();
+            assertThat(JsonProbe.lastInColumn(json, "clusterRelayLatencyP99Ms")).isNaN();
+        }
+    }
+
+    @Test
+    void dashboardJson_clustered_showsViewRatesLatenciesAndTotals() {
+        ManualClock clock = new ManualClock();
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {
+            Map<String, Integer> rooms = new HashMap<>(); // unordered on purpose: the JSON lists nodes by name
+            rooms.put("node-c", 4);
+            rooms.put("node-a", 7);
+            rooms.put("node-b", 5);
+            metrics.clusterView(() -> new MucScaleMetrics.ClusterView("node-b", rooms, 12, 340));
+            metrics.dashboard().sampleNow();
+            clock.advanceMs(5_000);
+            for (int i = 0; i < 10; i++) {
+                metrics.clusterRelaySent(4, 1_000);
+            }
+            for (int ms = 1; ms <= 5; ms++) {
+                metrics.clusterRelayReceived(ms * 1_000_000L);
+            }
+            for (int i = 0; i < 3; i++) {
+                metrics.clusterForwarded();
+            }
+            for (int i = 0; i < 20; i++) {
+                metrics.clusterReplicated(i < 19 ? 200_000 : 8_000_000, i >= 18);
+            }
+            metrics.clusterHandedOff();
+            metrics.clusterLinkGap();
+            metrics.dashboard().sampleNow();
+
+            String json = metrics.dashboard().json(900);
+            String cluster = json.substring(json.indexOf("\"cluster\":"));
+
+            assertThat(cluster).startsWith("\"cluster\":{\"enabled\":true,\"localNode\":\"node-b\",\"nodes\":["
+                    + "{\"node\":\"node-a\",\"rooms\":7,\"local\":false},"
+                    + "{\"node\":\"node-b\",\"rooms\":5,\"local\":true},"
+                    + "{\"node\":\"node-c\",\"rooms\":4,\"local\":false}],");
+            // Rates over the 5 s sample interval.
+            assertThat(JsonProbe.number(cluster, null, "relaysSentPerSec")).isEqualTo(2.0);
+            assertThat(JsonProbe.number(cluster, null, "relayBytesPerSec")).isEqualTo(2_000.0);
+            assertThat(JsonProbe.number(cluster, null, "relayDeliveriesPerSec")).isEqualTo(8.0);
+            assertThat(JsonProbe.number(cluster, null, "relaysReceivedPerSec")).isEqualTo(1.0);
+            assertThat(JsonProbe.number(cluster, null, "forwardsPerSec")).isEqualTo(0.6);
+            assertThat(JsonProbe.number(cluster, null, "replicationWritesPerSec")).isEqualTo(4.0);
+            // Latencies in milliseconds over the window, to HdrHistogram's three digits.
+            assertThat(JsonProbe.number(cluster, null, "relayLatencyP50Ms")).isCloseTo(3.0, within(0.01));
+            assertThat(JsonProbe.number(cluster, null, "relayLatencyP99Ms")).isCloseTo(5.0, within(0.01));
+            assertThat(JsonProbe.number(cluster, null, "relayLatencyMaxMs")).isCloseTo(5.0, within(0.01));
+            assertThat(JsonProbe.number(cluster, null, "replicationP99Ms")).isCloseTo(8.0, within(0.01));
+            // Totals: this node's counters, and the view's failovers and last failover time.
+            assertThat(JsonProbe.number(cluster, null, "relaysSent")).isEqualTo(10);
+            assertThat(JsonProbe.number(cluster, null, "replicationLate")).isEqualTo(2);
+            assertThat(JsonProbe.number(cluster, null, "handoffs")).isEqualTo(1);
+            assertThat(JsonProbe.number(cluster, null, "linkGaps")).isEqualTo(1);
+            assertThat(JsonProbe.number(cluster, null, "failovers")).isEqualTo(12);
+            assertThat(JsonProbe.number(cluster, null, "lastFailoverMs")).isEqualTo(340);
+            // The one-hour series.
+            assertThat(JsonProbe.lastInColumn(json, "clusterRelaysSentPerSec")).isEqualTo(2.0);
+            assertThat(JsonProbe.lastInColumn(json, "clusterRelaysReceivedPerSec")).isEqualTo(1.0);
+            assertThat(JsonProbe.lastInColumn(json, "clusterForwardsPerSec")).isEqualTo(0.6);
+            assertThat(JsonProbe.lastInColumn(json, "clusterReplicationWritesPerSec")).isEqualTo(4.0);
+            assertThat(JsonProbe.lastInColumn(json, "clusterRelayLatencyP99Ms")).isCloseTo(5.0, within(0.01));
+        }
+    }
+
+    @Test
+    void dashboardJson_clusterViewIncompleteOrFailing_staysReadable() {
+        ManualClock clock = new ManualClock();
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {
+            // The local node missing from the view, no failover yet, no relay recorded.
+            metrics.clusterView(() -> new MucScaleMetrics.ClusterView("node-<b>", Map.of("node-a", 3), 0, -1));
+            metrics.dashboard().sampleNow();
+            String json = metrics.dashboard().json(900);
+            String cluster = json.substring(json.indexOf("\"cluster\":"));
+
+            assertThat(cluster).contains("\"nodes\":[{\"node\":\"node-\\u003cb\\u003e\",\"rooms\":null,\"local\":true},"
+                    + "{\"node\":\"node-a\",\"rooms\":3,\"local\":false}]");
+            assertThat(JsonProbe.number(cluster, null, "relayLatencyP99Ms")).isNaN();
+            assertThat(JsonProbe.number(cluster, null, "lastFailoverMs")).isNaN();
+            assertThat(json).doesNotContain("<b>");
+
+            // A view that throws is shown as not clustered, not as a broken page.
+            metrics.clusterView(() -> {
+                throw new IllegalStateException("cluster map unreachable");
+            });
+            assertThat(metrics.dashboard().json(900)).contains("\"cluster\":{\"enabled\":false}");
         }
     }
 
