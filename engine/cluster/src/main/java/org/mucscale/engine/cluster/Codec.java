@@ -131,7 +131,7 @@ final class Codec {
         }
 
         private void need(int n) {
-            if (pos + n > buf.length || n < 0) {
+            if (n < 0 || n > buf.length - pos) {
                 throw new IllegalArgumentException("truncated cluster message at byte " + pos);
             }
         }
@@ -155,7 +155,7 @@ final class Codec {
 
         int count() {
             long v = varint();
-            if (v > buf.length - pos) {
+            if (v < 0 || v > buf.length - pos) {
                 throw new IllegalArgumentException("count " + v + " exceeds the message at byte " + pos);
             }
             return (int) v;
@@ -179,7 +179,7 @@ final class Codec {
             if (n == 0) {
                 return null;
             }
-            int len = (int) (n - 1);
+            int len = n < 0 || n - 1 > buf.length - pos ? -1 : (int) (n - 1);
             need(len);
             String s = new String(buf, pos, len, StandardCharsets.UTF_8);
             pos += len;

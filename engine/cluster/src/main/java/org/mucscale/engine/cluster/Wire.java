@@ -128,7 +128,7 @@ final class Wire {
                 Jid[] recipients = new Jid[m];
                 for (int i = 0; i < m; i++) {
                     long ix = in.varint();
-                    if (ix >= n) {
+                    if (ix < 0 || ix >= n) {
                         throw new IllegalArgumentException("relay names stanza " + ix + " of " + n);
                     }
                     index[i] = (int) ix;

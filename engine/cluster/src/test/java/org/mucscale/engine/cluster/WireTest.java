@@ -1,0 +1,346 @@
+package org.mucscale.engine.cluster;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+import org.mucscale.engine.stanza.XmlElement;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.mucscale.engine.cluster.Trees.assertSameTree;
+
+/**
+ * The messages between nodes. Pinned: every kind round-trips with every header value; a relay carries each rendered
+ * stanza of a run once however many recipients it has, and keeps call order (so each recipient's order); a relay that
+ * points outside its own stanza table, or any malformed message, is refused with {@link IllegalArgumentException}.
+ */
+class WireTest {
+    private static final Jid ROOM = Jid.parse("lobby@conference.example.org");
+
+    private static Jid user(int i) {
+        return Jid.parse("user" + i + "@example.org/res" + i);
+    }
+
+    private static RenderedStanza rendered(String body) {
+        return RenderedStanza.render(XmlElement.builder("message", "jabber:client")
+                .attribute("from", "lobby@conference.example.org/alice").attribute("type", "groupchat")
+                .child(XmlElement.builder("body").text(body).build()).build());
+    }
+
+    /** Each decoded delivery as "recipient <- full stanza text", in order. */
+    private static List<String> deliveries(Wire.Relay relay) {
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < relay.recipients().length; i++) {
+            out.add(relay.recipients()[i] + " <- " + relay.stanzas()[relay.stanzaIndex()[i]]
+                    .forRecipient(relay.recipients()[i]));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------------------------------ FORWARD
+
+    @ParameterizedTest
+    @ValueSource(longs = {Long.MIN_VALUE, -1, 0, 1, Long.MAX_VALUE})
+    void forward_anyEpoch_roundTripsEveryField(long epoch) {
+        XmlElement stanza = Trees.sampleStanza();
+        Wire.Message m = Wire.decode(Wire.forward(epoch, 1L << 40, ROOM, "node-a:5701", 2, stanza));
+        assertThat(m.kind()).isEqualTo(Wire.FORWARD);
+        assertThat(m.epoch()).isEqualTo(epoch);
+        assertThat(m.seq()).isEqualTo(1L << 40);
+        assertThat(m.room()).isEqualTo(ROOM);
+        assertThat(m.entryNode()).isEqualTo("node-a:5701");
+        assertThat(m.hops()).isEqualTo(2);
+        assertSameTree(m.stanza(), stanza);
+        assertThat(m.relay()).isNull();
+    }
+
+    @Test
+    void forward_hopsAtByteBounds_roundTrip() {
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, "n", 0, null)).hops()).isZero();
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, "n", 255, null)).hops()).isEqualTo(255);
+    }
+
+    @Test
+    void forward_nullEntryNodeAndStanza_roundTripAsNull() {
+        Wire.Message m = Wire.decode(Wire.forward(5, 1, ROOM, null, 0, null));
+        assertThat(m.entryNode()).isNull();
+        assertThat(m.stanza()).isNull();
+        assertThat(m.room()).isEqualTo(ROOM);
+    }
+
+    @Test
+    void forward_layout_kindThenBigEndianEpochThenVarintSeq() {
+        byte[] b = Wire.forward(0x0102030405060708L, 300, ROOM, null, 0, null);
+        assertThat(Arrays.copyOf(b, 11)).containsExactly(1, 1, 2, 3, 4, 5, 6, 7, 8, 0xAC - 256, 0x02);
+    }
+
+    @Test
+    void forward_invalidRoomAddress_refused() {
+        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).string("a@b@c/").string(null).u8(0).u8(0)
+                .toBytes();
+        assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ------------------------------------------------------------------------------------------ HANDOFF
+
+    @Test
+    void handoff_roundTrip() {
+        Wire.Message m = Wire.decode(Wire.handoff(-42, 7, ROOM));
+        assertThat(m.kind()).isEqualTo(Wire.HANDOFF);
+        assertThat(m.epoch()).isEqualTo(-42);
+        assertThat(m.seq()).isEqualTo(7);
+        assertThat(m.room()).isEqualTo(ROOM);
+        assertThat(m.entryNode()).isNull();
+        assertThat(m.stanza()).isNull();
+        assertThat(m.relay()).isNull();
+    }
+
+    @Test
+    void handoff_layout_exactBytes() {
+        byte[] room = "a@b".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(Wire.handoff(0x0102030405060708L, 1, Jid.parse("a@b")))
+                .containsExactly(3, 1, 2, 3, 4, 5, 6, 7, 8, 1, room.length + 1, room[0], room[1], room[2]);
+    }
+
+    // ------------------------------------------------------------------------------------------ RELAY
+
+    @Test
+    void relay_mixedStanzasAndRecipients_roundTripInCallOrder() {
+        RenderedStanza a = rendered("one <&> 😀");
+        RenderedStanza b = RenderedStanza.render(Trees.sampleStanza());
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        rb.add(a, user(1));
+        rb.add(a, user(2));
+        rb.add(b, user(1));
+        rb.add(b, user(3));
+        Wire.Message m = Wire.decode(rb.encode(-9, 12, 1_700_000_000_123_456L));
+        assertThat(m.kind()).isEqualTo(Wire.RELAY);
+        assertThat(m.epoch()).isEqualTo(-9);
+        assertThat(m.seq()).isEqualTo(12);
+        assertThat(m.room()).isNull();
+        Wire.Relay r = m.relay();
+        assertThat(r.sentMicros()).isEqualTo(1_700_000_000_123_456L);
+        assertThat(r.stanzas()).hasSize(2);
+        assertThat(r.stanzas()[0].prefix()).isEqualTo(a.prefix());
+        assertThat(r.stanzas()[0].suffix()).isEqualTo(a.suffix());
+        assertThat(r.stanzas()[1].prefix()).isEqualTo(b.prefix());
+        assertThat(r.stanzas()[1].suffix()).isEqualTo(b.suffix());
+        assertThat(r.stanzaIndex()).containsExactly(0, 0, 1, 1);
+        assertThat(r.recipients()).containsExactly(user(1), user(2), user(1), user(3));
+        assertThat(deliveries(r)).containsExactly(
+                user(1) + " <- " + a.forRecipient(user(1)),
+                user(2) + " <- " + a.forRecipient(user(2)),
+                user(1) + " <- " + b.forRecipient(user(1)),
+                user(3) + " <- " + b.forRecipient(user(3)));
+    }
+
+    @Test
+    void relay_oneBroadcastTo427Recipients_stanzaEncodedOnce() {
+        RenderedStanza s = rendered("x".repeat(2_000));
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        int recipientBytes = 0;
+        for (int i = 0; i < 427; i++) {
+            rb.add(s, user(i));
+            recipientBytes += user(i).toString().length() + 2;
+        }
+        assertThat(rb.deliveries()).isEqualTo(427);
+        byte[] bytes = rb.encode(1, 1, 0);
+        Wire.Relay r = Wire.decode(bytes).relay();
+        assertThat(r.stanzas()).hasSize(1);
+        assertThat(r.stanzaIndex()).hasSize(427).containsOnly(0);
+        for (int i = 0; i < 427; i++) {
+            assertThat(r.recipients()[i]).isEqualTo(user(i));
+        }
+        // the stanza once, a varint index and the address per recipient, and a header
+        assertThat(bytes.length).isLessThanOrEqualTo(s.fixedUtf8Length() + 8 + 427 + recipientBytes + 32);
+    }
+
+    @Test
+    void relay_equalButDistinctStanzaObjects_notMerged() {
+        RenderedStanza a = rendered("same");
+        RenderedStanza b = rendered("same");
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        rb.add(a, user(1));
+        rb.add(b, user(2));
+        Wire.Relay r = Wire.decode(rb.encode(1, 1, 0)).relay();
+        assertThat(r.stanzas()).hasSize(2);
+        assertThat(r.stanzaIndex()).containsExactly(0, 1);
+    }
+
+    @Test
+    void relay_sameStanzaAfterAnother_encodedAgain_onlyRunsMerged() {
+        RenderedStanza a = rendered("a");
+        RenderedStanza b = rendered("b");
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        rb.add(a, user(1));
+        rb.add(a, user(2));
+        rb.add(b, user(1));
+        rb.add(a, user(3));
+        Wire.Relay r = Wire.decode(rb.encode(1, 1, 0)).relay();
+        assertThat(r.stanzas()).hasSize(3);
+        assertThat(r.stanzaIndex()).containsExactly(0, 0, 1, 2);
+        assertThat(r.stanzas()[2].suffix()).isEqualTo(a.suffix());
+    }
+
+    @Test
+    void relay_interleavedStanzasToTwoRecipients_eachRecipientInOrder() {
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        Map<Jid, List<String>> sent = new HashMap<>();
+        for (int i = 0; i < 50; i++) {
+            Jid to = user(i % 2);
+            // alternating recipients, and sometimes a stanza to both (a run of two)
+            RenderedStanza s = rendered("m" + i);
+            rb.add(s, to);
+            sent.computeIfAbsent(to, k -> new ArrayList<>()).add(s.forRecipient(to));
+            if (i % 5 == 0) {
+                Jid other = user((i + 1) % 2);
+                rb.add(s, other);
+                sent.computeIfAbsent(other, k -> new ArrayList<>()).add(s.forRecipient(other));
+            }
+        }
+        Wire.Relay r = Wire.decode(rb.encode(1, 1, 0)).relay();
+        assertThat(r.stanzas()).hasSize(50);
+        Map<Jid, List<String>> got = new HashMap<>();
+        for (int i = 0; i < r.recipients().length; i++) {
+            Jid to = r.recipients()[i];
+            got.computeIfAbsent(to, k -> new ArrayList<>()).add(r.stanzas()[r.stanzaIndex()[i]].forRecipient(to));
+        }
+        assertThat(got).isEqualTo(sent);
+    }
+
+    @Test
+    void relay_beyondInitialCapacities_grows() {
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 1_000; i++) {
+            RenderedStanza s = rendered("b" + i);
+            for (int k = 0; k < 3; k++) {
+                rb.add(s, user(k));
+                expected.add(user(k) + " <- " + s.forRecipient(user(k)));
+            }
+        }
+        Wire.Relay r = Wire.decode(rb.encode(1, 1, 0)).relay();
+        assertThat(r.stanzas()).hasSize(1_000);
+        assertThat(deliveries(r)).isEqualTo(expected);
+    }
+
+    @Test
+    void relayBuilder_clear_startsEmptyAndForgetsEarlierStanzas() {
+        RenderedStanza a = rendered("a");
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        assertThat(rb.isEmpty()).isTrue();
+        for (int i = 0; i < 40; i++) {
+            rb.add(a, user(i));
+        }
+        assertThat(rb.isEmpty()).isFalse();
+        rb.clear();
+        assertThat(rb.isEmpty()).isTrue();
+        assertThat(rb.deliveries()).isZero();
+        rb.add(a, user(99));
+        Wire.Relay r = Wire.decode(rb.encode(1, 2, 3)).relay();
+        assertThat(r.stanzas()).hasSize(1);
+        assertThat(r.recipients()).containsExactly(user(99));
+        assertThat(r.stanzaIndex()).containsExactly(0);
+    }
+
+    @Test
+    void relayBuilder_empty_encodesNoStanzasNoRecipients() {
+        Wire.Relay r = Wire.decode(new Wire.RelayBuilder().encode(1, 1, 0)).relay();
+        assertThat(r.stanzas()).isEmpty();
+        assertThat(r.recipients()).isEmpty();
+        assertThat(r.stanzaIndex()).isEmpty();
+    }
+
+    private static byte[] relayWithIndex(int stanzas, long index) {
+        Codec.Out out = new Codec.Out(0).u8(Wire.RELAY).i64(1).varint(1).i64(0).varint(stanzas);
+        for (int i = 0; i < stanzas; i++) {
+            out.string("<message to=\"").string("\"/>");
+        }
+        return out.varint(1).varint(index).jid(user(1)).toBytes();
+    }
+
+    @Test
+    void relay_indexInRange_accepted() {
+        assertThat(Wire.decode(relayWithIndex(2, 1)).relay().stanzaIndex()).containsExactly(1);
+    }
+
+    @Test
+    void relay_indexOutOfRange_refusedNamingIt() {
+        assertThatThrownBy(() -> Wire.decode(relayWithIndex(1, 1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("relay names stanza 1 of 1");
+        assertThatThrownBy(() -> Wire.decode(relayWithIndex(0, 0))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("relay names stanza 0 of 0");
+        assertThatThrownBy(() -> Wire.decode(relayWithIndex(2, 1L << 31)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A ten-byte varint index is negative as a long: it must not pass as "below n" and reach the array. */
+    @Test
+    void relay_negativeIndex_refused() {
+        for (long ix : new long[] {-1, Long.MIN_VALUE, -(1L << 32)}) {
+            assertThatThrownBy(() -> Wire.decode(relayWithIndex(2, ix))).as("index %s", ix)
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void relay_countsOfTwoToThe31_refused() {
+        byte[] stanzas = new Codec.Out(0).u8(Wire.RELAY).i64(1).varint(1).i64(0).varint(1L << 31).toBytes();
+        byte[] recipients = new Codec.Out(0).u8(Wire.RELAY).i64(1).varint(1).i64(0).varint(0).varint(1L << 31)
+                .toBytes();
+        assertThatThrownBy(() -> Wire.decode(Arrays.copyOf(stanzas, stanzas.length + 64)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Wire.decode(Arrays.copyOf(recipients, recipients.length + 64)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    /** A relay stanza's prefix and suffix are never null; a message saying so is malformed, not a crash. */
+    @Test
+    void relay_nullPrefixOrSuffix_refused() {
+        byte[] nullPrefix = new Codec.Out(0).u8(Wire.RELAY).i64(1).varint(1).i64(0).varint(1).string(null)
+                .string("\"/>").varint(0).toBytes();
+        byte[] nullSuffix = new Codec.Out(0).u8(Wire.RELAY).i64(1).varint(1).i64(0).varint(1).string("<m to=\"")
+                .string(null).varint(0).toBytes();
+        assertThatThrownBy(() -> Wire.decode(nullPrefix)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Wire.decode(nullSuffix)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    // ------------------------------------------------------------------------------------------ malformed
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 4, 127, 255})
+    void decode_unknownKind_refusedNamingIt(int kind) {
+        byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
+        assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("unknown cluster message kind " + kind);
+    }
+
+    @Test
+    void decode_empty_refused() {
+        assertThatThrownBy(() -> Wire.decode(new byte[0])).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void decode_everyTruncationOfEveryKind_refused() {
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        rb.add(rendered("a"), user(1));
+        rb.add(rendered("b"), user(2));
+        for (byte[] full : List.of(Wire.forward(1, 2, ROOM, "node-a", 1, Trees.sampleStanza()),
+                Wire.forward(1, 2, ROOM, null, 0, null), Wire.handoff(3, 4, ROOM), rb.encode(5, 6, 7))) {
+            Wire.decode(full);
+            for (int len = 0; len < full.length; len++) {
+                byte[] cut = Arrays.copyOf(full, len);
+                assertThatThrownBy(() -> Wire.decode(cut)).as("first %s of %s bytes", len, full.length)
+                        .isInstanceOf(IllegalArgumentException.class);
+            }
+        }
+    }
+}
