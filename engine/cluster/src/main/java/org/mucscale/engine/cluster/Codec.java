@@ -186,9 +186,42 @@ final class Codec {
             return s;
         }
 
+        /** A string that must be there: null is refused like any other inconsistency. */
+        String requiredString(String what) {
+            String s = string();
+            if (s == null) {
+                throw new IllegalArgumentException("missing " + what + " at byte " + pos);
+            }
+            return s;
+        }
+
         Jid jid() {
             String s = string();
-            return s == null ? null : Jid.parse(s);
+            if (s == null) {
+                return null;
+            }
+            try {
+                return Jid.parse(s);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("not a JID: " + e.getMessage());
+            }
+        }
+
+        /** Parses an enum constant, refusing null and unknown names as inconsistencies. */
+        <E extends Enum<E>> E enumValue(Class<E> type) {
+            String s = requiredString(type.getSimpleName());
+            try {
+                return Enum.valueOf(type, s);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown " + type.getSimpleName() + " '" + s + "'");
+            }
+        }
+
+        /** Refuses bytes left over after a complete value. */
+        void end() {
+            if (pos != buf.length) {
+                throw new IllegalArgumentException((buf.length - pos) + " bytes after the end of the value");
+            }
         }
 
         XmlElement element() {
@@ -199,18 +232,24 @@ final class Codec {
             if (depth > MAX_DEPTH) {
                 throw new IllegalArgumentException("XML nested deeper than " + MAX_DEPTH);
             }
-            String name = string();
+            String name = requiredString("element name");
+            if (name.isEmpty()) {
+                throw new IllegalArgumentException("an element with an empty name at byte " + pos);
+            }
             XmlElement.Builder b = XmlElement.builder(name, string());
             int attrs = count();
             for (int i = 0; i < attrs; i++) {
-                b.attribute(string(), string());
+                b.attribute(requiredString("attribute name"), requiredString("attribute value"));
             }
             int children = count();
             for (int i = 0; i < children; i++) {
-                if (u8() == 1) {
+                int tag = u8();
+                if (tag == 1) {
                     b.child(readElement(depth + 1));
+                } else if (tag == 0) {
+                    b.text(requiredString("text"));
                 } else {
-                    b.text(string());
+                    throw new IllegalArgumentException("unknown child tag " + tag + " at byte " + pos);
                 }
             }
             return b.build();

@@ -67,11 +67,15 @@ final class RoomImages {
         boolean changeSubject = in.bool();
         String privateMessages = in.string();
         boolean logging = in.bool();
-        PresencePolicy policy = PresencePolicy.valueOf(in.string());
+        PresencePolicy policy = in.enumValue(PresencePolicy.class);
         int affs = in.count();
         Map<Jid, Affiliation> affiliations = new LinkedHashMap<>();
         for (int i = 0; i < affs; i++) {
-            affiliations.put(in.jid(), Affiliation.valueOf(in.string()));
+            Jid who = in.jid();
+            if (who == null) {
+                throw new IllegalArgumentException("an affiliation without an address");
+            }
+            affiliations.put(who, in.enumValue(Affiliation.class));
         }
         StoredRoom config = new StoredRoom(room, name, description, subject, isPublic, moderated, membersOnly,
                 password, maxOccupants, nonAnonymous, changeSubject, privateMessages, logging, policy, affiliations);
@@ -80,16 +84,25 @@ final class RoomImages {
         int roles = in.count();
         Set<Role> broadcastRoles = EnumSet.noneOf(Role.class);
         for (int i = 0; i < roles; i++) {
-            broadcastRoles.add(Role.valueOf(in.string()));
+            broadcastRoles.add(in.enumValue(Role.class));
         }
         var subjectMessage = in.element();
         int n = in.count();
         List<RoomImage.OccupantImage> occupants = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            occupants.add(new RoomImage.OccupantImage(in.string(), in.jid(), Role.valueOf(in.string()),
-                    Affiliation.valueOf(in.string()), in.element(), in.string(), in.string()));
+            String nick = in.requiredString("nick");
+            Jid realJid = in.jid();
+            if (realJid == null) {
+                throw new IllegalArgumentException("occupant " + nick + " has no address");
+            }
+            occupants.add(new RoomImage.OccupantImage(nick, realJid, in.enumValue(Role.class),
+                    in.enumValue(Affiliation.class), in.element(), in.string(), in.string()));
         }
         long tailSeq = in.varint();
+        in.end();
+        if (room == null) {
+            throw new IllegalArgumentException("a room image without a room address");
+        }
         return new RoomImage(config, persistent, locked, broadcastRoles, subjectMessage, occupants, tailSeq);
     }
 
@@ -113,8 +126,20 @@ final class RoomImages {
         String body = in.string();
         String subject = in.string();
         String action = in.string();
-        return new TailRecord(room, seq, stanzaId, nick, realJid, ts, body, subject,
-                action == null ? MessageInspector.Action.PASS : MessageInspector.Action.valueOf(action), in.element());
+        MessageInspector.Action parsed = MessageInspector.Action.PASS;
+        if (action != null) {
+            try {
+                parsed = MessageInspector.Action.valueOf(action);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("unknown filter action '" + action + "'");
+            }
+        }
+        var message = in.element();
+        in.end();
+        if (room == null) {
+            throw new IllegalArgumentException("a tail record without a room address");
+        }
+        return new TailRecord(room, seq, stanzaId, nick, realJid, ts, body, subject, parsed, message);
     }
 
     private static void checkVersion(int v) {

@@ -114,14 +114,19 @@ final class Wire {
                 Jid room = in.jid();
                 String entry = in.string();
                 int hops = in.u8();
-                return new Message(kind, epoch, seq, room, entry, hops, in.element(), null);
+                XmlElement stanza = in.element();
+                in.end();
+                if (room == null || stanza == null) {
+                    throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
+                }
+                return new Message(kind, epoch, seq, room, entry, hops, stanza, null);
             }
             case RELAY -> {
                 long sent = in.i64();
                 int n = in.count();
                 RenderedStanza[] stanzas = new RenderedStanza[n];
                 for (int i = 0; i < n; i++) {
-                    stanzas[i] = RenderedStanza.of(in.string(), in.string());
+                    stanzas[i] = RenderedStanza.of(in.requiredString("prefix"), in.requiredString("suffix"));
                 }
                 int m = in.count();
                 int[] index = new int[m];
@@ -133,11 +138,20 @@ final class Wire {
                     }
                     index[i] = (int) ix;
                     recipients[i] = in.jid();
+                    if (recipients[i] == null) {
+                        throw new IllegalArgumentException("relay delivery " + i + " has no recipient");
+                    }
                 }
+                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, new Relay(sent, stanzas, index, recipients));
             }
             case HANDOFF -> {
-                return new Message(kind, epoch, seq, in.jid(), null, 0, null, null);
+                Jid room = in.jid();
+                in.end();
+                if (room == null) {
+                    throw new IllegalArgumentException("a hand-off needs a room");
+                }
+                return new Message(kind, epoch, seq, room, null, 0, null, null);
             }
             default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);
         }

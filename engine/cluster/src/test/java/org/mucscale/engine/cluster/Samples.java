@@ -60,7 +60,7 @@ final class Samples {
                         Affiliation.MEMBER, presence("away"), "occ-id-bob", null),
                 new RoomImage.OccupantImage("carol", Jid.parse("carol@example.org/x"), Role.VISITOR,
                         Affiliation.NONE, null, null, "node-b"),
-                new RoomImage.OccupantImage("dave", null, Role.NONE, Affiliation.ADMIN, presence("dnd"),
+                new RoomImage.OccupantImage("dave", Jid.parse("dave@example.org/phone"), Role.NONE, Affiliation.ADMIN, presence("dnd"),
                         "occ-id-dave", "node-c"));
     }
 
@@ -96,7 +96,7 @@ final class Samples {
         relay.add(a, Jid.parse("u3@example.org"));
         return List.of(
                 Wire.forward(-7, 1, ROOM, "node-a", 1, Trees.sampleStanza()),
-                Wire.forward(1, 300, ROOM, null, 0, null),
+                Wire.forward(1, 300, ROOM, null, 0, subjectMessage()),
                 Wire.handoff(Long.MIN_VALUE, Long.MAX_VALUE, ROOM),
                 relay.encode(99, 2, 1_700_000_000_000_000L),
                 new Wire.RelayBuilder().encode(1, 1, 0),

@@ -64,16 +64,18 @@ class WireTest {
 
     @Test
     void forward_hopsAtByteBounds_roundTrip() {
-        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, "n", 0, null)).hops()).isZero();
-        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, "n", 255, null)).hops()).isEqualTo(255);
+        XmlElement st = XmlElement.builder("message").build();
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, "n", 0, st)).hops()).isZero();
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, "n", 255, st)).hops()).isEqualTo(255);
     }
 
     @Test
-    void forward_nullEntryNodeAndStanza_roundTripAsNull() {
-        Wire.Message m = Wire.decode(Wire.forward(5, 1, ROOM, null, 0, null));
+    void forward_nullEntryNode_roundTripsAsNull_nullStanzaRefused() {
+        Wire.Message m = Wire.decode(Wire.forward(5, 1, ROOM, null, 0, XmlElement.builder("presence").build()));
         assertThat(m.entryNode()).isNull();
-        assertThat(m.stanza()).isNull();
         assertThat(m.room()).isEqualTo(ROOM);
+        assertThatThrownBy(() -> Wire.decode(Wire.forward(5, 1, ROOM, null, 0, null)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("needs a room and a stanza");
     }
 
     @Test
@@ -334,7 +336,7 @@ class WireTest {
         rb.add(rendered("a"), user(1));
         rb.add(rendered("b"), user(2));
         for (byte[] full : List.of(Wire.forward(1, 2, ROOM, "node-a", 1, Trees.sampleStanza()),
-                Wire.forward(1, 2, ROOM, null, 0, null), Wire.handoff(3, 4, ROOM), rb.encode(5, 6, 7))) {
+                Wire.forward(1, 2, ROOM, null, 0, XmlElement.builder("iq").build()), Wire.handoff(3, 4, ROOM), rb.encode(5, 6, 7))) {
             Wire.decode(full);
             for (int len = 0; len < full.length; len++) {
                 byte[] cut = Arrays.copyOf(full, len);
