@@ -74,10 +74,46 @@ public final class StandaloneSettings {
             "What happens to a stanza when the outbound queue is full: DROP_NEWEST or RECONNECT; both are counted "
                     + "and logged.");
 
+    // ---- clustering of standalone nodes: an embedded Hazelcast member per node (HazelcastClusterTransport)
+
+    public static final Setting<Boolean> CLUSTER_ENABLED = Setting.ofBoolean("mucscale.standalone.cluster-enabled",
+            false, false,
+            "Runs this node as a member of a cluster of standalone nodes (embedded Hazelcast): rooms are spread over "
+                    + "the nodes and taken over when one fails. Every node needs the same cluster-members and "
+                    + "cluster-name.");
+
+    public static final Setting<String> CLUSTER_MEMBERS = Setting.ofString("mucscale.standalone.cluster-members",
+            "127.0.0.1:5701", false,
+            "Comma-separated host:port of every node of the cluster, this one included. Members are found only "
+                    + "through this list (TCP-IP join); multicast and cloud auto-detection are never used.",
+            StandaloneSettings::memberListRule);
+
+    public static final Setting<String> CLUSTER_BIND_ADDRESS = Setting.ofString(
+            "mucscale.standalone.cluster-bind-address", "127.0.0.1", false,
+            "The address this node's cluster member listens on and is reached at; it uses no other interface.",
+            StandaloneSettings::ipv4Rule);
+
+    public static final Setting<Integer> CLUSTER_PORT = Setting.ofInt("mucscale.standalone.cluster-port", 5701, 0,
+            65535, false,
+            "TCP port of this node's cluster member; never incremented when taken (0 picks a free one, for tests).");
+
+    public static final Setting<String> CLUSTER_NAME = Setting.ofString("mucscale.standalone.cluster-name", "mucscale",
+            false, "Name of the cluster: a member configured with another name is refused, so clusters that share "
+                    + "hosts stay apart.", StandaloneSettings::clusterNameRule);
+
+    public static final Setting<Duration> CLUSTER_FAILURE_TIMEOUT = Setting.ofDuration(
+            "mucscale.standalone.cluster-failure-timeout", Duration.ofMillis(3000), Duration.ofMillis(2000),
+            Duration.ofMinutes(10), false,
+            "How long a member that has gone silent (hung, powered off, cut off by the network) stays in the view "
+                    + "before it is declared dead and its rooms are taken over; a killed process on a host that is "
+                    + "up is noticed sooner, as its connections close. Heartbeats go every second, so this is "
+                    + "rounded up to whole seconds.");
+
     public static final List<Setting<?>> ALL = List.of(SERVER_HOST, SERVER_PORT, COMPONENT_DOMAIN, COMPONENT_SECRET,
             CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT, KEEPALIVE_INTERVAL,
             RECONNECT_INITIAL_DELAY, RECONNECT_MAX_DELAY, MAX_STANZA_BYTES, WRITE_QUEUE_MAX_BYTES,
-            WRITE_QUEUE_OVERFLOW);
+            WRITE_QUEUE_OVERFLOW, CLUSTER_ENABLED, CLUSTER_MEMBERS, CLUSTER_BIND_ADDRESS, CLUSTER_PORT, CLUSTER_NAME,
+            CLUSTER_FAILURE_TIMEOUT);
 
     static String hostRule(String value) {
         if (value == null) {
@@ -98,6 +134,87 @@ public final class StandaloneSettings {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
             if (c == '@' || c == '/' || c == '"' || c == '\'' || c == '<' || c == '>' || c == '&') {
+                return rule;
+            }
+        }
+        return null;
+    }
+
+    private static final String MEMBER_LIST = "a comma-separated list of host:port entries such as "
+            + "10.0.0.1:5701,10.0.0.2:5701 (host name or IPv4 address, port 1 to 65535)";
+
+    /** Every entry is host:port; the message names the first entry that is not. */
+    static String memberListRule(String value) {
+        if (value == null || value.isBlank()) {
+            return MEMBER_LIST;
+        }
+        for (String part : value.split(",", -1)) {
+            String entry = part.trim();
+            if (memberEntryProblem(entry)) {
+                return MEMBER_LIST + "; '" + entry + "' is not one";
+            }
+        }
+        return null;
+    }
+
+    private static boolean memberEntryProblem(String entry) {
+        int colon = entry.lastIndexOf(':');
+        if (colon <= 0 || hasSpaceOrControl(entry)) {
+            return true;
+        }
+        String host = entry.substring(0, colon);
+        String port = entry.substring(colon + 1);
+        if (host.indexOf(':') >= 0 || host.indexOf('/') >= 0 || host.startsWith("[") || port.isEmpty()
+                || port.length() > 5) {
+            return true;
+        }
+        for (int i = 0; i < port.length(); i++) {
+            if (port.charAt(i) < '0' || port.charAt(i) > '9') {
+                return true;
+            }
+        }
+        int p = Integer.parseInt(port);
+        return p < 1 || p > 65535;
+    }
+
+    /** The cluster runs on Hazelcast's IPv4 stack, so the bind address is a dotted-quad literal. */
+    static String ipv4Rule(String value) {
+        String rule = "an IPv4 address literal such as 127.0.0.1 (not a host name)";
+        return value != null && isIpv4Literal(value.trim()) ? null : rule;
+    }
+
+    static boolean isIpv4Literal(String value) {
+        String[] octets = value.split("\\.", -1);
+        if (octets.length != 4) {
+            return false;
+        }
+        for (String o : octets) {
+            if (o.isEmpty() || o.length() > 3) {
+                return false;
+            }
+            for (int i = 0; i < o.length(); i++) {
+                if (o.charAt(i) < '0' || o.charAt(i) > '9') {
+                    return false;
+                }
+            }
+            if (Integer.parseInt(o) > 255) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    static String clusterNameRule(String value) {
+        String rule = "1 to 64 letters, digits, '.', '_' or '-'";
+        String name = value == null ? "" : value.trim();
+        if (name.isEmpty() || name.length() > 64) {
+            return rule;
+        }
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
+                    || c == '_' || c == '-';
+            if (!ok) {
                 return rule;
             }
         }

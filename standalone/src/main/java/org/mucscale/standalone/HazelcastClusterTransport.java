@@ -1,0 +1,607 @@
+package org.mucscale.standalone;
+
+import com.hazelcast.cluster.Member;
+import com.hazelcast.cluster.MembershipEvent;
+import com.hazelcast.cluster.MembershipListener;
+import com.hazelcast.config.Config;
+import com.hazelcast.config.EvictionPolicy;
+import com.hazelcast.config.InMemoryFormat;
+import com.hazelcast.config.JoinConfig;
+import com.hazelcast.config.MapConfig;
+import com.hazelcast.config.NetworkConfig;
+import com.hazelcast.config.TopicConfig;
+import com.hazelcast.core.Hazelcast;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.map.IMap;
+import com.hazelcast.nio.ObjectDataInput;
+import com.hazelcast.nio.ObjectDataOutput;
+import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
+import com.hazelcast.topic.ITopic;
+import com.hazelcast.topic.Message;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import org.mucscale.engine.cluster.ClusterMap;
+import org.mucscale.engine.cluster.ClusterTransport;
+import org.mucscale.engine.config.Settings;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The standalone host's {@link ClusterTransport}: one embedded Hazelcast 5.5 member per node, configured from the
+ * {@code mucscale.standalone.cluster-*} settings (TCP-IP join over exactly the configured member list, never
+ * multicast or auto-detection, one interface, no phone-home, no shutdown hook, heartbeats every second).
+ *
+ * <p><b>Identity.</b> A node's id is a random UUID chosen when the transport is built and published as the member
+ * attribute {@value #NODE_ATTRIBUTE}, not Hazelcast's member UUID: the engine reads {@link #localNode()} before
+ * {@link #start}, and Hazelcast gives a member a new UUID when it merges back after a split brain, while the port
+ * promises an id that is stable while the node runs.
+ *
+ * <p><b>Messages.</b> Every node listens on its own topic, {@value #INBOX_PREFIX}{@code <node id>}; {@link #send}
+ * publishes to the target's topic. Hazelcast hands a topic message straight to the members listening on it, as a
+ * one-way event packet (no operation, no response, no call id), which measured about 4 times (4 KiB) to 8 times
+ * (200 bytes) the throughput of {@code IExecutorService.executeOnMember} between two members on loopback. Each inbox is one event stripe on the
+ * receiver, so {@link Listener#received} runs on one of Hazelcast's event threads. Order is not promised (the engine
+ * numbers its messages per link). Hazelcast sends every 100,000th event of a member synchronously (its own
+ * back-pressure), so a sender can wait up to {@code hazelcast.event.sync.timeout.millis} once per 100,000 messages
+ * when a receiver is far behind; nothing else on the send path waits for the network.
+ *
+ * <p><b>Greeting.</b> A member appears in Hazelcast's member list the moment it joins, but it listens on its inbox only
+ * once {@link #start} has registered its listener, a little later; what is published in between goes nowhere. The
+ * engine hands rooms over to a node as soon as the node is in its view, so a node enters this transport's view only
+ * once it has been heard from: any message from a node (the first is a {@code HELLO}) proves its inbox is registered.
+ * Every {@value #GREETING_RETRY_MILLIS} ms each node sends {@code HELLO} to the members it has not heard from, and
+ * answers each {@code HELLO} once ({@code HELLO_BACK}); {@link #start} waits (up to
+ * {@value #START_GREETING_WAIT_MILLIS} ms) until it has heard from the members already there, so the first view is
+ * complete.
+ *
+ * <p><b>Threads.</b> Membership events, greetings and the retry timer all run on one thread,
+ * {@code mucscale-cluster-view}, which alone computes and reports views: so {@link Listener#membersChanged} is called
+ * one view at a time, in order, always with the current view (consecutive equal views are reported once).
+ * {@link #send} runs on the caller's thread; {@link #inboxes} and {@link #greeted} are concurrent sets that the view
+ * thread maintains and any thread reads.
+ */
+public final class HazelcastClusterTransport implements ClusterTransport {
+    private static final Logger LOG = LoggerFactory.getLogger(HazelcastClusterTransport.class);
+
+    static final String NODE_ATTRIBUTE = "mucscale.node";
+    static final String INBOX_PREFIX = "mucscale.inbox.";
+    static final String MAP_PREFIX = "mucscale.map.";
+    static final long GREETING_RETRY_MILLIS = 100;
+    static final long START_GREETING_WAIT_MILLIS = 3000;
+    /** Longest a graceful stop waits for the partitions it owns to move to the other members. */
+    static final int GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS = 60;
+
+    private final String localNode;
+    private final UUID localId;
+    private final Config config;
+    private final String memberAddress;
+
+    private final LongAdder sent = new LongAdder();
+    private final LongAdder received = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+
+    /** Inboxes of the members this node knows, heard from or not, its own included. Written by the view thread. */
+    private final ConcurrentHashMap<String, ITopic<Envelope>> inboxes = new ConcurrentHashMap<>();
+    /**
+     * Nodes heard from: their inboxes are registered. Added on Hazelcast's event threads, removed by the view thread
+     * when the node leaves (a message still in flight from a departed node adds it back: one id that never shows in a
+     * view again, as the departed node never comes back under the same id).
+     */
+    private final Set<String> greeted = ConcurrentHashMap.newKeySet();
+
+    private final AtomicBoolean started = new AtomicBoolean();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private volatile HazelcastInstance hazelcast;
+    private volatile Listener listener;
+    private volatile ScheduledExecutorService viewThread;
+    /** The view last reported (the local node alone before the first report). */
+    private volatile List<String> view;
+    /** View thread only: whether views are reported yet (from the end of start(), when the first one is). */
+    private boolean reporting;
+
+    /**
+     * Prepares the member's configuration from a validated snapshot (the catalog must hold
+     * {@link StandaloneSettings#ALL}); nothing touches the network until {@link #start}.
+     */
+    public static HazelcastClusterTransport create(Settings settings) {
+        return new HazelcastClusterTransport(settings);
+    }
+
+    private HazelcastClusterTransport(Settings settings) {
+        this.localId = UUID.randomUUID();
+        this.localNode = localId.toString();
+        this.view = List.of(localNode);
+        this.config = hazelcastConfig(settings, localNode);
+        this.memberAddress = settings.get(StandaloneSettings.CLUSTER_BIND_ADDRESS).trim() + ":"
+                + settings.get(StandaloneSettings.CLUSTER_PORT);
+        routeHazelcastStaticLoggingToSlf4j();
+    }
+
+    /** The member's Hazelcast configuration (package-private so a test can check it without starting a member). */
+    static Config hazelcastConfig(Settings settings, String nodeId) {
+        Config c = new Config();
+        c.setInstanceName("mucscale-" + nodeId);
+        c.setClusterName(settings.get(StandaloneSettings.CLUSTER_NAME).trim());
+        c.getMemberAttributeConfig().setAttribute(NODE_ATTRIBUTE, nodeId);
+
+        c.setProperty("hazelcast.phone.home.enabled", "false");
+        c.setProperty("hazelcast.logging.type", "slf4j");
+        c.setProperty("hazelcast.shutdownhook.enabled", "false"); // the server stops the member in its own order
+        c.setProperty("hazelcast.graceful.shutdown.max.wait", Integer.toString(GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS));
+        // failure detection: heartbeats every second, a member silent for the timeout is removed from the view
+        Duration timeout = settings.get(StandaloneSettings.CLUSTER_FAILURE_TIMEOUT);
+        long seconds = Math.max(2, (timeout.toMillis() + 999) / 1000);
+        c.setProperty("hazelcast.heartbeat.interval.seconds", "1");
+        c.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(seconds));
+
+        String bind = settings.get(StandaloneSettings.CLUSTER_BIND_ADDRESS).trim();
+        int port = settings.get(StandaloneSettings.CLUSTER_PORT);
+        c.setProperty("hazelcast.socket.bind.any", "false"); // listen on the bind address only, not on 0.0.0.0
+        NetworkConfig network = c.getNetworkConfig();
+        network.setPort(port).setPortAutoIncrement(false);
+        network.getInterfaces().setEnabled(true).setInterfaces(List.of(bind));
+        JoinConfig join = network.getJoin();
+        join.getMulticastConfig().setEnabled(false);
+        join.getAutoDetectionConfig().setEnabled(false);
+        join.getTcpIpConfig().setEnabled(true).setMembers(memberList(settings));
+
+        MapConfig maps = new MapConfig(MAP_PREFIX + "*")
+                .setBackupCount(1)
+                .setAsyncBackupCount(0)
+                .setTimeToLiveSeconds(0)
+                .setMaxIdleSeconds(0)
+                .setInMemoryFormat(InMemoryFormat.BINARY);
+        // the map's own eviction config (a new EvictionConfig() counts ENTRY_COUNT, which an IMap refuses, and only
+        // when the map is first used, not when the member starts)
+        maps.getEvictionConfig().setEvictionPolicy(EvictionPolicy.NONE);
+        c.addMapConfig(maps);
+        c.addTopicConfig(new TopicConfig(INBOX_PREFIX + "*")
+                .setGlobalOrderingEnabled(false)
+                .setMultiThreadingEnabled(false)
+                .setStatisticsEnabled(false));
+        c.getSerializationConfig().addDataSerializableFactory(Envelope.FACTORY_ID,
+                type -> type == Envelope.TYPE ? new Envelope() : null);
+        return c;
+    }
+
+    static List<String> memberList(Settings settings) {
+        List<String> members = new ArrayList<>();
+        for (String part : settings.get(StandaloneSettings.CLUSTER_MEMBERS).split(",")) {
+            if (!part.isBlank()) {
+                members.add(part.trim());
+            }
+        }
+        return members;
+    }
+
+    /**
+     * Hazelcast's static loggers (such as the one that warns about missing {@code --add-opens} at start) read the
+     * logging type from a system property only, not from the member's configuration; without it they write through
+     * java.util.logging in another format. Set when absent, never overridden.
+     */
+    private static void routeHazelcastStaticLoggingToSlf4j() {
+        if (System.getProperty("hazelcast.logging.type") == null && System.getProperty("hazelcast.logging.class") == null) {
+            System.setProperty("hazelcast.logging.type", "slf4j");
+        }
+    }
+
+    @Override
+    public String localNode() {
+        return localNode;
+    }
+
+    @Override
+    public List<String> members() {
+        return view;
+    }
+
+    @Override
+    public void send(String node, byte[] message) {
+        ITopic<Envelope> inbox = inboxes.get(node);
+        if (inbox == null || stopped.get()) {
+            dropped.increment();
+            return;
+        }
+        try {
+            inbox.publish(new Envelope(Envelope.DATA, localId, message));
+            sent.increment();
+        } catch (RuntimeException e) {
+            // the member is shutting down, or the target left in between: at most once means dropped
+            dropped.increment();
+            LOG.debug("message to node {} dropped", node, e);
+        }
+    }
+
+    @Override
+    public ClusterMap map(String name) {
+        if (name == null || name.isEmpty()) {
+            throw new IllegalArgumentException("a cluster map needs a name");
+        }
+        return new HazelcastClusterMap(() -> {
+            HazelcastInstance hz = hazelcast;
+            if (hz == null) {
+                throw new IllegalStateException("cluster map " + name + " used before the cluster transport started");
+            }
+            return hz.<String, byte[]>getMap(MAP_PREFIX + name);
+        });
+    }
+
+    /**
+     * Starts the Hazelcast member (joins the cluster through the member list), listens on this node's inbox, greets
+     * the members already there and reports the first view.
+     *
+     * @throws IllegalStateException when the member cannot start (port taken, address not local, ...) or on a
+     *         second call
+     */
+    @Override
+    public void start(Listener listener) {
+        Objects.requireNonNull(listener, "listener");
+        if (!started.compareAndSet(false, true)) {
+            throw new IllegalStateException("the cluster transport was already started");
+        }
+        this.listener = listener;
+        ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "mucscale-cluster-view");
+            t.setDaemon(true);
+            return t;
+        });
+        viewThread = thread;
+        HazelcastInstance hz;
+        try {
+            hz = Hazelcast.newHazelcastInstance(config);
+        } catch (RuntimeException e) {
+            thread.shutdownNow();
+            throw new IllegalStateException("the cluster member could not start on " + memberAddress + " (cluster "
+                    + config.getClusterName() + ", members " + config.getNetworkConfig().getJoin().getTcpIpConfig()
+                    .getMembers() + "): " + e.getMessage(), e);
+        }
+        hazelcast = hz;
+        try {
+            listen(hz, thread);
+        } catch (RuntimeException e) {
+            end(true);
+            throw e;
+        }
+        LOG.info("cluster member {} started at {} as node {}", hz.getName(), memberAddress, localNode);
+    }
+
+    private void listen(HazelcastInstance hz, ScheduledExecutorService thread) {
+        ITopic<Envelope> own = hz.getTopic(INBOX_PREFIX + localNode);
+        own.addMessageListener(this::onMessage);
+        inboxes.put(localNode, own);
+        hz.getCluster().addMembershipListener(new MembershipListener() {
+            @Override
+            public void memberAdded(MembershipEvent event) {
+                onViewThread(HazelcastClusterTransport.this::update);
+            }
+
+            @Override
+            public void memberRemoved(MembershipEvent event) {
+                onViewThread(HazelcastClusterTransport.this::update);
+            }
+        });
+        thread.scheduleWithFixedDelay(this::greetAndUpdate, 0, GREETING_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+        awaitGreetings(hz);
+        // the first view, reported before start returns so members() is valid from then on
+        Future<?> first = thread.submit(() -> {
+            reporting = true;
+            report(nodesOf(hz), true);
+        });
+        try {
+            first.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the first cluster view could not be reported", e.getCause());
+        }
+    }
+
+    private void awaitGreetings(HazelcastInstance hz) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(START_GREETING_WAIT_MILLIS);
+        List<String> silent = silentMembers(hz);
+        while (!silent.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            silent = silentMembers(hz);
+        }
+        if (!silent.isEmpty()) {
+            LOG.warn("nodes {} did not answer within {} ms; each joins this node's view when it does", silent,
+                    START_GREETING_WAIT_MILLIS);
+        }
+    }
+
+    private List<String> silentMembers(HazelcastInstance hz) {
+        List<String> silent = new ArrayList<>();
+        for (String node : nodesOf(hz).keySet()) {
+            if (!node.equals(localNode) && !greeted.contains(node)) {
+                silent.add(node);
+            }
+        }
+        return silent;
+    }
+
+    /** Leaves the cluster gracefully: Hazelcast moves the partitions this member owns (and their backups) first. */
+    @Override
+    public void stop() {
+        end(false);
+    }
+
+    /**
+     * Kills the member without telling anyone (Hazelcast's terminate): the others find out through their failure
+     * detector, as after a crash. For tests.
+     */
+    void terminate() {
+        end(true);
+    }
+
+    private void end(boolean crash) {
+        if (!stopped.compareAndSet(false, true)) {
+            return;
+        }
+        ScheduledExecutorService thread = viewThread;
+        if (thread != null) {
+            thread.shutdownNow();
+        }
+        HazelcastInstance hz = hazelcast;
+        if (hz != null) {
+            try {
+                if (crash) {
+                    hz.getLifecycleService().terminate();
+                } else {
+                    hz.shutdown();
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("cluster member {} did not stop cleanly", hz.getName(), e);
+            }
+        }
+        if (thread != null) {
+            try {
+                thread.awaitTermination(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The embedded member (null before start), for tests that look at partitions. */
+    HazelcastInstance hazelcastInstance() {
+        return hazelcast;
+    }
+
+    /** Messages sent so far (published to a member's inbox). */
+    public long sentCount() {
+        return sent.sum();
+    }
+
+    /** Messages received and handed to the listener. */
+    public long receivedCount() {
+        return received.sum();
+    }
+
+    /** Messages not sent: to a node that is not (or no longer) a member, or while stopping. */
+    public long droppedCount() {
+        return dropped.sum();
+    }
+
+    // ------------------------------------------------------------------------------------------- Hazelcast's threads
+
+    private void onMessage(Message<Envelope> message) {
+        Envelope e = message.getMessageObject();
+        String from = e.sender().toString();
+        if (!greeted.contains(from) && greeted.add(from)) {
+            onViewThread(this::update);
+        }
+        switch (e.kind) {
+            case Envelope.DATA -> {
+                received.increment();
+                Listener l = listener;
+                if (l != null && !stopped.get()) {
+                    try {
+                        l.received(from, e.payload);
+                    } catch (RuntimeException ex) {
+                        LOG.error("the engine failed on a message from node {}", from, ex);
+                    }
+                }
+            }
+            case Envelope.HELLO -> onViewThread(() -> greet(from, Envelope.HELLO_BACK));
+            default -> {
+                // HELLO_BACK: being heard from is all it says
+            }
+        }
+    }
+
+    private void onViewThread(Runnable task) {
+        ScheduledExecutorService thread = viewThread;
+        if (thread == null || stopped.get()) {
+            return;
+        }
+        try {
+            thread.execute(task);
+        } catch (RejectedExecutionException e) {
+            // stopping
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- the view thread
+
+    private void greetAndUpdate() {
+        try {
+            update();
+            for (String node : inboxes.keySet()) {
+                if (!node.equals(localNode) && !greeted.contains(node)) {
+                    greet(node, Envelope.HELLO);
+                }
+            }
+        } catch (RuntimeException e) {
+            if (!stopped.get()) {
+                LOG.warn("cluster view upkeep failed; retrying", e);
+            }
+        }
+    }
+
+    private void greet(String node, byte kind) {
+        ITopic<Envelope> inbox = inboxes.get(node);
+        HazelcastInstance hz = hazelcast;
+        if (inbox == null && hz != null) {
+            // a HELLO from a node this one has not yet seen join: answer anyway
+            inbox = hz.getTopic(INBOX_PREFIX + node);
+        }
+        if (inbox != null && !stopped.get()) {
+            try {
+                inbox.publish(new Envelope(kind, localId, Envelope.EMPTY));
+            } catch (RuntimeException e) {
+                LOG.debug("greeting to node {} failed", node, e);
+            }
+        }
+    }
+
+    /** Follows Hazelcast's member list (inboxes of new members, forgetting departed ones), then reports the view. */
+    private void update() {
+        HazelcastInstance hz = hazelcast;
+        if (hz == null || stopped.get()) {
+            return;
+        }
+        Map<String, Member> current = nodesOf(hz);
+        for (String node : current.keySet()) {
+            if (!inboxes.containsKey(node)) {
+                inboxes.put(node, hz.getTopic(INBOX_PREFIX + node));
+            }
+        }
+        for (String node : inboxes.keySet()) {
+            if (!current.containsKey(node)) {
+                inboxes.remove(node);
+                greeted.remove(node);
+            }
+        }
+        report(current, false);
+    }
+
+    /** Reports the members heard from (and this node) when that set changed, or always when {@code first}. */
+    private void report(Map<String, Member> current, boolean first) {
+        if (!reporting || stopped.get()) {
+            return;
+        }
+        List<String> next = new ArrayList<>();
+        for (String node : current.keySet()) {
+            if (node.equals(localNode) || greeted.contains(node)) {
+                next.add(node);
+            }
+        }
+        if (!next.contains(localNode)) {
+            return; // shutting down: this member has left its own list
+        }
+        if (!first && new HashSet<>(next).equals(new HashSet<>(view))) {
+            return;
+        }
+        List<String> v = List.copyOf(next);
+        view = v;
+        Listener l = listener;
+        if (l != null && !stopped.get()) {
+            try {
+                l.membersChanged(v);
+            } catch (RuntimeException e) {
+                LOG.error("the engine failed on the cluster view {}", v, e);
+            }
+        }
+    }
+
+    /** Node id of every member running this transport, oldest member first. */
+    private Map<String, Member> nodesOf(HazelcastInstance hz) {
+        Map<String, Member> nodes = new LinkedHashMap<>();
+        for (Member m : hz.getCluster().getMembers()) {
+            String node = m.getAttribute(NODE_ATTRIBUTE);
+            if (node != null) {
+                nodes.put(node, m);
+            }
+        }
+        return nodes;
+    }
+
+    /**
+     * One message between nodes as Hazelcast carries it. Hazelcast writes its own header first (this factory's id and
+     * the type), then these fields:
+     * <pre>
+     *  byte 0     1                      9                      17         21
+     *       +-----+----------------------+----------------------+----------+----------------------+
+     *       |kind | sender node id, high | sender node id, low  | length n | payload (n bytes)    |
+     *       |  1  | 8 (long)             | 8 (long)             | 4 (int)  | n                    |
+     *       +-----+----------------------+----------------------+----------+----------------------+
+     * </pre>
+     * {@code kind}: {@link #DATA} (the engine's bytes, for {@link Listener#received}), {@link #HELLO} (the sender
+     * listens on its inbox; answer once), {@link #HELLO_BACK} (the answer; no payload). Node ids are UUIDs.
+     */
+    static final class Envelope implements IdentifiedDataSerializable {
+        static final int FACTORY_ID = 0x6D75_6373; // "mucs"
+        static final int TYPE = 1;
+        static final byte DATA = 0;
+        static final byte HELLO = 1;
+        static final byte HELLO_BACK = 2;
+        static final byte[] EMPTY = new byte[0];
+
+        byte kind;
+        long senderHigh;
+        long senderLow;
+        byte[] payload;
+
+        Envelope() {
+        }
+
+        Envelope(byte kind, UUID sender, byte[] payload) {
+            this.kind = kind;
+            this.senderHigh = sender.getMostSignificantBits();
+            this.senderLow = sender.getLeastSignificantBits();
+            this.payload = payload;
+        }
+
+        UUID sender() {
+            return new UUID(senderHigh, senderLow);
+        }
+
+        @Override
+        public int getFactoryId() {
+            return FACTORY_ID;
+        }
+
+        @Override
+        public int getClassId() {
+            return TYPE;
+        }
+
+        @Override
+        public void writeData(ObjectDataOutput out) throws IOException {
+            out.writeByte(kind);
+            out.writeLong(senderHigh);
+            out.writeLong(senderLow);
+            out.writeByteArray(payload);
+        }
+
+        @Override
+        public void readData(ObjectDataInput in) throws IOException {
+            kind = in.readByte();
+            senderHigh = in.readLong();
+            senderLow = in.readLong();
+            payload = in.readByteArray();
+        }
+    }
+}
