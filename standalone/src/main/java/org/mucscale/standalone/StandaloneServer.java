@@ -58,9 +58,16 @@ public final class StandaloneServer implements AutoCloseable {
         ComponentConnection connection = new ComponentConnection(componentConfig);
         HikariDataSource ds = null;
         MucScaleEngine engine = null;
+        HazelcastClusterTransport transport = null;
         try {
             MucScaleEngine.Builder b = MucScaleEngine.builder(componentConfig.domain(), settings, connection)
                     .serveHttp(true);
+            boolean clustered = settings.get(StandaloneSettings.CLUSTER_ENABLED);
+            if (clustered) {
+                transport = HazelcastClusterTransport.create(settings);
+                // users' sessions are on the server; while this node's link is down another node's link serves
+                b.cluster(transport).clusterSessionsOnServer(connection::isReady);
+            }
             if (settings.get(StoreSettings.ENABLED)) {
                 DatabaseType type = DatabaseType.fromJdbcUrl(settings.get(StoreSettings.JDBC_URL));
                 ds = StandaloneDataSource.create(settings);
@@ -68,10 +75,18 @@ public final class StandaloneServer implements AutoCloseable {
             }
             engine = b.build();
             engine.start();
-            connection.connect(engine::process);
+            if (clustered) {
+                // the server may accept one link per component address (Prosody): a node that starts while another
+                // holds it waits in the background and takes the link over when the holder goes
+                connection.connectInBackground(engine::process);
+            } else {
+                connection.connect(engine::process);
+            }
         } catch (ComponentException | RuntimeException e) {
             if (engine != null) {
                 engine.close();
+            } else if (transport != null) {
+                transport.stop();
             }
             connection.close();
             if (ds != null) {

@@ -1,0 +1,364 @@
+package org.mucscale.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.runtime.MucScaleEngine;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+import org.mucscale.engine.stanza.XmlElement;
+
+/**
+ * Three engines, each a real Hazelcast member on loopback, with users' sessions on the node their stanzas enter at
+ * (Openfire's shape): rooms and occupants spread over the nodes, every occupant gets every message exactly once and in
+ * each sender's order, on its own node only; a graceful leave moves rooms with no error; a member that dies has its
+ * rooms taken over, with occupants on the survivors still joined.
+ */
+class ClusterEnginesTest {
+    static final String SERVICE = "muc.example.org";
+    static final int NODES = 3;
+    static final int USERS = 24;
+    static final int ROOMS = 6;
+    private static final Pattern BODY = Pattern.compile("<body>([^<]*)</body>");
+
+    private final List<Node> nodes = new ArrayList<>();
+
+    /** One engine and what its host delivered, per recipient, in order. */
+    static final class Node implements Delivery {
+        final String name;
+        final Map<String, List<String>> received = new ConcurrentHashMap<>();
+        MucScaleEngine engine;
+        HazelcastClusterTransport transport;
+
+        Node(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public void deliver(RenderedStanza stanza, Jid recipient) {
+            add(recipient.toString(), stanza.forRecipient(recipient));
+        }
+
+        @Override
+        public void send(XmlElement stanza) {
+            add(stanza.attribute("to"), stanza.toXml());
+        }
+
+        private void add(String to, String xml) {
+            received.computeIfAbsent(to, k -> Collections.synchronizedList(new ArrayList<>())).add(xml);
+        }
+
+        List<String> of(String jid) {
+            List<String> l = received.get(jid);
+            if (l == null) {
+                return List.of();
+            }
+            synchronized (l) {
+                return new ArrayList<>(l);
+            }
+        }
+    }
+
+    @AfterEach
+    void stopAll() {
+        for (Node n : nodes) {
+            try {
+                n.engine.close();
+            } catch (RuntimeException ignored) {
+                // already stopped
+            }
+        }
+    }
+
+    private Node startNode(String name, List<Integer> ports, int port) {
+        Node node = new Node(name);
+        Map<String, String> text = new HashMap<>();
+        text.put("mucscale.metrics.jmx-enabled", "false");
+        text.put("mucscale.metrics.http-port", "0");
+        text.put("mucscale.metrics.probe-enabled", "false");
+        text.put("mucscale.muc.stanza-id-node", name);
+        text.put("mucscale.muc.occupant-messages-per-second", "1000000");
+        text.put("mucscale.muc.occupant-burst", "1000000");
+        text.put("mucscale.muc.room-messages-per-second", "1000000");
+        text.put("mucscale.muc.room-burst", "1000000");
+        text.put("mucscale.standalone.cluster-enabled", "true");
+        text.put("mucscale.standalone.cluster-port", Integer.toString(port));
+        text.put("mucscale.standalone.cluster-members", ports.stream().map(p -> "127.0.0.1:" + p)
+                .reduce((a, b) -> a + "," + b).orElseThrow());
+        text.put("mucscale.standalone.cluster-name", "engines-" + ports.get(0));
+        Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
+        node.transport = HazelcastClusterTransport.create(settings);
+        node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(node.transport).build();
+        node.engine.start();
+        nodes.add(node);
+        return node;
+    }
+
+    private void startCluster() throws Exception {
+        List<Integer> ports = List.of(org.mucscale.testkit.FreePort.next(), org.mucscale.testkit.FreePort.next(), org.mucscale.testkit.FreePort.next());
+        for (int i = 0; i < NODES; i++) {
+            startNode("n" + i, ports, ports.get(i));
+        }
+        started.addAll(nodes);
+        await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == NODES), "three members");
+    }
+
+    static String user(int i) {
+        return "u" + i + "@example.org/r";
+    }
+
+    static String room(int k) {
+        return "room" + k + "@" + SERVICE;
+    }
+
+    /** The three nodes as started (the list above loses the ones a test stops). */
+    private final List<Node> started = new ArrayList<>();
+
+    /** User i's session is on node i % NODES, for good. */
+    Node home(int i) {
+        return started.get(i % NODES);
+    }
+
+    /** Rooms of user i. */
+    static List<Integer> roomsOf(int i) {
+        return List.of(i % ROOMS, (i + 1) % ROOMS);
+    }
+
+    private void joinEveryone() throws Exception {
+        // the first user of each room creates it as an instant room
+        for (int k = 0; k < ROOMS; k++) {
+            int owner = k;
+            Node n = home(owner);
+            n.engine.process(join(user(owner), room(k), "nick" + owner));
+            await(() -> n.of(user(owner)).stream().anyMatch(x -> x.contains("code=\"201\"")), "room created");
+            n.engine.process(instantRoom(user(owner), room(k)));
+            await(() -> n.of(user(owner)).stream().anyMatch(x -> x.contains("type=\"result\"")), "room unlocked");
+        }
+        for (int i = 0; i < USERS; i++) {
+            for (int k : roomsOf(i)) {
+                if (i != k) {
+                    home(i).engine.process(join(user(i), room(k), "nick" + i));
+                }
+            }
+        }
+        for (int i = 0; i < USERS; i++) {
+            int u = i;
+            await(() -> selfPresences(home(u), user(u)) >= roomsOf(u).size(), "user " + u + " joined");
+        }
+    }
+
+    private static int selfPresences(Node n, String jid) {
+        int c = 0;
+        for (String x : n.of(jid)) {
+            if (x.startsWith("<presence") && x.contains("code=\"110\"") && !x.contains("unavailable")) {
+                c++;
+            }
+        }
+        return c;
+    }
+
+    private void sendMessages(int perRoom, String tag, Predicate<Integer> senders) {
+        for (int m = 0; m < perRoom; m++) {
+            for (int i = 0; i < USERS; i++) {
+                if (!senders.test(i)) {
+                    continue;
+                }
+                for (int k : roomsOf(i)) {
+                    home(i).engine.process(groupchat(user(i), room(k), tag + "|" + i + "|" + k + "|" + m));
+                }
+            }
+        }
+    }
+
+    /** Bodies of the given tag user i received from room k, per sender, in arrival order. */
+    private static Map<Integer, List<Integer>> received(Node n, int i, int k, String tag) {
+        Map<Integer, List<Integer>> bySender = new HashMap<>();
+        for (String x : n.of(user(i))) {
+            if (!x.startsWith("<message") || !x.contains("from=\"room" + k + "@")) {
+                continue;
+            }
+            Matcher m = BODY.matcher(x);
+            if (m.find()) {
+                String[] p = m.group(1).split("\\|");
+                if (p.length == 4 && p[0].equals(tag) && Integer.parseInt(p[2]) == k) {
+                    bySender.computeIfAbsent(Integer.parseInt(p[1]), s -> new ArrayList<>()).add(Integer.parseInt(p[3]));
+                }
+            }
+        }
+        return bySender;
+    }
+
+    private void assertEveryoneGotEverything(String tag, int perRoom, Predicate<Integer> receivers,
+                                             Predicate<Integer> senders) throws Exception {
+        List<Integer> expectedSeq = new ArrayList<>();
+        for (int m = 0; m < perRoom; m++) {
+            expectedSeq.add(m);
+        }
+        for (int i = 0; i < USERS; i++) {
+            if (!receivers.test(i)) {
+                continue;
+            }
+            for (int k : roomsOf(i)) {
+                int u = i;
+                int r = k;
+                List<Integer> roomSenders = new ArrayList<>();
+                for (int s = 0; s < USERS; s++) {
+                    if (senders.test(s) && roomsOf(s).contains(r)) {
+                        roomSenders.add(s);
+                    }
+                }
+                await(() -> {
+                    Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
+                    return roomSenders.stream().allMatch(s -> got.getOrDefault(s, List.of()).size() >= perRoom);
+                }, "user " + u + " got every " + tag + " message of room " + r);
+                Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
+                for (int s : roomSenders) {
+                    assertThat(got.get(s)).as("user %d, room %d, sender %d: exactly once, in order", u, r, s)
+                            .isEqualTo(expectedSeq);
+                }
+                // and nowhere else: no other node delivered this user anything of this tag
+                for (Node other : started) {
+                    if (other != home(u)) {
+                        assertThat(received(other, u, r, tag)).as("user %d got room %d messages on node %s", u, r,
+                                other.name).isEmpty();
+                    }
+                }
+            }
+        }
+    }
+
+    private long counter(String name) {
+        long sum = 0;
+        for (Node n : nodes) {
+            if (n.engine.metrics() != null) {
+                sum += n.engine.metrics().registry().counter(name).getCount();
+            }
+        }
+        return sum;
+    }
+
+    @Test
+    void messages_roomsAndOccupantsSpreadOverThreeNodes_eachDeliveredExactlyOnceInSenderOrder() throws Exception {
+        startCluster();
+        joinEveryone();
+        // rooms really are spread: every node owns at least one
+        Map<String, Integer> perNode = nodes.get(0).engine.cluster().roomsPerNode();
+        assertThat(perNode).hasSize(NODES);
+        assertThat(nodes.stream().mapToInt(n -> n.engine.muc().roomCount()).sum()).isEqualTo(ROOMS);
+
+        long relaysBefore = counter("mucscale.cluster.relays.sent");
+        int perRoom = 30;
+        sendMessages(perRoom, "a", i -> true);
+        assertEveryoneGotEverything("a", perRoom, i -> true, i -> true);
+        long broadcasts = (long) USERS * 2 * perRoom;
+        long relays = counter("mucscale.cluster.relays.sent") - relaysBefore;
+        // at most one relay per remote node per broadcast, and under load several broadcasts share one
+        assertThat(relays).isLessThan(broadcasts * (NODES - 1));
+        assertThat(counter("mucscale.cluster.forwards")).isGreaterThan(0);
+    }
+
+    @Test
+    void gracefulLeave_movesItsRoomsWithNoError_survivorsStayJoined() throws Exception {
+        startCluster();
+        joinEveryone();
+        Node leaving = nodes.get(2);
+        int roomsThere = leaving.engine.muc().roomCount();
+        assertThat(roomsThere).isGreaterThan(0);
+        leaving.engine.close();
+        nodes.remove(leaving);
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().members().size() == 2, "two members");
+        }
+        assertThat(nodes.stream().mapToInt(n -> n.engine.muc().roomCount()).sum()).isEqualTo(ROOMS);
+        // users whose sessions were on the leaving node went with it (status 333); the others stay joined
+        Predicate<Integer> survivor = i -> i % NODES != 2;
+        sendMessages(20, "b", survivor);
+        assertEveryoneGotEverything("b", 20, survivor, survivor);
+        for (Node n : nodes) {
+            for (Map.Entry<String, List<String>> e : n.received.entrySet()) {
+                assertThat(n.of(e.getKey())).as("no error to %s", e.getKey())
+                        .noneMatch(x -> x.contains("type=\"error\""));
+            }
+        }
+    }
+
+    @Test
+    void memberDies_itsRoomsAreTakenOver_occupantsOnSurvivorsStayJoinedAndHistoryIsKept() throws Exception {
+        startCluster();
+        joinEveryone();
+        sendMessages(5, "before", i -> true);
+        assertEveryoneGotEverything("before", 5, i -> true, i -> true);
+        Node dead = nodes.get(1);
+        assertThat(dead.engine.muc().roomCount()).isGreaterThan(0);
+        long t0 = System.nanoTime();
+        dead.transport.terminate(); // no goodbye: the others see it vanish
+        nodes.remove(dead);
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().members().size() == 2, "two members");
+        }
+        await(() -> nodes.stream().mapToInt(n -> n.engine.muc().roomCount()).sum() == ROOMS, "rooms re-homed");
+        long rehomedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+        System.out.println("member death to all rooms re-homed: " + rehomedMs + " ms");
+        // a newcomer gets the history from before the death in every room, those taken over included
+        Node n = nodes.get(0);
+        for (int k = 0; k < ROOMS; k++) {
+            int r = k;
+            n.engine.process(join("late@example.org/r", room(r), "late"));
+            await(() -> n.of("late@example.org/r").stream().anyMatch(x -> x.contains("from=\"room" + r + "@")
+                    && x.contains("before|") && x.contains("urn:xmpp:delay")), "history of room " + r + " after take-over");
+        }
+        Predicate<Integer> survivor = i -> i % NODES != 1;
+        sendMessages(20, "after", survivor);
+        assertEveryoneGotEverything("after", 20, survivor, survivor);
+        // occupants whose sessions were on the dead node left with status 333, seen by the survivors
+        int u = 0;
+        assertThat(home(u).of(user(u))).anyMatch(x -> x.contains("type=\"unavailable\"") && x.contains("code=\"333\""));
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    static XmlElement join(String user, String room, String nick) {
+        return XmlElement.builder("presence").attribute("from", user).attribute("to", room + "/" + nick)
+                .child(XmlElement.builder("x", "http://jabber.org/protocol/muc").build()).build();
+    }
+
+    static XmlElement instantRoom(String owner, String room) {
+        return XmlElement.builder("iq").attribute("type", "set").attribute("id", "cfg").attribute("from", owner)
+                .attribute("to", room)
+                .child(XmlElement.builder("query", "http://jabber.org/protocol/muc#owner")
+                        .child(XmlElement.builder("x", "jabber:x:data").attribute("type", "submit").build()).build())
+                .build();
+    }
+
+    static XmlElement groupchat(String user, String room, String body) {
+        return XmlElement.builder("message").attribute("type", "groupchat").attribute("from", user)
+                .attribute("to", room).textChild("body", body).build();
+    }
+
+    interface Check {
+        boolean ok() throws Exception;
+    }
+
+    static void await(Check check, String what) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!check.ok()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+}
