@@ -3,6 +3,7 @@ package org.mucscale.engine.cluster;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
@@ -36,7 +37,7 @@ final class ClusterDelivery implements Delivery {
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
         Gathered g = perThread.get();
-        if (!node.clustered() && (g == null || g.size == 0)) {
+        if (!node.clustered() && (g == null || g.size == 0 && g.chain.isDone())) {
             host.deliver(stanza, recipient);
             return;
         }
@@ -55,7 +56,7 @@ final class ClusterDelivery implements Delivery {
     @Override
     public void send(XmlElement stanza) {
         Gathered g = perThread.get();
-        if (!node.clustered() && (g == null || g.size == 0)) {
+        if (!node.clustered() && (g == null || g.size == 0 && g.chain.isDone())) {
             host.send(stanza);
             return;
         }
@@ -80,21 +81,96 @@ final class ClusterDelivery implements Delivery {
     public void flush() {
         Gathered g = perThread.get();
         if (g == null) {
-            perThread.set(new Gathered());
-        } else if (g.size > 0) {
-            g.release(host, node);
+            perThread.set(new Gathered(newReleaser()));
+            host.flush();
+            return;
         }
-        host.flush();
+        CompletableFuture<Void> write = node.takeWrite();
+        if (write == null && g.chain.isDone()) {
+            // nothing to wait for: release here, on the room thread
+            if (g.size > 0) {
+                g.release(host, node);
+            }
+            host.flush();
+            return;
+        }
+        // this run's deliveries wait for its replication write, and for the runs before it
+        Gathered batch = g.detach();
+        CompletableFuture<Void> after = write == null ? g.chain : CompletableFuture.allOf(g.chain, write);
+        g.chain = after.handleAsync((ok, failure) -> {
+            batch.release(host, node);
+            host.flush();
+            return null;
+        }, g.releaser);
+        host.flush(); // what this thread passed straight through while alone
+    }
+
+    /** One thread per room thread that releases its deliveries once their writes are confirmed, in flush order. */
+    private java.util.concurrent.ExecutorService newReleaser() {
+        java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, Thread.currentThread().getName() + "-release");
+            t.setDaemon(true);
+            return t;
+        });
+        releasers.add(e);
+        return e;
+    }
+
+    private final java.util.List<java.util.concurrent.ExecutorService> releasers =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Stops the release threads after what they hold is released (the cluster node's close). */
+    void stopReleasers() {
+        for (java.util.concurrent.ExecutorService e : releasers) {
+            e.shutdown();
+            try {
+                e.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** One room thread's deliveries since its last flush, in call order. */
     private static final class Gathered {
-        String[] targets = new String[64];
-        RenderedStanza[] rendered = new RenderedStanza[64];
-        XmlElement[] elements = new XmlElement[64];
-        Jid[] recipients = new Jid[64];
+        String[] targets;
+        RenderedStanza[] rendered;
+        XmlElement[] elements;
+        Jid[] recipients;
         int size;
         final Map<String, Wire.RelayBuilder> relays = new HashMap<>();
+        /** The room thread's releases so far: the next one runs after them. */
+        CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+        final java.util.concurrent.ExecutorService releaser;
+
+        Gathered(java.util.concurrent.ExecutorService releaser) {
+            this(releaser, 64);
+        }
+
+        private Gathered(java.util.concurrent.ExecutorService releaser, int capacity) {
+            this.releaser = releaser;
+            targets = new String[capacity];
+            rendered = new RenderedStanza[capacity];
+            elements = new XmlElement[capacity];
+            recipients = new Jid[capacity];
+        }
+
+        /** Hands what was gathered to a new holder (to be released later) and starts afresh. */
+        Gathered detach() {
+            Gathered out = new Gathered(null, 0);
+            out.targets = targets;
+            out.rendered = rendered;
+            out.elements = elements;
+            out.recipients = recipients;
+            out.size = size;
+            int capacity = Math.max(64, Math.min(targets.length, 1024));
+            targets = new String[capacity];
+            rendered = new RenderedStanza[capacity];
+            elements = new XmlElement[capacity];
+            recipients = new Jid[capacity];
+            size = 0;
+            return out;
+        }
 
         void add(String target, RenderedStanza r, XmlElement e, Jid recipient) {
             if (size == targets.length) {

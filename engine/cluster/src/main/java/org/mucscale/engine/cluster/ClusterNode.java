@@ -13,7 +13,6 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -84,7 +83,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
     private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
     private final ScheduledExecutorService clusterThread;
-    private final ExecutorService writers;
     private final RelayIn relayIn;
     private final LongAdder failovers = new LongAdder();
     private final LongAdder handoffs = new LongAdder();
@@ -124,7 +122,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.tails = transport.map(TAILS_MAP);
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
-        this.writers = Executors.newCachedThreadPool(r -> daemon(r, "mucscale-cluster-write"));
         this.relayIn = new RelayIn();
     }
 
@@ -138,8 +135,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     public Delivery wrap(Delivery host) {
         ClusterDelivery d = new ClusterDelivery(host, this);
         relayIn.host = host;
+        delivery = d;
         return d;
     }
+
+    private volatile ClusterDelivery delivery;
 
     /**
      * Standalone: users' sessions live on the XMPP server, not on any node; a node reaches every user while its own
@@ -161,6 +161,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     public void start(MucService service) {
         this.muc = Objects.requireNonNull(service);
         relayIn.start();
+        writer.start();
         clusterThread.scheduleWithFixedDelay(this::tick, 100, 100, TimeUnit.MILLISECONDS);
         transport.start(this);
     }
@@ -271,68 +272,190 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return replicating;
     }
 
+    /** The last write each room thread started, which its next flush's deliveries wait for. */
+    private final ThreadLocal<CompletableFuture<Void>> lastWrite = new ThreadLocal<>();
+
     @Override
-    public void replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
+    public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
         long start = System.nanoTime();
-        Map<String, byte[]> puts = new HashMap<>();
-        int bytes = 0;
-        for (RoomImage image : changed) {
-            byte[] b = RoomImages.encode(image);
-            puts.put(roomKey(image.room()), b);
-            bytes += b.length;
-            tailSeqs.merge(image.room(), image.tailSeq(), Math::max);
-        }
-        for (TailRecord t : tail) {
-            byte[] b = RoomImages.encode(t);
-            puts.put(tailKey(t.room(), t.seq()), b);
-            bytes += b.length;
-            tailSeqs.merge(t.room(), t.seq(), Math::max);
-        }
-        List<String> roomRemovals = new ArrayList<>();
-        List<String> tailRemovals = new ArrayList<>();
+        Writer.Batch batch = new Writer.Batch();
         for (Jid room : removed) {
-            roomRemovals.add(roomKey(room));
             Long seq = tailSeqs.remove(room);
             long used = seq == null ? tailSlots : Math.min(seq, tailSlots);
+            List<String> slots = new ArrayList<>();
             for (long s = 0; s < used; s++) {
-                tailRemovals.add(tailKey(room, s));
+                slots.add(tailKey(room, s));
             }
+            batch.remove(roomKey(room), slots);
         }
-        int entries = puts.size() + roomRemovals.size();
-        CompletableFuture<Void> write = CompletableFuture.runAsync(() -> {
-            if (!puts.isEmpty()) {
-                // tails first: an image never names a tail record that is not there yet
-                Map<String, byte[]> tailPuts = new HashMap<>();
-                Map<String, byte[]> roomPuts = new HashMap<>();
-                puts.forEach((k, v) -> (k.indexOf('#') >= 0 ? tailPuts : roomPuts).put(k, v));
-                if (!tailPuts.isEmpty()) {
-                    tails.putAll(tailPuts);
-                }
-                if (!roomPuts.isEmpty()) {
-                    rooms.putAll(roomPuts);
-                }
-            }
-            if (!roomRemovals.isEmpty()) {
-                rooms.removeAll(roomRemovals);
-                tails.removeAll(tailRemovals);
-            }
-        }, writers);
-        boolean late = false;
-        try {
-            write.get(replicationTimeoutMs, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            late = true;
-            lateWrites.increment();
-            LOG.warn("replicating room state took longer than {} ms; delivering anyway", replicationTimeoutMs);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
-            late = true;
-            lateWrites.increment();
-            LOG.warn("replicating room state failed: {}", e.getCause().toString());
+        for (TailRecord t : tail) {
+            batch.putTail(tailKey(t.room(), t.seq()), RoomImages.encode(t));
+            tailSeqs.merge(t.room(), t.seq(), Math::max);
         }
-        listener.replicated(entries, bytes, System.nanoTime() - start, late);
+        for (RoomImage image : changed) {
+            batch.putRoom(roomKey(image.room()), RoomImages.encode(image));
+            tailSeqs.merge(image.room(), image.tailSeq(), Math::max);
+        }
+        int entries = batch.entries();
+        int bytes = batch.bytes;
+        CompletableFuture<Void> write = writer.submit(batch)
+                .orTimeout(replicationTimeoutMs, TimeUnit.MILLISECONDS)
+                .handle((ok, failure) -> {
+                    boolean late = failure != null;
+                    if (late) {
+                        lateWrites.increment();
+                        Throwable cause = failure instanceof java.util.concurrent.CompletionException c
+                                && c.getCause() != null ? c.getCause() : failure;
+                        LOG.warn("replicating room state {}; delivering anyway",
+                                cause instanceof TimeoutException ? "took longer than " + replicationTimeoutMs + " ms"
+                                        : "failed: " + cause);
+                    }
+                    listener.replicated(entries, bytes, System.nanoTime() - start, late);
+                    return null;
+                });
+        lastWrite.set(write);
+        return write;
     }
+
+    /** The write the calling room thread started last (null: none since the last call). */
+    CompletableFuture<Void> takeWrite() {
+        CompletableFuture<Void> w = lastWrite.get();
+        if (w != null) {
+            lastWrite.remove();
+        }
+        return w;
+    }
+
+    /**
+     * One writer for the node's replicated state (group commit): room threads queue their flushes' changes; the
+     * writer takes everything queued, merges it (a later image of a room replaces an earlier one; a put after a
+     * removal of the same key revives it), writes it in one round (removals, tails, then images, so an image never
+     * names tail records that are not there yet) and completes every flush's future. One writer means writes never
+     * overtake each other, and under load one round carries many flushes.
+     */
+    private final class Writer implements Runnable {
+        private final java.util.ArrayDeque<Batch> queue = new java.util.ArrayDeque<>();
+        private final Thread thread = daemon(this, "mucscale-cluster-write");
+        private boolean stopped;
+
+        static final class Batch {
+            final Map<String, byte[]> roomPuts = new HashMap<>();
+            final Map<String, byte[]> tailPuts = new HashMap<>();
+            final Set<String> roomRemovals = new HashSet<>();
+            final Set<String> tailRemovals = new HashSet<>();
+            final CompletableFuture<Void> done = new CompletableFuture<>();
+            int bytes;
+
+            void remove(String roomKey, List<String> tailKeys) {
+                roomPuts.remove(roomKey);
+                roomRemovals.add(roomKey);
+                for (String k : tailKeys) {
+                    tailPuts.remove(k);
+                    tailRemovals.add(k);
+                }
+            }
+
+            void putRoom(String key, byte[] value) {
+                roomRemovals.remove(key);
+                roomPuts.put(key, value);
+                bytes += value.length;
+            }
+
+            void putTail(String key, byte[] value) {
+                tailRemovals.remove(key);
+                tailPuts.put(key, value);
+                bytes += value.length;
+            }
+
+            void mergeLater(Batch later) {
+                for (String k : later.roomRemovals) {
+                    roomPuts.remove(k);
+                    roomRemovals.add(k);
+                }
+                for (String k : later.tailRemovals) {
+                    tailPuts.remove(k);
+                    tailRemovals.add(k);
+                }
+                later.roomPuts.forEach(this::putRoom);
+                later.tailPuts.forEach(this::putTail);
+            }
+
+            int entries() {
+                return roomPuts.size() + tailPuts.size() + roomRemovals.size() + tailRemovals.size();
+            }
+        }
+
+        void start() {
+            thread.start();
+        }
+
+        CompletableFuture<Void> submit(Batch b) {
+            synchronized (queue) {
+                if (stopped) {
+                    b.done.completeExceptionally(new IllegalStateException("the cluster node is stopped"));
+                    return b.done;
+                }
+                queue.add(b);
+                queue.notifyAll();
+            }
+            return b.done;
+        }
+
+        @Override
+        public void run() {
+            while (true) {
+                List<Batch> taken = new ArrayList<>();
+                synchronized (queue) {
+                    while (queue.isEmpty() && !stopped) {
+                        try {
+                            queue.wait();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                    if (queue.isEmpty()) {
+                        return;
+                    }
+                    taken.addAll(queue);
+                    queue.clear();
+                }
+                Batch merged = new Batch();
+                for (Batch b : taken) {
+                    merged.mergeLater(b);
+                }
+                try {
+                    if (!merged.roomRemovals.isEmpty()) {
+                        rooms.removeAll(merged.roomRemovals);
+                    }
+                    if (!merged.tailRemovals.isEmpty()) {
+                        tails.removeAll(merged.tailRemovals);
+                    }
+                    if (!merged.tailPuts.isEmpty()) {
+                        tails.putAll(merged.tailPuts);
+                    }
+                    if (!merged.roomPuts.isEmpty()) {
+                        rooms.putAll(merged.roomPuts);
+                    }
+                    for (Batch b : taken) {
+                        b.done.complete(null);
+                    }
+                } catch (RuntimeException e) {
+                    for (Batch b : taken) {
+                        b.done.completeExceptionally(e);
+                    }
+                }
+            }
+        }
+
+        void stop() {
+            synchronized (queue) {
+                stopped = true;
+                queue.notifyAll();
+            }
+        }
+    }
+
+    private final Writer writer = new Writer();
 
     static String roomKey(Jid room) {
         return room.toString();
@@ -625,8 +748,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             transport.stop();
         } finally {
             clusterThread.shutdownNow();
-            writers.shutdown();
+            writer.stop();
             relayIn.stop();
+            if (delivery != null) {
+                delivery.stopReleasers();
+            }
         }
     }
 

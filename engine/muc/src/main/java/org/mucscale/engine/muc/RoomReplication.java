@@ -1,13 +1,15 @@
 package org.mucscale.engine.muc;
 
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 import org.mucscale.engine.stanza.Jid;
 
 /**
  * Keeps a copy of room state off this node, so another node can take a room over (implemented by the cluster module).
- * A room thread calls {@link #replicate} when it flushes, before it releases that run's deliveries: whatever an
- * occupant has received is replicated first. Nothing is tracked while {@link #active()} is false.
+ * A room thread calls {@link #replicate} when it flushes, before it flushes that run's deliveries; the implementation
+ * holds those deliveries back until the write is confirmed (whatever an occupant has received is replicated first),
+ * without making the room thread wait. Nothing is tracked while {@link #active()} is false.
  */
 public interface RoomReplication {
 
@@ -15,10 +17,11 @@ public interface RoomReplication {
     boolean active();
 
     /**
-     * Writes the images of rooms that changed, forgets removed rooms, and appends accepted messages to their rooms'
-     * replicated tails. Blocks the calling room thread until the writes are confirmed (or the replication timeout).
+     * Starts writing the images of rooms that changed, forgetting removed rooms, and appending accepted messages to
+     * their rooms' replicated tails; the future completes when the writes are confirmed (or failed, or timed out).
+     * The calling room thread's deliveries up to its next flush are released only after that.
      */
-    void replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail);
+    CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail);
 
     RoomReplication NONE = new RoomReplication() {
         @Override
@@ -27,7 +30,8 @@ public interface RoomReplication {
         }
 
         @Override
-        public void replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
+        public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
+            return CompletableFuture.completedFuture(null);
         }
     };
 }

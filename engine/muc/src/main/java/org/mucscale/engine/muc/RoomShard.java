@@ -214,10 +214,13 @@ final class RoomShard implements Runnable {
         tail.add(record);
     }
 
-    /** Hands this run's changes to the replication before the run's deliveries are released. */
-    private void replicate() {
+    /**
+     * Hands this run's changes to the replication (which holds the run's deliveries until they are written). Returns
+     * the write, or null when nothing changed.
+     */
+    private java.util.concurrent.CompletableFuture<Void> replicate() {
         if (dirty.isEmpty() && removed.isEmpty() && tail.isEmpty()) {
-            return;
+            return null;
         }
         List<RoomImage> images = new ArrayList<>(dirty.size());
         for (Room r : dirty) {
@@ -228,19 +231,29 @@ final class RoomShard implements Runnable {
         }
         dirty.clear();
         try {
-            ctx.replication.replicate(images, List.copyOf(removed), List.copyOf(tail));
+            return ctx.replication.replicate(images, List.copyOf(removed), List.copyOf(tail));
         } catch (RuntimeException e) {
             failures++;
             LOG.warn("room thread " + index + ": replicating room state failed", e);
+            return null;
         } finally {
             removed.clear();
             tail.clear();
         }
     }
 
-    /** Replicates now (before a room leaves this node, so its image is complete). */
+    /** Replicates now and waits for the write (before a room leaves this node, so its image is complete). */
     void replicateNow() {
-        replicate();
+        java.util.concurrent.CompletableFuture<Void> write = replicate();
+        if (write != null) {
+            try {
+                write.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                LOG.warn("room thread " + index + ": replicating room state before a hand-off failed: " + e);
+            }
+        }
     }
 
     void addRoom(Room room) {
