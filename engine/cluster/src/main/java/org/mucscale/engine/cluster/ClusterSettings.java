@@ -27,8 +27,8 @@ public final class ClusterSettings {
     public static final Setting<Duration> REPLICATION_TIMEOUT = Setting.ofDuration(
             "mucscale.cluster.replication-timeout", Duration.ofMillis(5000), Duration.ofMillis(100),
             Duration.ofMinutes(5), false,
-            "Longest a room thread waits for the cluster to confirm a write of room state before it delivers "
-                    + "anyway and counts the write as late.");
+            "Longest a run of a room's deliveries waits for the cluster to confirm the write of that run's room "
+                    + "state before it is delivered anyway and the write is counted as late.");
 
     public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, REPLICATION_TIMEOUT);
 }
