@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -30,9 +31,10 @@ import org.slf4j.LoggerFactory;
  *       hazelcast plugin starts the cluster only after every plugin has loaded, so on a clustered node the first
  *       view is this node alone and the cluster's view follows when {@code joinedCluster()} fires.</li>
  *   <li><b>Messages</b>: {@code CacheFactory.doClusterTask(new ClusterMessageTask(...), nodeId)}, asynchronous, at
- *       most once, in any order (Hazelcast runs tasks on several threads). A message to a node outside the view is
- *       dropped and counted here, without asking Openfire (whose hazelcast plugin would log a WARN per message for a
- *       node that left); a message to this node itself is handed over on the event thread.</li>
+ *       most once, in any order (Hazelcast runs tasks on several threads). A message to a node outside the view, or
+ *       to one Openfire has already refused since the view last changed, is dropped and counted here without asking
+ *       Openfire (whose hazelcast plugin logs a WARN per message to a node that left); a message to this node itself
+ *       is handed over on the event thread.</li>
  *   <li><b>Maps</b>: {@link OpenfireClusterMap} over {@code CacheFactory.createCache("mucscale-" + name)}, set up
  *       never to evict or expire ({@link OpenfireClusterHost#LIVE}). Only JDK types (String, byte[]) go into them, so
  *       no plugin class ends up in Hazelcast.</li>
@@ -56,6 +58,12 @@ public final class OpenfireClusterTransport implements ClusterTransport {
     private final String localNode;
     private final Map<String, OpenfireClusterMap> maps = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
+    /**
+     * Nodes Openfire refused as "not found in cluster" since the last view: Hazelcast drops a departed member some
+     * 100 ms before Openfire's {@code leftCluster(id)} reaches us, and the hazelcast plugin logs a WARN for every task
+     * to it in between. One refusal is enough to stop asking until the view changes.
+     */
+    private final Set<String> refused = ConcurrentHashMap.newKeySet();
     private final ClusterEventListener clusterEvents = new ClusterEvents();
     private final ClusterMessageTask.Receiver receiver = this::received;
     /** Guards enqueueing onto {@link #events}, so nothing is queued before the first view or after stop. */
@@ -169,15 +177,20 @@ public final class OpenfireClusterTransport implements ClusterTransport {
             enqueue(() -> received(localNode, copy));
             return;
         }
-        if (!members.contains(node)) {
+        if (!members.contains(node) || refused.contains(node)) {
             dropped.incrementAndGet();
             return;
         }
         try {
             host.runTask(NodeIds.bytes(node), new ClusterMessageTask(localNode, message));
+        } catch (IllegalArgumentException e) {
+            // Openfire no longer knows the node: it left, and our view hears of it a little later.
+            refused.add(node);
+            dropped.incrementAndGet();
+            LOG.debug("MUC Scale dropped a cluster message to node {}, which Openfire no longer knows: {}", node,
+                    e.toString());
         } catch (RuntimeException e) {
-            // The node left between our view and Openfire's (IllegalArgumentException from the hazelcast plugin),
-            // or the cluster is shutting down: at most once allows dropping it.
+            // the cluster is shutting down under us: at most once allows dropping it
             dropped.incrementAndGet();
             LOG.debug("MUC Scale dropped a cluster message to node {}: {}", node, e.toString());
         }
@@ -207,6 +220,7 @@ public final class OpenfireClusterTransport implements ClusterTransport {
             return;
         }
         members = next;
+        refused.clear();
         LOG.info("MUC Scale cluster members now {} (this node {})", next, localNode);
         try {
             l.membersChanged(next);

@@ -132,15 +132,37 @@ class OpenfireClusterTransportTest {
     }
 
     @Test
-    void send_whenOpenfireRefusesTheNode_isDroppedQuietly() {
+    void send_whenOpenfireRefusesTheNode_isDroppedQuietly_andNotRetriedUntilTheViewChanges() throws Exception {
         openfire.clustered("node-a", "node-b");
         openfire.refuseTasks = true;
         transport = new OpenfireClusterTransport(openfire);
         transport.start(engine);
+        engine.next();
 
         transport.send("node-b", new byte[1]);
+        transport.send("node-b", new byte[1]);
 
-        assertThat(transport.dropped()).isEqualTo(1);
+        assertThat(transport.dropped()).isEqualTo(2);
+        assertThat(openfire.attempts).hasValue(1);
+        openfire.refuseTasks = false;
+        openfire.listeners.get(0).joinedCluster(bytes("node-c"));
+        engine.next();
+        transport.send("node-b", new byte[1]);
+        assertThat(openfire.tasks).hasSize(1);
+    }
+
+    @Test
+    void send_whenTheClusterFailsOtherwise_isDroppedButTriedAgainNextTime() {
+        openfire.clustered("node-a", "node-b");
+        openfire.failTasks = true;
+        transport = new OpenfireClusterTransport(openfire);
+        transport.start(engine);
+
+        transport.send("node-b", new byte[1]);
+        transport.send("node-b", new byte[1]);
+
+        assertThat(transport.dropped()).isEqualTo(2);
+        assertThat(openfire.attempts).hasValue(2);
     }
 
     @Test
@@ -269,6 +291,8 @@ class OpenfireClusterTransportTest {
         final Map<String, Map<String, byte[]>> caches = new ConcurrentHashMap<>();
         volatile List<byte[]> nodes = List.of();
         volatile boolean refuseTasks;
+        volatile boolean failTasks;
+        final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
 
         FakeOpenfire(String local) {
             this.local = bytes(local);
@@ -309,8 +333,12 @@ class OpenfireClusterTransportTest {
 
         @Override
         public void runTask(byte[] nodeId, ClusterTask<?> task) {
+            attempts.incrementAndGet();
             if (refuseTasks) {
                 throw new IllegalArgumentException("Requested node not found in cluster");
+            }
+            if (failTasks) {
+                throw new IllegalStateException("Hazelcast instance is not active");
             }
             tasks.add(new SentTask(nodeId, task));
         }
