@@ -71,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * {@value #START_GREETING_WAIT_MILLIS} ms) until it has heard from the members already there, so the first view is
  * complete.
  *
+ * <p><b>Stopping.</b> {@link #stop} first makes sure every node heard from has received what this node sent (a
+ * {@code FLUSH} round, see {@link #drain()}): Hazelcast's shutdown would discard packets still queued, and the engine
+ * sends its hand-offs just before it stops. Then Hazelcast's graceful shutdown moves this member's partitions.
+ *
  * <p><b>Threads.</b> Membership events, greetings and the retry timer all run on one thread,
  * {@code mucscale-cluster-view}, which alone computes and reports views: so {@link Listener#membersChanged} is called
  * one view at a time, in order, always with the current view (consecutive equal views are reported once).
@@ -85,6 +89,8 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     static final String MAP_PREFIX = "mucscale.map.";
     static final long GREETING_RETRY_MILLIS = 100;
     static final long START_GREETING_WAIT_MILLIS = 3000;
+    /** Longest a graceful stop waits for the other nodes to confirm they received what it sent (see drain()). */
+    static final long STOP_DRAIN_WAIT_MILLIS = 2000;
     /** Longest a graceful stop waits for the partitions it owns to move to the other members. */
     static final int GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS = 60;
 
@@ -113,6 +119,8 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     private volatile ScheduledExecutorService viewThread;
     /** The view last reported (the local node alone before the first report). */
     private volatile List<String> view;
+    /** While a graceful stop drains: the nodes whose FLUSHED it still waits for. */
+    private volatile Set<String> unflushed;
     /** View thread only: whether views are reported yet (from the end of start(), when the first one is). */
     private boolean reporting;
 
@@ -359,11 +367,14 @@ public final class HazelcastClusterTransport implements ClusterTransport {
         if (!stopped.compareAndSet(false, true)) {
             return;
         }
+        HazelcastInstance hz = hazelcast;
+        if (hz != null && !crash) {
+            drain();
+        }
         ScheduledExecutorService thread = viewThread;
         if (thread != null) {
             thread.shutdownNow();
         }
-        HazelcastInstance hz = hazelcast;
         if (hz != null) {
             try {
                 if (crash) {
@@ -382,6 +393,47 @@ public final class HazelcastClusterTransport implements ClusterTransport {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * Waits until every node heard from has received what this node sent it. When a member shuts down, Hazelcast
+     * closes its connections and clears their write queues (Hazelcast 5.5's {@code NioOutboundPipeline
+     * .drainWriteQueues}), so packets not yet written are lost, and the engine sends its hand-offs just before it
+     * stops the transport. So a
+     * stopping node sends {@code FLUSH} to each of them and waits (up to {@value #STOP_DRAIN_WAIT_MILLIS} ms) for
+     * each {@code FLUSHED}. A node answers {@code FLUSH} on its inbox's event thread, where this node's earlier
+     * messages came before it on the same connection, so the answer means all of them reached its listener.
+     */
+    private void drain() {
+        Set<String> waiting = ConcurrentHashMap.newKeySet();
+        for (String node : inboxes.keySet()) {
+            if (!node.equals(localNode) && greeted.contains(node)) {
+                waiting.add(node);
+            }
+        }
+        if (waiting.isEmpty()) {
+            return;
+        }
+        unflushed = waiting;
+        for (String node : List.copyOf(waiting)) {
+            if (!publishControl(node, Envelope.FLUSH)) {
+                waiting.remove(node);
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STOP_DRAIN_WAIT_MILLIS);
+        while (!waiting.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (!waiting.isEmpty()) {
+            LOG.warn("nodes {} did not confirm within {} ms that they received what this node sent before stopping",
+                    waiting, STOP_DRAIN_WAIT_MILLIS);
+        }
+        unflushed = null;
     }
 
     /** The embedded member (null before start), for tests that look at partitions. */
@@ -425,6 +477,13 @@ public final class HazelcastClusterTransport implements ClusterTransport {
                 }
             }
             case Envelope.HELLO -> onViewThread(() -> greet(from, Envelope.HELLO_BACK));
+            case Envelope.FLUSH -> publishControl(from, Envelope.FLUSHED); // here: behind that node's earlier messages
+            case Envelope.FLUSHED -> {
+                Set<String> waiting = unflushed;
+                if (waiting != null) {
+                    waiting.remove(from);
+                }
+            }
             default -> {
                 // HELLO_BACK: being heard from is all it says
             }
@@ -461,18 +520,28 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     }
 
     private void greet(String node, byte kind) {
+        if (!stopped.get()) {
+            publishControl(node, kind);
+        }
+    }
+
+    /** Sends a message without payload of the transport's own; returns whether it was handed to Hazelcast. */
+    private boolean publishControl(String node, byte kind) {
         ITopic<Envelope> inbox = inboxes.get(node);
         HazelcastInstance hz = hazelcast;
         if (inbox == null && hz != null) {
-            // a HELLO from a node this one has not yet seen join: answer anyway
+            // from a node this one has not yet seen join: answer anyway
             inbox = hz.getTopic(INBOX_PREFIX + node);
         }
-        if (inbox != null && !stopped.get()) {
-            try {
-                inbox.publish(new Envelope(kind, localId, Envelope.EMPTY));
-            } catch (RuntimeException e) {
-                LOG.debug("greeting to node {} failed", node, e);
-            }
+        if (inbox == null) {
+            return false;
+        }
+        try {
+            inbox.publish(new Envelope(kind, localId, Envelope.EMPTY));
+            return true;
+        } catch (RuntimeException e) {
+            LOG.debug("control message {} to node {} failed", kind, node, e);
+            return false;
         }
     }
 
@@ -549,7 +618,9 @@ public final class HazelcastClusterTransport implements ClusterTransport {
      *       +-----+----------------------+----------------------+----------+----------------------+
      * </pre>
      * {@code kind}: {@link #DATA} (the engine's bytes, for {@link Listener#received}), {@link #HELLO} (the sender
-     * listens on its inbox; answer once), {@link #HELLO_BACK} (the answer; no payload). Node ids are UUIDs.
+     * listens on its inbox; answer once), {@link #HELLO_BACK} (the answer), {@link #FLUSH} (the sender stops once
+     * everything it sent before has arrived; answer), {@link #FLUSHED} (the answer). Only {@code DATA} has a
+     * payload. Node ids are UUIDs.
      */
     static final class Envelope implements IdentifiedDataSerializable {
         static final int FACTORY_ID = 0x6D75_6373; // "mucs"
@@ -557,6 +628,8 @@ public final class HazelcastClusterTransport implements ClusterTransport {
         static final byte DATA = 0;
         static final byte HELLO = 1;
         static final byte HELLO_BACK = 2;
+        static final byte FLUSH = 3;
+        static final byte FLUSHED = 4;
         static final byte[] EMPTY = new byte[0];
 
         byte kind;
