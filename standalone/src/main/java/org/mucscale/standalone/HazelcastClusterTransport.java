@@ -56,11 +56,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>Messages.</b> Every node listens on its own topic, {@value #INBOX_PREFIX}{@code <node id>}; {@link #send}
  * publishes to the target's topic. Hazelcast hands a topic message straight to the members listening on it, as a
  * one-way event packet (no operation, no response, no call id), which measured about 4 times (4 KiB) to 8 times
- * (200 bytes) the throughput of {@code IExecutorService.executeOnMember} between two members on loopback. Each inbox is one event stripe on the
- * receiver, so {@link Listener#received} runs on one of Hazelcast's event threads. Order is not promised (the engine
- * numbers its messages per link). Hazelcast sends every 100,000th event of a member synchronously (its own
- * back-pressure), so a sender can wait up to {@code hazelcast.event.sync.timeout.millis} once per 100,000 messages
- * when a receiver is far behind; nothing else on the send path waits for the network.
+ * (200 bytes) the throughput of {@code IExecutorService.executeOnMember} between two members on loopback. Each inbox
+ * is one event stripe on the receiver, so {@link Listener#received} runs on one of Hazelcast's event threads. Order
+ * is not promised (the engine numbers its messages per link). Hazelcast sends every 100,000th topic event of a member
+ * as an operation and waits for it (its own back-pressure), so a sender can wait up to
+ * {@code hazelcast.event.sync.timeout.millis} (5 s) once per 100,000 messages when a receiver is far behind or gone;
+ * nothing else on the send path waits for the network. Packets wait in Hazelcast's unbounded write queues: the
+ * engine's own queues are the bound.
  *
  * <p><b>Greeting.</b> A member appears in Hazelcast's member list the moment it joins, but it listens on its inbox only
  * once {@link #start} has registered its listener, a little later; what is published in between goes nowhere. The
@@ -205,7 +207,8 @@ public final class HazelcastClusterTransport implements ClusterTransport {
      * java.util.logging in another format. Set when absent, never overridden.
      */
     private static void routeHazelcastStaticLoggingToSlf4j() {
-        if (System.getProperty("hazelcast.logging.type") == null && System.getProperty("hazelcast.logging.class") == null) {
+        if (System.getProperty("hazelcast.logging.type") == null
+                && System.getProperty("hazelcast.logging.class") == null) {
             System.setProperty("hazelcast.logging.type", "slf4j");
         }
     }
