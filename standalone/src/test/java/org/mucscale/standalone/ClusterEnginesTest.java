@@ -258,6 +258,19 @@ class ClusterEnginesTest {
         Map<String, Integer> perNode = nodes.get(0).engine.cluster().roomsPerNode();
         assertThat(perNode).hasSize(NODES);
         assertThat(nodes.stream().mapToInt(n -> n.engine.muc().roomCount()).sum()).isEqualTo(ROOMS);
+        // service discovery from any node lists every public room of the service, wherever it is owned
+        for (int i = 0; i < NODES; i++) {
+            Node n = nodes.get(i);
+            String asker = "disco" + i + "@example.org/r";
+            n.engine.process(XmlElement.builder("iq").attribute("type", "get").attribute("id", "items")
+                    .attribute("from", asker).attribute("to", SERVICE)
+                    .child(XmlElement.builder("query", "http://jabber.org/protocol/disco#items").build()).build());
+            await(() -> !n.of(asker).isEmpty(), "disco#items answer");
+            String items = n.of(asker).get(0);
+            for (int k = 0; k < ROOMS; k++) {
+                assertThat(items).as("node %d lists room %d", i, k).contains("jid=\"" + room(k) + "\"");
+            }
+        }
 
         long relaysBefore = counter("mucscale.cluster.relays.sent");
         int perRoom = 30;

@@ -63,6 +63,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
     static final String ROOMS_MAP = "rooms";
     static final String TAILS_MAP = "tails";
+    static final String DIRECTORY_MAP = "directory";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final ClusterTransport transport;
@@ -73,6 +74,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final long replicationTimeoutMs;
     private final ClusterMap rooms;
     private final ClusterMap tails;
+    /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
+    private final ClusterMap directory;
     private final OrderedLinks<Wire.Message> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
@@ -120,6 +123,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
         this.rooms = transport.map(ROOMS_MAP);
         this.tails = transport.map(TAILS_MAP);
+        this.directory = transport.map(DIRECTORY_MAP);
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayIn();
@@ -184,6 +188,26 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     public boolean servesHere(Jid room) {
         View v = view;
         return !v.clustered() || local.equals(v.owner(room)) || held.contains(room);
+    }
+
+    @Override
+    public Map<Jid, String> publicRooms() {
+        if (!view.clustered()) {
+            return null;
+        }
+        try {
+            Map<Jid, String> out = new java.util.TreeMap<>(Comparator.comparing(Jid::toString));
+            directory.getAll(directory.keys()).forEach((k, v) -> {
+                Jid room = Jid.tryParse(k);
+                if (room != null) {
+                    out.put(room, new String(v, java.nio.charset.StandardCharsets.UTF_8));
+                }
+            });
+            return out;
+        } catch (RuntimeException e) {
+            LOG.warn("could not read the cluster's room directory; listing this node's rooms: {}", e.toString());
+            return null;
+        }
     }
 
     /** The owner of {@code room} under this node's current view. */
@@ -287,6 +311,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 slots.add(tailKey(room, s));
             }
             batch.remove(roomKey(room), slots);
+            batch.unlist(roomKey(room));
         }
         for (TailRecord t : tail) {
             batch.putTail(tailKey(t.room(), t.seq()), RoomImages.encode(t));
@@ -294,6 +319,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         for (RoomImage image : changed) {
             batch.putRoom(roomKey(image.room()), RoomImages.encode(image));
+            if (image.config().isPublic() && !image.locked()) {
+                String name = image.config().name();
+                batch.list(roomKey(image.room()), (name == null || name.isEmpty() ? image.room().local() : name)
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            } else {
+                batch.unlist(roomKey(image.room()));
+            }
             tailSeqs.merge(image.room(), image.tailSeq(), Math::max);
         }
         int entries = batch.entries();
@@ -343,7 +375,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             final Map<String, byte[]> tailPuts = new HashMap<>();
             final Set<String> roomRemovals = new HashSet<>();
             final Set<String> tailRemovals = new HashSet<>();
+            final Map<String, byte[]> listed = new HashMap<>();
+            final Set<String> unlisted = new HashSet<>();
             final CompletableFuture<Void> done = new CompletableFuture<>();
+
+            void list(String key, byte[] name) {
+                unlisted.remove(key);
+                listed.put(key, name);
+            }
+
+            void unlist(String key) {
+                listed.remove(key);
+                unlisted.add(key);
+            }
             int bytes;
 
             void remove(String roomKey, List<String> tailKeys) {
@@ -378,6 +422,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
                 later.roomPuts.forEach(this::putRoom);
                 later.tailPuts.forEach(this::putTail);
+                later.unlisted.forEach(this::unlist);
+                later.listed.forEach(this::list);
             }
 
             int entries() {
@@ -435,6 +481,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     }
                     if (!merged.roomPuts.isEmpty()) {
                         rooms.putAll(merged.roomPuts);
+                    }
+                    if (!merged.unlisted.isEmpty()) {
+                        directory.removeAll(merged.unlisted);
+                    }
+                    if (!merged.listed.isEmpty()) {
+                        directory.putAll(merged.listed);
                     }
                     for (Batch b : taken) {
                         b.done.complete(null);
@@ -577,7 +629,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         if (!takeOver.isEmpty()) {
             long start = System.currentTimeMillis();
-            adoptFromMaps(takeOver, true, gone);
+            adoptFromMaps(takeOver, true, gone == null ? null : departed);
             failovers.add(takeOver.size());
             lastFailoverMillis = System.currentTimeMillis() - start;
             LOG.info("took over {} rooms of departed node(s) {} in {} ms", takeOver.size(), departed,
@@ -643,8 +695,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         adoptFromMaps(List.of(room), false, null);
     }
 
-    /** Reads images and tails of {@code list} from the maps and adopts them (rooms with no image start empty). */
-    private void adoptFromMaps(List<Jid> list, boolean failover, Predicate<Jid> gone) {
+    /**
+     * Reads images and tails of {@code list} from the maps and adopts them (rooms with no image start empty).
+     * {@code departedNodes}: occupants whose sessions were on these nodes (as the image says) are removed with 333.
+     */
+    private void adoptFromMaps(List<Jid> list, boolean failover, Set<String> departedNodes) {
         List<String> keys = new ArrayList<>(list.size());
         for (Jid room : list) {
             keys.add(roomKey(room));
@@ -684,6 +739,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
             t.sort(Comparator.comparingLong(TailRecord::seq));
             tailSeqs.merge(room, Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq()), Math::max);
+            Predicate<Jid> gone = null;
+            if (departedNodes != null) {
+                Set<Jid> goneHere = new HashSet<>();
+                for (RoomImage.OccupantImage o : image.occupants()) {
+                    if (o.node() != null && departedNodes.contains(o.node())) {
+                        goneHere.add(o.realJid());
+                    }
+                }
+                gone = goneHere::contains;
+            }
             muc.adopt(image, t, failover, gone);
             listener.adopted(failover);
         }

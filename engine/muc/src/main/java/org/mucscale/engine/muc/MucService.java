@@ -359,7 +359,8 @@ public final class MucService {
             ctx.delivery.send(Stanzas.result(stanza, to, from, q));
         } else if (get && ns.equals(Stanzas.NS_DISCO_ITEMS) && payload.attribute("node") == null) {
             XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_ITEMS);
-            for (Map.Entry<Jid, String> e : ctx.directory.entrySet()) {
+            Map<Jid, String> rooms = ctx.placement.publicRooms();
+            for (Map.Entry<Jid, String> e : (rooms == null ? ctx.directory : rooms).entrySet()) {
                 q.child(XmlElement.builder("item").attribute("jid", e.getKey().toString())
                         .attribute("name", e.getValue()).build());
             }

@@ -1,5 +1,7 @@
 package org.mucscale.engine.muc;
 
+import java.util.Map;
+
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
 
@@ -32,6 +34,14 @@ public interface RoomPlacement {
      */
     default boolean arriving(Jid room) {
         return false;
+    }
+
+    /**
+     * The public rooms of the whole service (room to display name) for disco#items, or null to list this node's own
+     * rooms. Called on transport threads; may take a network round trip (disco#items of the service is rare).
+     */
+    default Map<Jid, String> publicRooms() {
+        return null;
     }
 
     RoomPlacement LOCAL = new RoomPlacement() {
