@@ -804,6 +804,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     handOff(service, service.localRooms(), next);
                 }
                 closed = true;
+                replicating = false; // nothing is written once the rooms are gone
             }).get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             LOG.warn("leaving the cluster did not finish cleanly: {}", e.toString());
