@@ -503,7 +503,10 @@ public final class MucService {
         runOnShard(shardOf(normalizeRoom(room)), task);
     }
 
-    /** Queues {@code task} on a room thread, waiting while its queue is full (cluster changes are never dropped). */
+    /**
+     * Queues {@code task} on a room thread, waiting (at most 10 s) while its queue is full: cluster changes and admin
+     * tasks are never dropped.
+     */
     private void runOnShard(RoomShard shard, java.util.function.Consumer<RoomShard> task) {
         Command c = new Command(task);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -525,21 +528,13 @@ public final class MucService {
 
     private <T> T onShard(RoomShard shard, Function<RoomShard, T> task) {
         CompletableFuture<T> f = new CompletableFuture<>();
-        Command c = new Command(s -> {
+        runOnShard(shard, s -> {
             try {
                 f.complete(task.apply(s));
             } catch (RuntimeException e) {
                 f.completeExceptionally(e);
             }
         });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!shard.offer(c)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("room thread queue stayed full for 10 s");
-            }
-            Thread.onSpinWait();
-            Thread.yield();
-        }
         try {
             return f.get(10, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
