@@ -266,6 +266,20 @@ public final class OpenfireClusterTransport implements ClusterTransport {
 
         @Override
         public void leftCluster() {
+            // Openfire fires this before it shuts Hazelcast down and waits (up to 30 s) for its listeners: the engine
+            // hands its rooms over now, while cluster tasks and caches still work
+            Listener l = listener;
+            boolean running;
+            synchronized (queueLock) {
+                running = started && !stopped;
+            }
+            if (l != null && running) {
+                try {
+                    l.leaving();
+                } catch (RuntimeException e) {
+                    LOG.error("MUC Scale could not hand its rooms over while leaving the cluster", e);
+                }
+            }
             enqueue(() -> report(view.alone()));
         }
 
