@@ -38,7 +38,9 @@ import org.mucscale.testkit.ProsodyServer;
  * <p>Under traffic, the node holding the link (and owning about a third of the rooms) is killed with SIGKILL. Then:
  * every message any client saw reflected (accepted) is in the room log; nobody received a message twice; each sender's
  * messages arrived in order; no surviving occupant was removed; every room accepts messages again and all of them
- * reach every occupant. The failover times are printed (docs/benchmarks.md records them).
+ * reach every occupant. The failover times are printed (docs/benchmarks.md records them). Then a second node leaves
+ * gracefully (SIGTERM) under traffic: nobody gets an error, and every message outside the second of the leave reaches
+ * every occupant exactly once, in order (what the second of the leave misses is printed).
  */
 class ClusterProcessesEndToEndTest {
     static final String DOMAIN = "example.test";
@@ -177,7 +179,7 @@ class ClusterProcessesEndToEndTest {
     }
 
     @Test
-    void linkHolderKilledUnderTraffic_noAcceptedMessageLost_noDuplicates_orderKept_deliveryResumes() throws Exception {
+    void linkHolderKilled_noAcceptedMessageLost_noDuplicates_orderKept_deliveryResumes_thenGracefulLeaveWithNoError() throws Exception {
         for (int i = 0; i < USERS; i++) {
             clients.add(RawXmppClient.login(prosody.c2sPort(), DOMAIN, "user" + i, "pw", "r" + i));
         }
@@ -318,6 +320,112 @@ class ClusterProcessesEndToEndTest {
                 + " messages, all in the room log");
         Files.writeString(Path.of("target", "cluster-failover.txt"), "rooms accept again after " + worstRoomMs
                 + " ms; p99 < 100 ms again after " + p99BackMs + " ms; accepted " + accepted.size() + "\n");
+
+        // then a graceful leave (SIGTERM) of the survivor that does not hold the link, under traffic: its rooms move
+        // to the last node with no error to anyone, and every message reaches every occupant exactly once, in order
+        int holder = Files.readString(dir.resolve("node1.log")).lastIndexOf("connected at")
+                > Files.readString(dir.resolve("node1.log")).lastIndexOf("disconnected at") ? 1 : 2;
+        int leaving = holder == 1 ? 2 : 1;
+        for (RawXmppClient c : clients) {
+            c.drain();
+        }
+        Map<Integer, Seen> after = new ConcurrentHashMap<>();
+        for (int i = 0; i < USERS; i++) {
+            after.put(i, new Seen());
+        }
+        List<XmlElement> errors = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean reading2 = new AtomicBoolean(true);
+        List<Thread> readers2 = new ArrayList<>();
+        for (int i = 0; i < USERS; i++) {
+            int u = i;
+            Thread t = new Thread(() -> readCollectingErrors(u, clients.get(u), after.get(u), reading2, errors),
+                    "reader2-" + i);
+            t.start();
+            readers2.add(t);
+        }
+        int rounds2 = 60;
+        for (int m = 0; m < rounds2; m++) {
+            for (int i = 0; i < USERS; i++) {
+                for (int k : roomsOf(i)) {
+                    clients.get(i).write("<message type='groupchat' to='" + room(k) + "'><body>g|" + i + "|" + k + "|" + m
+                            + "</body></message>");
+                }
+            }
+            if (m == 15) {
+                processes.get(leaving).destroy(); // SIGTERM: the node hands its rooms over, then leaves
+            }
+            Thread.sleep(100);
+        }
+        assertThat(processes.get(leaving).waitFor(30, TimeUnit.SECONDS)).as("the leaving node stopped").isTrue();
+        Thread.sleep(3000);
+        reading2.set(false);
+        for (Thread t : readers2) {
+            t.join(10_000);
+        }
+        assertThat(errors).as("errors during a graceful leave").isEmpty();
+        // before the leave and from a second after it on, every message reaches every occupant exactly once, in
+        // order; in the second of the leave itself, what is missing is counted and reported (docs/cluster.md,
+        // "Known limits")
+        int lostInLeave = 0;
+        int deliveriesInLeave = 0;
+        for (int i = 0; i < USERS; i++) {
+            for (int k : roomsOf(i)) {
+                for (int s = 0; s < USERS; s++) {
+                    if (!roomsOf(s).contains(k)) {
+                        continue;
+                    }
+                    List<Integer> got = after.get(i).byRoomAndSender.getOrDefault(k + "/" + s, List.of());
+                    assertThat(new HashSet<>(got)).as("user %d, room %d, sender %d: no duplicates", i, k, s)
+                            .hasSize(got.size());
+                    List<Integer> sorted = new ArrayList<>(got);
+                    Collections.sort(sorted);
+                    assertThat(got).as("user %d, room %d, sender %d: in order", i, k, s).isEqualTo(sorted);
+                    for (int m = 0; m < rounds2; m++) {
+                        boolean inLeave = m >= 15 && m < 25;
+                        if (inLeave) {
+                            deliveriesInLeave++;
+                            if (!got.contains(m)) {
+                                lostInLeave++;
+                            }
+                        } else {
+                            assertThat(got).as("user %d, room %d, sender %d, message %d across a graceful leave", i,
+                                    k, s, m).contains(m);
+                        }
+                    }
+                }
+            }
+        }
+        System.out.println("GRACEFUL LEAVE: no errors; " + lostInLeave + " of " + deliveriesInLeave
+                + " deliveries sent in the second of the leave missing; all others exactly once, in order");
+        Files.writeString(Path.of("target", "cluster-graceful-leave.txt"), lostInLeave + " of " + deliveriesInLeave
+                + " deliveries in the second of the leave missing\n");
+    }
+
+    private static void readCollectingErrors(int u, RawXmppClient c, Seen s, AtomicBoolean reading,
+                                             List<XmlElement> errors) {
+        while (reading.get()) {
+            XmlElement e;
+            try {
+                e = c.poll(Duration.ofMillis(200));
+            } catch (InterruptedException ex) {
+                return;
+            }
+            if (e == null) {
+                continue;
+            }
+            if ("error".equals(e.attribute("type"))) {
+                errors.add(e);
+                continue;
+            }
+            String body = e.name().equals("message") ? e.childText("body") : null;
+            if (body != null && body.startsWith("g|")) {
+                String[] p = body.split("\\|");
+                synchronized (s) {
+                    s.byRoomAndSender.computeIfAbsent(p[2] + "/" + p[1], x -> new ArrayList<>())
+                            .add(Integer.parseInt(p[3]));
+                }
+            }
+        }
     }
 
     private static void read(int u, RawXmppClient c, Seen s, AtomicBoolean reading) {

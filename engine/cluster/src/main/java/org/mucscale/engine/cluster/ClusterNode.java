@@ -65,6 +65,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     static final String TAILS_MAP = "tails";
     static final String DIRECTORY_MAP = "directory";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long a leaving node keeps forwarding stanzas that were already on their way to it. */
+    private static final long LEAVE_DRAIN_MS = 1000;
 
     private final ClusterTransport transport;
     private final ClusterListener listener;
@@ -76,7 +78,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ClusterMap tails;
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
     private final ClusterMap directory;
-    private final OrderedLinks<Wire.Message> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
+    private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
     /** Rooms taken over from a hand-off before this node's own view agreed (cleared at each view change). */
@@ -187,7 +189,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     @Override
     public boolean servesHere(Jid room) {
         View v = view;
-        return !v.clustered() || local.equals(v.owner(room)) || held.contains(room);
+        return !v.clustered() || local.equals(v.owner(room)) || held.contains(room)
+                || awaitingHandoff.containsKey(room);
     }
 
     @Override
@@ -528,16 +531,28 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.warn("dropped an unreadable cluster message from {}: {}", fromNode, e.getMessage());
             return;
         }
-        int skipped = links.receive(fromNode, m.epoch(), m.seq(), m, System.nanoTime(), this::dispatch);
+        int skipped = links.receive(fromNode, m.epoch(), m.seq(), new Inbound(fromNode, m), System.nanoTime(),
+                this::dispatch);
         for (int i = 0; i < skipped; i++) {
             listener.linkGapSkipped(fromNode);
         }
     }
 
+    /** A message and the node it came from, as the ordered links hold it. */
+    private record Inbound(String fromNode, Wire.Message message) {
+    }
+
     /** In link order; only enqueues. */
-    private void dispatch(Wire.Message m) {
+    private void dispatch(Inbound in) {
+        String fromNode = in.fromNode();
+        Wire.Message m = in.message();
         switch (m.kind()) {
             case Wire.FORWARD -> {
+                if (fromNode != null && fromNode.equals(view.owner(m.room())) && !fromNode.equals(local)) {
+                    // the room's owner in our view sends its stanzas here: it is leaving or its view is ahead, so the
+                    // room is on its way to us; hold its stanzas for the hand-off instead of sending them back
+                    awaitingHandoff.putIfAbsent(m.room(), System.nanoTime() + handoffTimeoutNanos);
+                }
                 MucService service = muc;
                 if (service != null) {
                     service.processForwarded(m.stanza(), m.entryNode(), m.hops());
@@ -545,17 +560,39 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             case Wire.RELAY -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
+            case Wire.LEAVING -> clusterThread.execute(() -> onLeaving(fromNode));
             default -> {
             }
         }
     }
 
+    /** Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. */
+    private final Set<String> leavingNodes = ConcurrentHashMap.newKeySet();
+
+    /** A node announced it is leaving (on the cluster thread): the view without it, its rooms come as hand-offs. */
+    private void onLeaving(String node) {
+        if (node == null || node.equals(local) || !view.members().contains(node)) {
+            return;
+        }
+        leavingNodes.add(node);
+        List<String> rest = new ArrayList<>(view.members());
+        rest.remove(node);
+        try {
+            onView(rest);
+        } catch (RuntimeException e) {
+            LOG.error("could not route around leaving node {}", node, e);
+        }
+    }
+
     @Override
     public void membersChanged(List<String> members) {
-        List<String> copy = List.copyOf(members);
+        List<String> copy = new ArrayList<>(members);
+        // a node that announced its leave stays out, whatever the transport still reports
+        copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
+        leavingNodes.retainAll(members);
         clusterThread.execute(() -> {
             try {
-                onView(copy);
+                onView(List.copyOf(copy));
             } catch (RuntimeException e) {
                 LOG.error("could not apply the cluster view {}", copy, e);
             }
@@ -581,6 +618,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 List<String> rest = new ArrayList<>(v.members());
                 rest.remove(local);
                 View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
+                for (String other : rest) {
+                    transport.send(other, Wire.leaving(links.epoch(), links.nextSeq(other)));
+                }
                 view = next;
                 left = true;
                 LOG.info("leaving the cluster: handing every room to {}", rest);
@@ -633,8 +673,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (!departed.isEmpty()) {
             for (String key : rooms.keys()) {
                 Jid room = Jid.tryParse(key);
-                if (room != null && local.equals(next.owner(room))
-                        && departed.contains(Rendezvous.owner(key, old.members()))) {
+                String before = Rendezvous.owner(key, old.members());
+                if (room != null && local.equals(next.owner(room)) && departed.contains(before)
+                        && !leavingNodes.contains(before)) {
                     takeOver.add(room);
                 }
             }
@@ -664,7 +705,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 service.removeSessionsWhere(gone);
             }
             for (String d : departed) {
-                links.forget(d);
+                if (!leavingNodes.contains(d)) {
+                    links.forget(d); // a leaving node still sends its hand-offs on its link
+                }
             }
         }
         if (!takeOver.isEmpty()) {
@@ -687,13 +730,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public boolean arriving(Jid room) {
+        if (awaitingHandoff.containsKey(room)) {
+            return true;
+        }
         View p = previous;
         View v = view;
         if (p == null || System.nanoTime() - viewChangedNanos > handoffTimeoutNanos || !local.equals(v.owner(room))) {
             return false;
         }
         String before = Rendezvous.owner(room.toString(), p.members());
-        if (before == null || before.equals(local) || !v.members().contains(before)) {
+        if (before == null || before.equals(local)
+                || !(v.members().contains(before) || leavingNodes.contains(before))) {
             return false;
         }
         awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
@@ -837,11 +884,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 if (v.clustered() && service != null) {
                     List<String> rest = new ArrayList<>(v.members());
                     rest.remove(local);
-                    // route every new stanza to the next owners first (still clustered: replicate, relay), then
-                    // move what is here
+                    // tell the others to route around this node, route every new stanza to the next owners (still
+                    // clustered: replicate, relay), move what is here, then keep forwarding stragglers a moment
+                    for (String other : rest) {
+                        transport.send(other, Wire.leaving(links.epoch(), links.nextSeq(other)));
+                    }
                     View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
                     view = next;
                     handOff(service, service.localRooms(), next);
+                    try {
+                        Thread.sleep(LEAVE_DRAIN_MS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
                 }
                 closed = true;
                 replicating = false; // nothing is written once the rooms are gone

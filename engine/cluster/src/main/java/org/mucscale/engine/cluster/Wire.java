@@ -14,12 +14,15 @@ import org.mucscale.engine.stanza.XmlElement;
  *               varint m, (varint stanzaIndex, string recipient)*                delivered there to local sessions
  *   HANDOFF  := string room                                                      "the room's replicated state is
  *                                                                                 complete: take it over now"
+ *   LEAVING  := (nothing)                                                        "I am leaving: route around me;
+ *                                                                                 my rooms come as hand-offs"
  * </pre>
  */
 final class Wire {
     static final int FORWARD = 1;
     static final int RELAY = 2;
     static final int HANDOFF = 3;
+    static final int LEAVING = 4;
 
     private Wire() {
     }
@@ -37,6 +40,10 @@ final class Wire {
         Codec.Out out = new Codec.Out(512);
         out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops).element(stanza);
         return out.toBytes();
+    }
+
+    static byte[] leaving(long epoch, long seq) {
+        return new Codec.Out(16).u8(LEAVING).i64(epoch).varint(seq).toBytes();
     }
 
     static byte[] handoff(long epoch, long seq, Jid room) {
@@ -152,6 +159,10 @@ final class Wire {
                     throw new IllegalArgumentException("a hand-off needs a room");
                 }
                 return new Message(kind, epoch, seq, room, null, 0, null, null);
+            }
+            case LEAVING -> {
+                in.end();
+                return new Message(kind, epoch, seq, null, null, 0, null, null);
             }
             default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);
         }
