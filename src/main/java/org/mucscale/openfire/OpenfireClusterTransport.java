@@ -266,20 +266,8 @@ public final class OpenfireClusterTransport implements ClusterTransport {
 
         @Override
         public void leftCluster() {
-            // Openfire fires this before it shuts Hazelcast down and waits (up to 30 s) for its listeners: the engine
-            // hands its rooms over now, while cluster tasks and caches still work
-            Listener l = listener;
-            boolean running;
-            synchronized (queueLock) {
-                running = started && !stopped;
-            }
-            if (l != null && running) {
-                try {
-                    l.leaving();
-                } catch (RuntimeException e) {
-                    LOG.error("MUC Scale could not hand its rooms over while leaving the cluster", e);
-                }
-            }
+            // Openfire fires this while it leaves, after CacheFactory.leftCluster() has replaced the clustered caches
+            // with local ones (ClusterManager.java:102-109), so nothing can be handed over any more (docs/cluster.md)
             enqueue(() -> report(view.alone()));
         }
 

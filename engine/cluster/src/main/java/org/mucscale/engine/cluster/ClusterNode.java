@@ -601,52 +601,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     // ------------------------------------------------------------------------------------------- view changes
 
-    /**
-     * This node leaves while the transport still works: every room is replicated and handed to its owner among the
-     * others (stanzas arriving meanwhile are forwarded to them); waits at most 20 s. The node stays up, alone, with
-     * no rooms, until it stops or joins again.
-     */
-    @Override
-    public void leaving() {
-        try {
-            clusterThread.submit(() -> {
-                View v = view;
-                MucService service = muc;
-                if (closed || !v.clustered() || service == null) {
-                    return;
-                }
-                List<String> rest = new ArrayList<>(v.members());
-                rest.remove(local);
-                View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
-                for (String other : rest) {
-                    transport.send(other, Wire.leaving(links.epoch(), links.nextSeq(other)));
-                }
-                view = next;
-                left = true;
-                LOG.info("leaving the cluster: handing every room to {}", rest);
-                handOff(service, service.localRooms(), next);
-            }).get(20, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.warn("handing the rooms over while leaving the cluster did not finish: {}", e.toString());
-        }
-    }
-
-    /** Set once this node has handed everything over because it is leaving ({@link #leaving}). */
-    private volatile boolean left;
-
     /** On the cluster thread, one view at a time. */
     private void onView(List<String> members) {
         if (closed) {
-            return;
-        }
-        if (left && members.size() == 1 && members.contains(local)) {
-            // after a leave: alone, with nothing handed back (the others serve the rooms now)
-            left = false;
-            view = View.of(members);
-            previous = null;
-            replicating = false;
-            listener.view(view.members(), local);
-            LOG.info("cluster view: this node {} alone after leaving", local);
             return;
         }
         View old = view;

@@ -52,12 +52,5 @@ public interface ClusterTransport {
         /** The view changed (or the first view at start): every member, this node included. */
         void membersChanged(List<String> members);
 
-        /**
-         * This node is about to leave the cluster while the transport still works (Openfire announces its own leave
-         * before it shuts Hazelcast down, and waits for its listeners): the engine hands every room over now and
-         * returns when done (bounded). The view that follows shows this node alone.
-         */
-        default void leaving() {
-        }
     }
 }
