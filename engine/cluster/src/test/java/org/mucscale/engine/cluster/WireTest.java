@@ -318,11 +318,21 @@ class WireTest {
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 4, 127, 255})
+    @ValueSource(ints = {0, 5, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessage("unknown cluster message kind " + kind);
+    }
+
+    @Test
+    void leaving_roundTrips_andTrailingBytesRefused() {
+        Wire.Message m = Wire.decode(Wire.leaving(7, 9));
+        assertThat(m.kind()).isEqualTo(Wire.LEAVING);
+        assertThat(m.epoch()).isEqualTo(7);
+        assertThat(m.seq()).isEqualTo(9);
+        byte[] longer = java.util.Arrays.copyOf(Wire.leaving(7, 9), Wire.leaving(7, 9).length + 1);
+        assertThatThrownBy(() -> Wire.decode(longer)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
