@@ -90,8 +90,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ScheduledExecutorService clusterThread;
     private final RelayIn relayIn;
     private final LongAdder failovers = new LongAdder();
-    private final LongAdder handoffs = new LongAdder();
-    private final LongAdder lateWrites = new LongAdder();
     private volatile View view;
     private volatile MucService muc;
     private volatile BooleanSupplier reachesEveryone = () -> false;
@@ -211,11 +209,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.warn("could not read the cluster's room directory; listing this node's rooms: {}", e.toString());
             return null;
         }
-    }
-
-    /** The owner of {@code room} under this node's current view. */
-    public String ownerOf(Jid room) {
-        return view.owner(room);
     }
 
     @Override
@@ -338,7 +331,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 .handle((ok, failure) -> {
                     boolean late = failure != null;
                     if (late) {
-                        lateWrites.increment();
                         Throwable cause = failure instanceof java.util.concurrent.CompletionException c
                                 && c.getCause() != null ? c.getCause() : failure;
                         LOG.warn("replicating room state {}; delivering anyway",
@@ -722,7 +714,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (Jid room : moving) {
             String owner = next.owner(room);
             transport.send(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
-            handoffs.increment();
             listener.handedOff();
         }
         LOG.info("handed {} rooms to their new owners", moving.size());
@@ -903,14 +894,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return failovers.sum();
     }
 
-    public long handoffs() {
-        return handoffs.sum();
-    }
-
-    public long lateWrites() {
-        return lateWrites.sum();
-    }
-
     /** Milliseconds the last take-over of a dead node's rooms took on this node (-1: none yet). */
     public long lastFailoverMillis() {
         return lastFailoverMillis;
@@ -988,8 +971,4 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** For tests: the sessions this node knows, by node. */
-    Map<Jid, String> sessions() {
-        return sessions;
-    }
 }

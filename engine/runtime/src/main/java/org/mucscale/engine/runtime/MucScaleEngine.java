@@ -175,6 +175,8 @@ public final class MucScaleEngine implements AutoCloseable {
                 clusterNode = node;
                 m.clusterView(() -> new MucScaleMetrics.ClusterView(node.localNode(), node.roomsPerNode(),
                         node.failovers(), node.lastFailoverMillis()));
+                push(m.gaugeQueueDepth("cluster-relay-in", node::relayBacklog), () -> { });
+                push(m.gaugeQueueDepth("cluster-held", node::heldMessages), () -> { });
             }
 
             if (probeOn) {
