@@ -43,6 +43,10 @@ import org.slf4j.LoggerFactory;
  * <p>Outbound stanzas go to {@link Delivery}: broadcasts are rendered once and delivered with
  * {@link Delivery#deliver(org.mucscale.engine.stanza.RenderedStanza, Jid)} per occupant; single stanzas with
  * {@link Delivery#send(XmlElement)}. The {@code from} of inbound stanzas must be the sender's full JID.
+ *
+ * <p>Clustered (the builder's {@code cluster(placement, replication)}, see the cluster module), a stanza for a room that
+ * another node serves is handed to {@link RoomPlacement#forward} instead of a room thread, and room threads record what
+ * changed for {@link RoomReplication} at each flush; alone, both ports are no-ops.
  */
 public final class MucService {
     private static final Logger LOG = LoggerFactory.getLogger(MucService.class);
@@ -378,8 +382,8 @@ public final class MucService {
     // ---------------------------------------------------------------------------------------- clustering
 
     /**
-     * The rooms on this node now, as their images (each taken on its room thread). For the cluster layer: which rooms
-     * to hand over when the cluster's view changes.
+     * The addresses of the rooms on this node now (read on each room thread). For the cluster layer: which rooms to
+     * hand over when the cluster's view changes.
      */
     public List<Jid> localRooms() {
         List<Jid> out = new ArrayList<>();
