@@ -150,17 +150,43 @@ e2e_start_mariadb() {
 
 # Starts mucscale standalone as the component $muc on 127.0.0.1:$comp with secret $secret, pinned to the server CPU.
 # Log mode: hsqldb (embedded, default), mariadb (throwaway MariaDB, also pinned to the server CPU) or none.
+# E2E_MUCSCALE_NODES=N (default 1): N standalone nodes forming one mucscale cluster (embedded Hazelcast on free
+# loopback ports, cluster name unique to the workdir), each in <workdir>/node<i>/ (mucscale.properties, mucscale.log,
+# db/), all connecting to the same component port; <workdir>/mucscale.properties is a link to node 1's. With 1 (the
+# default) nothing changes: one unclustered node with its files directly in <workdir>. Every node is recorded as
+# "mucscale<i>" (one node: "mucscale") and so counted as a server process.
 e2e_start_standalone() { # log-mode
-  local jar http mode="$1"
+  local nodes="${E2E_MUCSCALE_NODES:-1}" i members="" cports=() hz_opts
+  case "$nodes" in ''|*[!0-9]*|0) e2e_die "E2E_MUCSCALE_NODES must be a number >= 1, was '$nodes'" ;; esac
+  [ "$1" = mariadb ] && e2e_start_mariadb
+  if [ "$nodes" = 1 ]; then
+    e2e_start_standalone_node "$1" "$work" mucscale ""
+    return
+  fi
+  for i in $(seq 1 "$nodes"); do cports+=("$(e2e_free_port)"); members="$members${members:+,}127.0.0.1:${cports[$((i - 1))]}"; done
+  # Hazelcast 5.5 on Java 17 wants these (it warns and runs slower without them)
+  hz_opts="--add-modules java.se --add-exports java.base/jdk.internal.ref=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.management/sun.management=ALL-UNNAMED --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED"
+  for i in $(seq 1 "$nodes"); do
+    mkdir -p "$work/node$i"
+    e2e_start_standalone_node "$1" "$work/node$i" "mucscale$i" "$hz_opts" \
+      "mucscale.standalone.cluster-enabled=true" "mucscale.standalone.cluster-members=$members" \
+      "mucscale.standalone.cluster-port=${cports[$((i - 1))]}" "mucscale.standalone.cluster-name=e2e-$(basename "$work")"
+  done
+  ln -sf "node1/mucscale.properties" "$work/mucscale.properties"
+}
+
+# One standalone node: log-mode dir record-name extra-java-opts [extra key=value settings...]
+e2e_start_standalone_node() {
+  local jar http mode="$1" dir="$2" name="$3" extra_opts="$4"
+  shift 4
   jar="$(e2e_standalone_jar)"
   http=$(e2e_free_port)
-  [ "$mode" = mariadb ] && e2e_start_mariadb
   {
     echo "mucscale.standalone.server-host=127.0.0.1"
     echo "mucscale.standalone.server-port=$comp"
     echo "mucscale.standalone.component-domain=$muc"
     echo "mucscale.standalone.component-secret=$secret"
-    echo "mucscale.store.spill-directory=$work/spill"
+    echo "mucscale.store.spill-directory=$dir/spill"
     echo "mucscale.metrics.http-port=$http"
     echo "mucscale.metrics.prometheus-enabled=true"
     # what is measured is the server, not its flood limits: limits far above any scenario's rate (still evaluated)
@@ -171,7 +197,7 @@ e2e_start_standalone() { # log-mode
     echo "mucscale.muc.history-size=0"
     echo "mucscale.muc.default-max-occupants=100000"
     case "$mode" in
-      hsqldb) echo "mucscale.store.jdbc-url=jdbc:hsqldb:file:$work/db/mucscale;shutdown=true" ;;
+      hsqldb) echo "mucscale.store.jdbc-url=jdbc:hsqldb:file:$dir/db/mucscale;shutdown=true" ;;
       mariadb)
         echo "mucscale.store.jdbc-url=$jdbc_url"
         echo "mucscale.store.jdbc-user=$jdbc_user"
@@ -179,8 +205,9 @@ e2e_start_standalone() { # log-mode
       none) echo "mucscale.store.enabled=false" ;;
       *) e2e_die "unknown log mode $mode" ;;
     esac
+    [ $# -gt 0 ] && printf '%s\n' "$@"
     [ -n "${E2E_MUCSCALE_PROPS:-}" ] && printf '%s\n' $E2E_MUCSCALE_PROPS
-  } > "$work/mucscale.properties"
+  } > "$dir/mucscale.properties"
   # The standalone jar bundles only HSQLDB; for MariaDB the client jar (Maven's copy) goes on the class path.
   local launch=(-jar "$jar")
   if [ "$mode" = mariadb ]; then
@@ -193,8 +220,23 @@ e2e_start_standalone() { # log-mode
   fi
   # G1 named explicitly: on one pinned CPU the JVM would otherwise pick the Serial collector.
   # shellcheck disable=SC2086
-  "${pin[@]}" java ${E2E_MUCSCALE_JAVA_OPTS:--XX:+UseG1GC -Xms256m -Xmx1g} "${launch[@]}" --config "$work/mucscale.properties" \
-    > "$work/mucscale.log" 2>&1 &
-  e2e_record mucscale $!
-  e2e_wait_port "$http" 90 "mucscale standalone" $! || { tail -n 30 "$work/mucscale.log" >&2; return 1; }
+  "${pin[@]}" java ${E2E_MUCSCALE_JAVA_OPTS:--XX:+UseG1GC -Xms256m -Xmx1g} $extra_opts "${launch[@]}" --config "$dir/mucscale.properties" \
+    > "$dir/mucscale.log" 2>&1 &
+  e2e_record "$name" $!
+  e2e_wait_port "$http" 90 "mucscale standalone ($name)" $! || { tail -n 30 "$dir/mucscale.log" >&2; return 1; }
+}
+
+# Waits until `want` standalone nodes log that their component link is up (a clustered node that cannot get the link,
+# e.g. Prosody's second connection, keeps retrying in the background and never logs it).
+e2e_wait_links() { # want seconds
+  local i n f
+  for i in $(seq 1 $(( $2 * 10 ))); do
+    n=0
+    for f in "$work"/mucscale.log "$work"/node*/mucscale.log; do
+      [ -f "$f" ] && grep -q "component $muc: connected to" "$f" && n=$((n + 1))
+    done
+    [ "$n" -ge "$1" ] && return 0
+    sleep 0.1
+  done
+  echo "only $n of $1 standalone nodes hold a component link after $2 s" >&2; return 1
 }

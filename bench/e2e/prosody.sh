@@ -13,6 +13,8 @@
 #   mucscale-mariadb  the same, room log in a throwaway MariaDB (pinned to the server CPU, counted as a server process)
 #   mucscale-nolog    the same, room log off
 # stop: stops exactly the processes start recorded (<workdir>/started.pids).
+# E2E_MUCSCALE_NODES=N (default 1; lib.sh): N clustered standalone nodes; Prosody takes one link per component
+# address, so one node holds it and the others relay their rooms' deliveries to that node (docs/cluster-servers.md).
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
