@@ -116,6 +116,20 @@ class ClusterEnginesTest {
         await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == NODES), "three members");
     }
 
+    /**
+     * The node that owns the most rooms (node ids are random, so which node owns rooms differs from run to run; with
+     * 6 rooms over 3 nodes one owns none about once in eleven runs).
+     */
+    private int busiest() {
+        int best = 0;
+        for (int i = 1; i < nodes.size(); i++) {
+            if (nodes.get(i).engine.muc().roomCount() > nodes.get(best).engine.muc().roomCount()) {
+                best = i;
+            }
+        }
+        return best;
+    }
+
     static String user(int i) {
         return "u" + i + "@example.org/r";
     }
@@ -287,9 +301,9 @@ class ClusterEnginesTest {
     void gracefulLeave_movesItsRoomsWithNoError_survivorsStayJoined() throws Exception {
         startCluster();
         joinEveryone();
-        Node leaving = nodes.get(2);
-        int roomsThere = leaving.engine.muc().roomCount();
-        assertThat(roomsThere).isGreaterThan(0);
+        int victim = busiest();
+        Node leaving = nodes.get(victim);
+        assertThat(leaving.engine.muc().roomCount()).isGreaterThan(0);
         leaving.engine.close();
         nodes.remove(leaving);
         for (Node n : nodes) {
@@ -297,7 +311,7 @@ class ClusterEnginesTest {
         }
         assertThat(nodes.stream().mapToInt(n -> n.engine.muc().roomCount()).sum()).isEqualTo(ROOMS);
         // users whose sessions were on the leaving node went with it (status 333); the others stay joined
-        Predicate<Integer> survivor = i -> i % NODES != 2;
+        Predicate<Integer> survivor = i -> i % NODES != victim;
         sendMessages(20, "b", survivor);
         assertEveryoneGotEverything("b", 20, survivor, survivor);
         for (Node n : nodes) {
@@ -314,7 +328,8 @@ class ClusterEnginesTest {
         joinEveryone();
         sendMessages(5, "before", i -> true);
         assertEveryoneGotEverything("before", 5, i -> true, i -> true);
-        Node dead = nodes.get(1);
+        int victim = busiest();
+        Node dead = nodes.get(victim);
         assertThat(dead.engine.muc().roomCount()).isGreaterThan(0);
         long t0 = System.nanoTime();
         dead.transport.terminate(); // no goodbye: the others see it vanish
@@ -333,11 +348,11 @@ class ClusterEnginesTest {
             await(() -> n.of("late@example.org/r").stream().anyMatch(x -> x.contains("from=\"room" + r + "@")
                     && x.contains("before|") && x.contains("urn:xmpp:delay")), "history of room " + r + " after take-over");
         }
-        Predicate<Integer> survivor = i -> i % NODES != 1;
+        Predicate<Integer> survivor = i -> i % NODES != victim;
         sendMessages(20, "after", survivor);
         assertEveryoneGotEverything("after", 20, survivor, survivor);
         // occupants whose sessions were on the dead node left with status 333, seen by the survivors
-        int u = 0;
+        int u = victim == 0 ? 1 : 0;
         assertThat(home(u).of(user(u))).anyMatch(x -> x.contains("type=\"unavailable\"") && x.contains("code=\"333\""));
     }
 

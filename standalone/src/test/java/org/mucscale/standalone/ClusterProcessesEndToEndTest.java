@@ -211,7 +211,7 @@ class ClusterProcessesEndToEndTest {
         List<Thread> readers = new ArrayList<>();
         for (int i = 0; i < USERS; i++) {
             int u = i;
-            Thread t = new Thread(() -> read(u, clients.get(u), seen.get(u), reading), "reader-" + i);
+            Thread t = new Thread(() -> read(u, clients.get(u), seen.get(u), reading, "t", null), "reader-" + i);
             t.start();
             readers.add(t);
         }
@@ -338,7 +338,7 @@ class ClusterProcessesEndToEndTest {
         List<Thread> readers2 = new ArrayList<>();
         for (int i = 0; i < USERS; i++) {
             int u = i;
-            Thread t = new Thread(() -> readCollectingErrors(u, clients.get(u), after.get(u), reading2, errors),
+            Thread t = new Thread(() -> read(u, clients.get(u), after.get(u), reading2, "g", errors),
                     "reader2-" + i);
             t.start();
             readers2.add(t);
@@ -363,6 +363,9 @@ class ClusterProcessesEndToEndTest {
             t.join(10_000);
         }
         assertThat(errors).as("errors during a graceful leave").isEmpty();
+        for (Map.Entry<Integer, Seen> e : after.entrySet()) {
+            assertThat(e.getValue().ownUnavailable).as("user %d removed during a graceful leave", e.getKey()).isZero();
+        }
         // before the leave and from a second after it on, every message reaches every occupant exactly once, in
         // order; in the second of the leave itself, what is missing is counted and reported (docs/cluster.md,
         // "Known limits")
@@ -401,34 +404,13 @@ class ClusterProcessesEndToEndTest {
                 + " deliveries in the second of the leave missing\n");
     }
 
-    private static void readCollectingErrors(int u, RawXmppClient c, Seen s, AtomicBoolean reading,
-                                             List<XmlElement> errors) {
-        while (reading.get()) {
-            XmlElement e;
-            try {
-                e = c.poll(Duration.ofMillis(200));
-            } catch (InterruptedException ex) {
-                return;
-            }
-            if (e == null) {
-                continue;
-            }
-            if ("error".equals(e.attribute("type"))) {
-                errors.add(e);
-                continue;
-            }
-            String body = e.name().equals("message") ? e.childText("body") : null;
-            if (body != null && body.startsWith("g|")) {
-                String[] p = body.split("\\|");
-                synchronized (s) {
-                    s.byRoomAndSender.computeIfAbsent(p[2] + "/" + p[1], x -> new ArrayList<>())
-                            .add(Integer.parseInt(p[3]));
-                }
-            }
-        }
-    }
-
-    private static void read(int u, RawXmppClient c, Seen s, AtomicBoolean reading) {
+    /**
+     * Reads client {@code u}'s stanzas until {@code reading} turns false: its own unavailable presences, and per room
+     * and sender the numbers of the messages tagged {@code tag}, with when its own came back; error stanzas go to
+     * {@code errors} when given.
+     */
+    private static void read(int u, RawXmppClient c, Seen s, AtomicBoolean reading, String tag,
+                             List<XmlElement> errors) {
         String self = "user" + u + "@" + DOMAIN + "/r" + u;
         while (reading.get()) {
             XmlElement e;
@@ -441,6 +423,10 @@ class ClusterProcessesEndToEndTest {
                 continue;
             }
             long now = System.nanoTime();
+            if (errors != null && "error".equals(e.attribute("type"))) {
+                errors.add(e);
+                continue;
+            }
             if (e.name().equals("presence") && "unavailable".equals(e.attribute("type"))
                     && e.toXml().contains("code=\"110\"")) {
                 synchronized (s) {
@@ -449,7 +435,7 @@ class ClusterProcessesEndToEndTest {
             }
             String body = e.name().equals("message") && "groupchat".equals(e.attribute("type")) ? e.childText("body")
                     : null;
-            if (body == null || !body.startsWith("t|")) {
+            if (body == null || !body.startsWith(tag + "|")) {
                 continue;
             }
             String[] p = body.split("\\|");
