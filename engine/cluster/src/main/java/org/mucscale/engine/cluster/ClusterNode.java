@@ -386,12 +386,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             int bytes;
 
             void remove(String roomKey, List<String> tailKeys) {
-                roomPuts.remove(roomKey);
-                roomRemovals.add(roomKey);
-                for (String k : tailKeys) {
-                    tailPuts.remove(k);
-                    tailRemovals.add(k);
-                }
+                dropRoom(roomKey);
+                tailKeys.forEach(this::dropTail);
+            }
+
+            private void dropRoom(String key) {
+                roomPuts.remove(key);
+                roomRemovals.add(key);
+            }
+
+            private void dropTail(String key) {
+                tailPuts.remove(key);
+                tailRemovals.add(key);
             }
 
             void putRoom(String key, byte[] value) {
@@ -407,14 +413,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
 
             void mergeLater(Batch later) {
-                for (String k : later.roomRemovals) {
-                    roomPuts.remove(k);
-                    roomRemovals.add(k);
-                }
-                for (String k : later.tailRemovals) {
-                    tailPuts.remove(k);
-                    tailRemovals.add(k);
-                }
+                later.roomRemovals.forEach(this::dropRoom);
+                later.tailRemovals.forEach(this::dropTail);
                 later.roomPuts.forEach(this::putRoom);
                 later.tailPuts.forEach(this::putTail);
                 later.unlisted.forEach(this::unlist);

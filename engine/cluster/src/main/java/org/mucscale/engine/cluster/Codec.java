@@ -219,7 +219,7 @@ final class Codec {
 
         /** Refuses bytes left over after a complete value. */
         void end() {
-            if (pos != buf.length) {
+            if (!atEnd()) {
                 throw new IllegalArgumentException((buf.length - pos) + " bytes after the end of the value");
             }
         }
