@@ -185,7 +185,7 @@ final class RoomShard implements Runnable {
             }
         }
         room.handle(c);
-        if (changesState(c) && ctx.replication.active() && rooms.get(c.roomJid) == room) {
+        if (ctx.replication.active() && changesState(c) && rooms.get(c.roomJid) == room) {
             markDirty(room);
         }
     }
