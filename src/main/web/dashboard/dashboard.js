@@ -277,6 +277,7 @@
         text('ms-cl-last-failover', c.lastFailoverMs === null || c.lastFailoverMs === undefined
             ? 'none yet' : fmt(c.lastFailoverMs, ' ms'));
         text('ms-cl-gaps', whole(c.linkGaps));
+        text('ms-cl-resent', whole(c.resent) + ' (' + whole(c.resentDuplicates) + ')');
 
         draw('cluster', 'ms-chart-cluster', [
             line('relays sent/s', 0),

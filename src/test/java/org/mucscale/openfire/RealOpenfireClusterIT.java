@@ -274,7 +274,8 @@ class RealOpenfireClusterIT {
         }
         String summary = report + "; node 2 stopped after message " + sentWhenStopped + ", node 1 saw it leave after "
                 + sentWhenLeft.get();
-        System.out.println("RealOpenfireClusterIT failover: " + summary);
+        System.out.println("RealOpenfireClusterIT failover: " + summary + "; resent by node 1: "
+                + node1.countInLog("messages again that") + " log lines");
         for (int r = 0; r < rooms; r++) {
             List<Long> got = received.get(r);
             for (int k = 1; k < got.size(); k++) {

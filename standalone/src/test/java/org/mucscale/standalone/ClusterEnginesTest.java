@@ -234,10 +234,14 @@ class ClusterEnginesTest {
                         roomSenders.add(s);
                     }
                 }
-                await(() -> {
-                    Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
-                    return roomSenders.stream().allMatch(s -> got.getOrDefault(s, List.of()).size() >= perRoom);
-                }, "user " + u + " got every " + tag + " message of room " + r);
+                try {
+                    await(() -> {
+                        Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
+                        return roomSenders.stream().allMatch(s -> got.getOrDefault(s, List.of()).size() >= perRoom);
+                    }, "user " + u + " got every " + tag + " message of room " + r);
+                } catch (AssertionError timedOut) {
+                    // say which ones are missing (the comparison below fails with the lists)
+                }
                 Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
                 for (int s : roomSenders) {
                     assertThat(got.get(s)).as("user %d, room %d, sender %d: exactly once, in order", u, r, s)
@@ -356,6 +360,85 @@ class ClusterEnginesTest {
         assertThat(home(u).of(user(u))).anyMatch(x -> x.contains("type=\"unavailable\"") && x.contains("code=\"333\""));
     }
 
+    /**
+     * The owner stops handling anything at once while survivors keep sending to its rooms (inside Openfire: a node
+     * that is shut down, whose Hazelcast member goes first). What they forwarded in its last moments, and until they
+     * noticed, is sent again to the rooms' new owners, which skip what the dead owner had already accepted: every
+     * survivor receives every survivor's message sent from the stop on, once, in order. Without the resend, messages
+     * forwarded in the detection window are gone. (Messages the owner had accepted and replicated just before it
+     * stopped, whose relays were still in its send buffer, reach history and the room log but not the occupants on
+     * other nodes: docs/cluster.md, known limits.)
+     */
+    @Test
+    void ownerStopsWhileMessagesAreOnTheirWay_unconfirmedOnesAreSentAgain_eachDeliveredOnceInOrder() throws Exception {
+        startCluster();
+        joinEveryone();
+        int victim = busiest();
+        Node dead = nodes.get(victim);
+        assertThat(dead.engine.muc().roomCount()).isGreaterThan(0);
+        Predicate<Integer> survivor = i -> i % NODES != victim;
+        int rounds = 150;
+        int stopAt = 30;
+        for (int m = 0; m < rounds; m++) {
+            if (m == stopAt) {
+                dead.transport.terminate();
+                nodes.remove(dead);
+            }
+            for (int i = 0; i < USERS; i++) {
+                if (survivor.test(i)) {
+                    for (int k : roomsOf(i)) {
+                        home(i).engine.process(groupchat(user(i), room(k), "c|" + i + "|" + k + "|" + m, "c" + m));
+                    }
+                }
+            }
+            Thread.sleep(10);
+        }
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().members().size() == 2, "two members");
+        }
+        List<Integer> afterStop = new ArrayList<>();
+        for (int m = stopAt; m < rounds; m++) {
+            afterStop.add(m);
+        }
+        for (int i = 0; i < USERS; i++) {
+            if (!survivor.test(i)) {
+                continue;
+            }
+            for (int k : roomsOf(i)) {
+                int u = i;
+                int r = k;
+                List<Integer> roomSenders = new ArrayList<>();
+                for (int x = 0; x < USERS; x++) {
+                    if (survivor.test(x) && roomsOf(x).contains(r)) {
+                        roomSenders.add(x);
+                    }
+                }
+                try {
+                    await(() -> {
+                        Map<Integer, List<Integer>> got = received(home(u), u, r, "c");
+                        return roomSenders.stream().allMatch(x -> got.getOrDefault(x, List.of()).size() >= rounds);
+                    }, "user " + u + " got every c message of room " + r);
+                } catch (AssertionError notAll) {
+                    // see below which ones are missing
+                }
+                Map<Integer, List<Integer>> got = received(home(u), u, r, "c");
+                for (int x : roomSenders) {
+                    List<Integer> seq = got.getOrDefault(x, List.of());
+                    // once each and in sender order
+                    assertThat(seq).as("user %d, room %d, sender %d: in order, no repeat", u, r, x).isSorted()
+                            .doesNotHaveDuplicates();
+                    // everything sent from the moment the owner stopped arrives: forwarded to the dead owner, never
+                    // confirmed, sent again to the new owner
+                    assertThat(seq.stream().filter(m -> m >= stopAt).toList())
+                            .as("user %d, room %d, sender %d: everything sent after the owner stopped", u, r, x)
+                            .isEqualTo(afterStop);
+                }
+            }
+        }
+        assertThat(counter("mucscale.cluster.resent")).as("messages sent again").isGreaterThan(0);
+        assertThat(counter("mucscale.cluster.resent.let-go")).isZero();
+    }
+
     // ------------------------------------------------------------------------------------------------ helpers
 
     static XmlElement join(String user, String room, String nick) {
@@ -374,6 +457,11 @@ class ClusterEnginesTest {
     static XmlElement groupchat(String user, String room, String body) {
         return XmlElement.builder("message").attribute("type", "groupchat").attribute("from", user)
                 .attribute("to", room).textChild("body", body).build();
+    }
+
+    static XmlElement groupchat(String user, String room, String body, String id) {
+        return XmlElement.builder("message").attribute("type", "groupchat").attribute("id", id)
+                .attribute("from", user).attribute("to", room).textChild("body", body).build();
     }
 
     interface Check {

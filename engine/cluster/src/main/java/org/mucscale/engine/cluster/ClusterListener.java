@@ -36,6 +36,17 @@ public interface ClusterListener {
     default void linkGapSkipped(String fromNode) {
     }
 
+    /**
+     * Messages this node had forwarded to a node that left before confirming them were sent again to the rooms' new
+     * owners ({@code resent}); {@code letGo}: unconfirmed ones dropped earlier because the limit was reached.
+     */
+    default void resent(int resent, long letGo) {
+    }
+
+    /** A resent message had already been accepted by the room's previous owner (it is in the tail): skipped. */
+    default void resentDuplicateSkipped() {
+    }
+
     /** The cluster's view as this node sees it now. */
     default void view(List<String> members, String localNode) {
     }

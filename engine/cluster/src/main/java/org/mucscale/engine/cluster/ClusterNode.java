@@ -74,6 +74,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final int tailSlots;
     private final long handoffTimeoutNanos;
     private final long replicationTimeoutMs;
+    private final int unconfirmedLimit;
     private final ClusterMap rooms;
     private final ClusterMap tails;
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
@@ -121,6 +122,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.tailSlots = Math.max(1, Math.max(settings.get(ClusterSettings.LOG_TAIL), historySize));
         this.handoffTimeoutNanos = settings.get(ClusterSettings.HANDOFF_TIMEOUT).toNanos();
         this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
+        this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
         this.rooms = transport.map(ROOMS_MAP);
         this.tails = transport.map(TAILS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
@@ -187,6 +189,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     @Override
     public boolean servesHere(Jid room) {
         View v = view;
+        if (resending) {
+            // the view read may be the new one: what was resent to the rooms' new owners goes first
+            awaitResends();
+            v = view;
+        }
         return !v.clustered() || local.equals(v.owner(room)) || held.contains(room)
                 || awaitingHandoff.containsKey(room);
     }
@@ -213,16 +220,283 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void forward(Jid room, XmlElement stanza, String entryNode, int hops) {
-        String owner = view.owner(room);
+        forward(room, stanza, entryNode, hops, false);
+    }
+
+    private void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent) {
+        while (!send(view, room, stanza, entryNode, hops, resent, false)) {
+            awaitResends(); // the owner read just left: route again under the view that replaced it
+        }
+    }
+
+    /**
+     * Forwards under {@code v}; false if that cannot be done now because the owner under {@code v} is leaving with
+     * unconfirmed messages being resent ({@code resending}: this is one of those resends, which go first).
+     */
+    private boolean send(View v, Jid room, XmlElement stanza, String entryNode, int hops, boolean resent,
+                         boolean resending) {
+        String owner = v.owner(room);
+        if (!resending && this.resending && !Thread.holdsLock(resendGate)) {
+            return false;
+        }
         if (owner == null || owner.equals(local)) {
             // the view changed in between: it is ours now
-            muc.processForwarded(stanza, entryNode, hops);
-            return;
+            muc.processForwarded(stanza, entryNode, hops, resent);
+            return true;
         }
-        byte[] bytes = Wire.forward(links.epoch(), links.nextSeq(owner), room, entryNode == null ? local : entryNode,
-                hops, stanza);
+        long seq = links.nextSeq(owner);
+        if (entryNode == null && unconfirmedLimit > 0 && Unconfirmed.keeps(stanza)
+                && !unconfirmed.computeIfAbsent(owner, o -> new Unconfirmed(unconfirmedLimit)).add(seq, room, stanza)) {
+            return false; // its owner left a moment ago; what it kept is being resent
+        }
+        byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
+                stanza);
         transport.send(owner, bytes);
         listener.forwarded(bytes.length);
+        return true;
+    }
+
+    /**
+     * While a view change resends what departed owners never confirmed, stanzas for rooms wait here, so nothing a
+     * sender sent later reaches a room's new owner before the resent ones (the cluster thread holds this gate).
+     */
+    private final Object resendGate = new Object();
+    private volatile boolean resending;
+
+    private void awaitResends() {
+        synchronized (resendGate) {
+            // nothing: entering means the resends are done (or this is the cluster thread doing them)
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- confirmations
+
+    /**
+     * Groupchat messages that entered here and were forwarded to an owner, until the owner confirms them (per owner;
+     * room threads and transport threads add, the owner's confirmations remove). Transport messages are at most once
+     * and a node that stops (inside Openfire: with no moment to hand its rooms over) drops what it had not handled, so
+     * the entry node keeps each message until the owner says it is handled and replicated, and sends the rest again
+     * to the rooms' new owners if the owner leaves first. Only messages with a stanza id are kept: the new owner
+     * skips the ones its predecessor had accepted by (sender, id), and without an id a repeat could not be told apart.
+     */
+    static final class Unconfirmed {
+        private final int limit;
+        private final java.util.ArrayDeque<Kept> kept = new java.util.ArrayDeque<>();
+        private long confirmedUpTo = -1;
+        private long letGo;
+        private boolean departed;
+
+        record Kept(long seq, Jid room, XmlElement stanza) {
+        }
+
+        Unconfirmed(int limit) {
+            this.limit = limit;
+        }
+
+        static boolean keeps(XmlElement stanza) {
+            return "message".equals(stanza.name()) && "groupchat".equals(stanza.attribute("type"))
+                    && stanza.attribute("id") != null;
+        }
+
+        /** False if the owner left (what it kept is being resent): the caller routes the stanza again. */
+        synchronized boolean add(long seq, Jid room, XmlElement stanza) {
+            if (departed) {
+                return false;
+            }
+            if (kept.size() >= limit) {
+                kept.pollFirst();
+                letGo++;
+            }
+            kept.addLast(new Kept(seq, room, stanza));
+            return true;
+        }
+
+        /** The owner handled everything up to {@code upTo} (sequence numbers are added nearly, not strictly, in order). */
+        synchronized void confirm(long upTo) {
+            confirmedUpTo = Math.max(confirmedUpTo, upTo);
+            while (!kept.isEmpty() && kept.peekFirst().seq() <= confirmedUpTo) {
+                kept.pollFirst();
+            }
+        }
+
+        /** What was never confirmed, in sending order; empties this and refuses later additions. */
+        synchronized List<Kept> takeUnconfirmed() {
+            departed = true;
+            List<Kept> out = new ArrayList<>(kept.size());
+            for (Kept k : kept) {
+                if (k.seq() > confirmedUpTo) {
+                    out.add(k);
+                }
+            }
+            kept.clear();
+            out.sort(Comparator.comparingLong(Kept::seq));
+            return out;
+        }
+
+        synchronized int size() {
+            return kept.size();
+        }
+
+        synchronized long letGo() {
+            return letGo;
+        }
+    }
+
+    private final ConcurrentHashMap<String, Unconfirmed> unconfirmed = new ConcurrentHashMap<>();
+
+    /** Per node sending to us: the epoch and the newest sequence number handed on in link order (transport threads). */
+    private static final class Progress {
+        volatile long epoch;
+        volatile long seq = -1;
+        long confirmedEpoch;
+        long confirmedSeq = -1;
+    }
+
+    private final ConcurrentHashMap<String, Progress> inbound = new ConcurrentHashMap<>();
+    private volatile boolean confirming;
+
+    /**
+     * On the cluster thread (each tick): for every node that sent us something since the last confirmation, once
+     * every room thread has handled what was queued and its writes are confirmed, tell that node how far it got.
+     */
+    private void confirmHandled() {
+        MucService service = muc;
+        if (confirming || service == null || !view.clustered()) {
+            return;
+        }
+        Map<String, long[]> upTo = new HashMap<>();
+        inbound.forEach((node, p) -> {
+            long seq = p.seq;
+            long epoch = p.epoch;
+            if (seq >= 0 && (seq != p.confirmedSeq || epoch != p.confirmedEpoch)) {
+                upTo.put(node, new long[] {epoch, seq});
+            }
+        });
+        if (upTo.isEmpty()) {
+            return;
+        }
+        confirming = true;
+        CompletableFuture<Void> barrier;
+        try {
+            barrier = service.replicationBarrier();
+        } catch (RuntimeException e) {
+            confirming = false;
+            return;
+        }
+        barrier.orTimeout(replicationTimeoutMs * 2, TimeUnit.MILLISECONDS).whenComplete((ok, failure) -> {
+            try {
+                if (failure == null && !closed) {
+                    upTo.forEach((node, es) -> {
+                        Progress p = inbound.get(node);
+                        if (p != null && view.members().contains(node)) {
+                            transport.send(node, Wire.confirm(links.epoch(), links.nextSeq(node), es[0], es[1]));
+                            p.confirmedEpoch = es[0];
+                            p.confirmedSeq = es[1];
+                        }
+                    });
+                }
+            } finally {
+                confirming = false;
+            }
+        });
+    }
+
+    private void onConfirm(String fromNode, Wire.Message m) {
+        Unconfirmed u = unconfirmed.get(fromNode);
+        if (u != null && m.confirmedEpoch() == links.epoch()) {
+            u.confirm(m.confirmedSeq());
+        }
+    }
+
+    /**
+     * On the cluster thread, at a view change: what this node forwarded to owners that died (or stopped without
+     * handing over) and that they never confirmed. A node that announced its leave hands its rooms over and forwards
+     * stragglers itself: nothing of its is resent.
+     */
+    private List<Unconfirmed.Kept> takeUnconfirmed(Set<String> departed) {
+        List<Unconfirmed.Kept> all = new ArrayList<>();
+        for (String node : departed) {
+            Unconfirmed u = unconfirmed.remove(node);
+            if (u == null) {
+                continue;
+            }
+            List<Unconfirmed.Kept> list = u.takeUnconfirmed();
+            if (leavingNodes.contains(node)) {
+                continue;
+            }
+            all.addAll(list);
+            listener.resent(list.size(), u.letGo());
+            if (!list.isEmpty() || u.letGo() > 0) {
+                LOG.info("sending {} messages again that {} had not confirmed before it left{}", list.size(), node,
+                        u.letGo() == 0 ? "" : " (" + u.letGo() + " older ones were let go at the limit)");
+            }
+        }
+        return all;
+    }
+
+    /** Sends {@code list} to the rooms' owners under {@code next}, marked as resent (on the cluster thread). */
+    private void resend(View next, List<Unconfirmed.Kept> list) {
+        for (Unconfirmed.Kept k : list) {
+            try {
+                send(next, k.room(), k.stanza(), null, 1, true, true);
+            } catch (RuntimeException e) {
+                LOG.warn("could not resend a message for {}: {}", k.room(), e.toString());
+            }
+        }
+    }
+
+    /** Resent stanzas that arrived before this node's view made it their room's owner, with their arrival time. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<EarlyResend> earlyResends =
+            new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    private record EarlyResend(long arrivedNanos, Wire.Message message) {
+    }
+
+    /**
+     * Early resends whose room is served here now (or that waited long enough) go in. Called on the cluster thread and,
+     * before a newer forwarded stanza is handed on, on the transport thread that has it, so the resent ones, which
+     * came first on their link, are handled first.
+     */
+    private void admitEarlyResends() {
+        if (earlyResends.isEmpty()) {
+            return;
+        }
+        synchronized (earlyResends) {
+            long now = System.nanoTime();
+            MucService service = muc;
+            int n = earlyResends.size();
+            for (int i = 0; i < n; i++) {
+                EarlyResend e = earlyResends.poll();
+                if (e == null) {
+                    break;
+                }
+                Wire.Message m = e.message();
+                if (servesHere(m.room()) || now - e.arrivedNanos() > handoffTimeoutNanos) {
+                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), true);
+                } else {
+                    earlyResends.add(e); // still not ours: back at the end, order among the waiting ones kept
+                }
+            }
+        }
+    }
+
+    @Override
+    public void resentDuplicateSkipped(Jid room) {
+        listener.resentDuplicateSkipped();
+    }
+
+    @Override
+    public CompletableFuture<Void> barrier() {
+        return writer.submit(new Writer.Batch());
+    }
+
+    /** Forwarded messages kept until their owners confirm them (a gauge). */
+    public int unconfirmedMessages() {
+        int n = 0;
+        for (Unconfirmed u : unconfirmed.values()) {
+            n += u.size();
+        }
+        return n;
     }
 
     @Override
@@ -538,8 +812,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private void dispatch(Inbound in) {
         String fromNode = in.fromNode();
         Wire.Message m = in.message();
+        Progress p = inbound.computeIfAbsent(fromNode, n -> new Progress());
         switch (m.kind()) {
             case Wire.FORWARD -> {
+                if (m.resent() && !servesHere(m.room())) {
+                    // sent again after its owner left, and our view has not caught up: wait for it a moment
+                    synchronized (earlyResends) {
+                        earlyResends.add(new EarlyResend(System.nanoTime(), m));
+                    }
+                    p.epoch = m.epoch();
+                    p.seq = m.seq();
+                    return;
+                }
+                admitEarlyResends();
                 if (fromNode != null && fromNode.equals(view.owner(m.room())) && !fromNode.equals(local)) {
                     // the room's owner in our view sends its stanzas here: it is leaving or its view is ahead, so the
                     // room is on its way to us; hold its stanzas for the hand-off instead of sending them back
@@ -547,15 +832,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
                 MucService service = muc;
                 if (service != null) {
-                    service.processForwarded(m.stanza(), m.entryNode(), m.hops());
+                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent());
                 }
             }
+            case Wire.CONFIRM -> onConfirm(fromNode, m);
             case Wire.RELAY -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
             case Wire.LEAVING -> clusterThread.execute(() -> onLeaving(fromNode));
             default -> {
             }
         }
+        // handed on (queued to a room thread) before it counts as handled: the confirmation's barrier comes after it
+        p.epoch = m.epoch();
+        p.seq = m.seq();
     }
 
     /** Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. */
@@ -632,8 +921,25 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         previous = old;
         viewChangedNanos = System.nanoTime();
-        view = next;
-        held.clear();
+        if (departed.isEmpty()) {
+            view = next;
+            held.clear();
+        } else {
+            // what departed owners never confirmed goes to the rooms' new owners before anything newer from here
+            synchronized (resendGate) {
+                resending = true;
+                try {
+                    List<Unconfirmed.Kept> toResend = takeUnconfirmed(departed);
+                    view = next;
+                    held.clear();
+                    resend(next, toResend);
+                } finally {
+                    resending = false;
+                }
+            }
+            departed.forEach(inbound::remove);
+        }
+        admitEarlyResends();
         listener.view(next.members(), local);
         LOG.info("cluster view: {} (this node {}{})", next.members(), local,
                 departed.isEmpty() ? "" : ", departed " + departed);
@@ -667,6 +973,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.info("took over {} rooms of departed node(s) {} in {} ms", takeOver.size(), departed,
                     lastFailoverMillis);
         }
+        admitEarlyResends();
         if (!next.clustered()) {
             replicating = false;
         }
@@ -809,6 +1116,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             if (skipped > 0) {
                 listener.linkGapSkipped("*");
             }
+            admitEarlyResends();
+            confirmHandled();
         } catch (RuntimeException e) {
             LOG.warn("cluster housekeeping failed", e);
         }

@@ -30,5 +30,13 @@ public final class ClusterSettings {
             "Longest a run of a room's deliveries waits for the cluster to confirm the write of that run's room "
                     + "state before it is delivered anyway and the write is counted as late.");
 
-    public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, REPLICATION_TIMEOUT);
+    public static final Setting<Integer> UNCONFIRMED_LIMIT = Setting.ofInt("mucscale.cluster.unconfirmed-limit",
+            20_000, 0, 1_000_000, false,
+            "Groupchat messages a node keeps per other node after forwarding them there, until that node confirms "
+                    + "it processed and replicated them; if it leaves the cluster first, they are sent again to the "
+                    + "rooms' new owners, which skip those already accepted. Above the limit the oldest are let go "
+                    + "(counted). 0 keeps none (a node that stops loses what was on its way to it).");
+
+    public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, REPLICATION_TIMEOUT,
+            UNCONFIRMED_LIMIT);
 }

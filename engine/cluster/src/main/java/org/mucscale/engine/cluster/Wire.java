@@ -9,13 +9,18 @@ import org.mucscale.engine.stanza.XmlElement;
  *
  * <pre>
  *   message  := u8 kind, i64 senderEpoch, varint seq, body
- *   FORWARD  := string room, string entryNode, u8 hops, element stanza          a stanza for a room owned there
+ *   FORWARD  := string room, string entryNode, u8 hops, u8 flags,               a stanza for a room owned there;
+ *               element stanza                                               flag 1: resent after its first owner
+ *                                                                            left unconfirmed (see CONFIRM)
  *   RELAY    := i64 sentMicros, varint n, (string prefix, string suffix)*,       rendered once on the owner,
  *               varint m, (varint stanzaIndex, string recipient)*                delivered there to local sessions
  *   HANDOFF  := string room                                                      "the room's replicated state is
  *                                                                                 complete: take it over now"
  *   LEAVING  := (nothing)                                                        "I am leaving: route around me;
  *                                                                                 my rooms come as hand-offs"
+ *   CONFIRM  := i64 linkEpoch, varint upToSeq                                    "everything you sent me on your
+ *                                                                                 link (that epoch) up to upToSeq
+ *                                                                                 is processed and replicated"
  * </pre>
  */
 final class Wire {
@@ -23,13 +28,19 @@ final class Wire {
     static final int RELAY = 2;
     static final int HANDOFF = 3;
     static final int LEAVING = 4;
+    static final int CONFIRM = 5;
+    /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
+    static final int RESENT = 1;
 
     private Wire() {
     }
 
     /** A decoded message: the header and one of the bodies. */
     record Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
-                   Relay relay) {
+                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq) {
+        Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza, Relay relay) {
+            this(kind, epoch, seq, room, entryNode, hops, stanza, relay, false, 0, 0);
+        }
     }
 
     /** Deliveries for the receiving node's local sessions: each recipient with the index of its stanza. */
@@ -37,9 +48,19 @@ final class Wire {
     }
 
     static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza) {
+        return forward(epoch, seq, room, entryNode, hops, false, stanza);
+    }
+
+    static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, boolean resent,
+                          XmlElement stanza) {
         Codec.Out out = new Codec.Out(512);
-        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops).element(stanza);
+        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops).u8(resent ? RESENT : 0)
+                .element(stanza);
         return out.toBytes();
+    }
+
+    static byte[] confirm(long epoch, long seq, long confirmedEpoch, long upToSeq) {
+        return new Codec.Out(32).u8(CONFIRM).i64(epoch).varint(seq).i64(confirmedEpoch).varint(upToSeq).toBytes();
     }
 
     static byte[] leaving(long epoch, long seq) {
@@ -121,12 +142,16 @@ final class Wire {
                 Jid room = in.jid();
                 String entry = in.string();
                 int hops = in.u8();
+                int flags = in.u8();
+                if ((flags & ~RESENT) != 0) {
+                    throw new IllegalArgumentException("unknown forward flags " + flags);
+                }
                 XmlElement stanza = in.element();
                 in.end();
                 if (room == null || stanza == null) {
                     throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
                 }
-                return new Message(kind, epoch, seq, room, entry, hops, stanza, null);
+                return new Message(kind, epoch, seq, room, entry, hops, stanza, null, flags == RESENT, 0, 0);
             }
             case RELAY -> {
                 long sent = in.i64();
@@ -163,6 +188,12 @@ final class Wire {
             case LEAVING -> {
                 in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null);
+            }
+            case CONFIRM -> {
+                long confirmedEpoch = in.i64();
+                long upTo = in.varint();
+                in.end();
+                return new Message(kind, epoch, seq, null, null, 0, null, null, false, confirmedEpoch, upTo);
             }
             default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);
         }

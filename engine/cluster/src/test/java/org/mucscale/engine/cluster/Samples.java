@@ -98,6 +98,8 @@ final class Samples {
                 Wire.forward(-7, 1, ROOM, "node-a", 1, Trees.sampleStanza()),
                 Wire.forward(1, 300, ROOM, null, 0, subjectMessage()),
                 Wire.handoff(Long.MIN_VALUE, Long.MAX_VALUE, ROOM),
+                Wire.forward(3, 4, ROOM, null, 1, true, Trees.sampleStanza()),
+                Wire.confirm(5, 6, Long.MIN_VALUE, Long.MAX_VALUE),
                 relay.encode(99, 2, 1_700_000_000_000_000L),
                 new Wire.RelayBuilder().encode(1, 1, 0),
                 RoomImages.encode(image()),

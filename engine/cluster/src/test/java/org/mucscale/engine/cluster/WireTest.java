@@ -91,6 +91,40 @@ class WireTest {
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    @Test
+    void forward_resentFlag_roundTrips_unknownFlagsRefused() {
+        XmlElement st = XmlElement.builder("message").attribute("id", "m1").build();
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, true, st)).resent()).isTrue();
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, false, st)).resent()).isFalse();
+        assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, st)).resent()).isFalse();
+        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string(null).u8(0).u8(2)
+                .element(st).toBytes();
+        assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("unknown forward flags 2");
+    }
+
+    // ------------------------------------------------------------------------------------------ CONFIRM
+
+    @ParameterizedTest
+    @ValueSource(longs = {Long.MIN_VALUE, -1, 0, 1, Long.MAX_VALUE})
+    void confirm_roundTripsLinkEpochAndSequence(long epoch) {
+        Wire.Message m = Wire.decode(Wire.confirm(9, 10, epoch, 1L << 50));
+        assertThat(m.kind()).isEqualTo(Wire.CONFIRM);
+        assertThat(m.epoch()).isEqualTo(9);
+        assertThat(m.seq()).isEqualTo(10);
+        assertThat(m.confirmedEpoch()).isEqualTo(epoch);
+        assertThat(m.confirmedSeq()).isEqualTo(1L << 50);
+        assertThat(m.room()).isNull();
+        assertThat(m.stanza()).isNull();
+    }
+
+    @Test
+    void confirm_trailingBytesRefused() {
+        byte[] full = Wire.confirm(1, 2, 3, 4);
+        byte[] longer = Arrays.copyOf(full, full.length + 1);
+        assertThatThrownBy(() -> Wire.decode(longer)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     // ------------------------------------------------------------------------------------------ HANDOFF
 
     @Test
@@ -318,7 +352,7 @@ class WireTest {
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 5, 127, 255})
+    @ValueSource(ints = {0, 6, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)

@@ -109,6 +109,9 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter failovers;
     final Counter handoffs;
     final Counter linkGaps;
+    final Counter resent;
+    final Counter resentLetGo;
+    final Counter resentDuplicates;
 
     final TopRooms topRooms;
     final TopRooms topFilterRooms;
@@ -174,6 +177,9 @@ public final class MucScaleMetrics implements AutoCloseable {
         failovers = registry.counter("mucscale.cluster.failovers");
         handoffs = registry.counter("mucscale.cluster.handoffs");
         linkGaps = registry.counter("mucscale.cluster.link.gaps");
+        resent = registry.counter("mucscale.cluster.resent");
+        resentLetGo = registry.counter("mucscale.cluster.resent.let-go");
+        resentDuplicates = registry.counter("mucscale.cluster.resent.duplicates");
 
         topRooms = new TopRooms(config.topRooms() * 4);
         topFilterRooms = new TopRooms(config.topRooms() * 4);
@@ -355,6 +361,20 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     public void clusterLinkGap() {
         linkGaps.inc();
+    }
+
+    /**
+     * Messages sent again to new owners because the node they had been forwarded to left before confirming them, and
+     * older unconfirmed ones let go at the limit before that.
+     */
+    public void clusterResent(int count, long letGo) {
+        resent.inc(count);
+        resentLetGo.inc(letGo);
+    }
+
+    /** A resent message its room's previous owner had already accepted (skipped). */
+    public void clusterResentDuplicate() {
+        resentDuplicates.inc();
     }
 
     /** The cluster's view for the dashboard: nodes and rooms per node (null supplier: not clustered). */

@@ -16,12 +16,20 @@ final class Command {
     /** The cluster node the stanza entered at (null: this node), and how often it was forwarded to get here. */
     final String entryNode;
     final int hops;
+    /** Sent again by its entry node after the room's previous owner left before confirming it: may be a repeat. */
+    final boolean resent;
 
     Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs) {
         this(stanza, from, to, roomJid, arrivalNs, null, 0);
     }
 
     Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs, String entryNode, int hops) {
+        this(stanza, from, to, roomJid, arrivalNs, entryNode, hops, false);
+    }
+
+    Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs, String entryNode, int hops,
+            boolean resent) {
+        this.resent = resent;
         this.stanza = stanza;
         this.from = from;
         this.to = to;
@@ -41,5 +49,6 @@ final class Command {
         this.task = task;
         this.entryNode = null;
         this.hops = 0;
+        this.resent = false;
     }
 }

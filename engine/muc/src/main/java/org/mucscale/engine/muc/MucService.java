@@ -186,7 +186,7 @@ public final class MucService {
      * since there is nobody to answer).
      */
     public void process(XmlElement stanza) {
-        process(stanza, null, 0);
+        process(stanza, null, 0, false);
     }
 
     /**
@@ -195,13 +195,22 @@ public final class MucService {
      * few times at most).
      */
     public void processForwarded(XmlElement stanza, String entryNode, int hops) {
-        process(stanza, entryNode, hops);
+        process(stanza, entryNode, hops, false);
     }
 
-    private void process(XmlElement stanza, String entryNode, int hops) {
+    /**
+     * As {@link #processForwarded(XmlElement, String, int)}; {@code resent}: the entry node sent it again because the
+     * room's previous owner left before confirming it, so it is skipped if the room's replicated tail already holds it
+     * (same sender, same stanza id).
+     */
+    public void processForwarded(XmlElement stanza, String entryNode, int hops, boolean resent) {
+        process(stanza, entryNode, hops, resent);
+    }
+
+    private void process(XmlElement stanza, String entryNode, int hops, boolean resent) {
         long arrivalNs = ctx.clock.nanoTime();
         try {
-            route(stanza, arrivalNs, entryNode, hops);
+            route(stanza, arrivalNs, entryNode, hops, resent);
         } catch (RuntimeException e) {
             ctx.listener.stanzaRefused("internal-error");
             LOG.warn("could not handle a stanza", e);
@@ -220,7 +229,7 @@ public final class MucService {
     /** A stanza forwarded this often is refused rather than forwarded again (the nodes disagree for a moment). */
     private static final int MAX_HOPS = 4;
 
-    private void route(XmlElement stanza, long arrivalNs, String entryNode, int hops) {
+    private void route(XmlElement stanza, long arrivalNs, String entryNode, int hops, boolean resent) {
         String kind = stanza.name();
         if (!kind.equals("message") && !kind.equals("presence") && !kind.equals("iq")) {
             ctx.listener.stanzaRefused("not-a-stanza");
@@ -305,7 +314,7 @@ public final class MucService {
         }
         placement.sessionSeen(from, entryNode);
         RoomShard shard = shardOf(room);
-        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs, entryNode, hops))) {
+        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs, entryNode, hops, resent))) {
             ctx.listener.commandQueueFull(shard.index);
             if (!isError) {
                 ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
@@ -420,6 +429,9 @@ public final class MucService {
             Room r = shard.rooms.get(room);
             if (r == null) {
                 r = Room.adopt(shard, image, tail, relog);
+                if (relog) {
+                    shard.acceptedBefore(room, tail);
+                }
                 if (goneSessions != null) {
                     r.removeSessionsWhere(goneSessions);
                 }
@@ -501,6 +513,34 @@ public final class MucService {
                 return null;
             });
         }
+    }
+
+    /**
+     * Completes once every stanza queued to the room threads before this call has been handled and the room state it
+     * changed is replicated (or its write gave up); fails if a room thread still holds stanzas for a room on its way
+     * here (they are not handled yet). The cluster confirms forwarded stanzas to their entry node with it.
+     */
+    public CompletableFuture<Void> replicationBarrier() {
+        List<CompletableFuture<Void>> all = new ArrayList<>(shards.length);
+        for (RoomShard s : shards) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            all.add(done);
+            runOnShard(s, shard -> {
+                if (!shard.awaiting.isEmpty()) {
+                    done.completeExceptionally(new IllegalStateException("rooms are still on their way here"));
+                    return;
+                }
+                shard.replicate();
+                ctx.replication.barrier().whenComplete((ok, e) -> {
+                    if (e == null) {
+                        done.complete(null);
+                    } else {
+                        done.completeExceptionally(e);
+                    }
+                });
+            });
+        }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
     private void runOnRoomThread(Jid room, java.util.function.Consumer<RoomShard> task) {

@@ -44,6 +44,13 @@ public interface RoomPlacement {
         return null;
     }
 
+    /**
+     * A stanza that was sent again after its first owner left ({@link MucService#processForwarded(XmlElement, String,
+     * int, boolean)}) turned out to be accepted already: the room's previous owner had replicated it. Counted only.
+     */
+    default void resentDuplicateSkipped(Jid room) {
+    }
+
     RoomPlacement LOCAL = new RoomPlacement() {
         @Override
         public boolean servesHere(Jid room) {

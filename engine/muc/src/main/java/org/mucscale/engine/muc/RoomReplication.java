@@ -23,6 +23,15 @@ public interface RoomReplication {
      */
     CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail);
 
+    /**
+     * A future that completes once every write the calling room thread started before this call has been confirmed
+     * or given up on (writes complete in the order they were started). Used to confirm forwarded stanzas to the
+     * node they entered at only when what they changed is on another node.
+     */
+    default CompletableFuture<Void> barrier() {
+        return CompletableFuture.completedFuture(null);
+    }
+
     RoomReplication NONE = new RoomReplication() {
         @Override
         public boolean active() {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 import org.mucscale.engine.stanza.Jid;
@@ -184,6 +185,10 @@ final class RoomShard implements Runnable {
                 return;
             }
         }
+        if (c.resent && acceptedAlready(c)) {
+            ctx.placement.resentDuplicateSkipped(c.roomJid);
+            return;
+        }
         room.handle(c);
         if (ctx.replication.active() && changesState(c) && rooms.get(c.roomJid) == room) {
             markDirty(room);
@@ -203,6 +208,50 @@ final class RoomShard implements Runnable {
         };
     }
 
+    /**
+     * Messages a room taken over from a departed owner had accepted (its replicated tail), by sender and stanza id, so
+     * that the ones the departed owner accepted but never confirmed to their entry node, which that node sends again,
+     * are not accepted twice. Kept a minute: resending happens right after the take-over.
+     */
+    private final Map<Jid, AcceptedBefore> acceptedBefore = new HashMap<>();
+
+    private record AcceptedBefore(Set<String> keys, long untilNanos) {
+    }
+
+    void acceptedBefore(Jid room, List<TailRecord> tail) {
+        Set<String> keys = new java.util.HashSet<>();
+        for (TailRecord t : tail) {
+            String id = t.message() == null ? null : t.message().attribute("id");
+            if (t.realJid() != null && id != null) {
+                keys.add(acceptedKey(t.realJid(), id));
+            }
+        }
+        long now = System.nanoTime();
+        acceptedBefore.values().removeIf(a -> now - a.untilNanos() > 0);
+        if (!keys.isEmpty()) {
+            acceptedBefore.put(room, new AcceptedBefore(keys, now + ACCEPTED_BEFORE_NANOS));
+        }
+    }
+
+    private static final long ACCEPTED_BEFORE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
+
+    private boolean acceptedAlready(Command c) {
+        AcceptedBefore a = acceptedBefore.get(c.roomJid);
+        String id = c.stanza.attribute("id");
+        if (a == null || id == null || c.from == null) {
+            return false;
+        }
+        if (System.nanoTime() - a.untilNanos() > 0) {
+            acceptedBefore.remove(c.roomJid);
+            return false;
+        }
+        return a.keys().contains(acceptedKey(c.from, id));
+    }
+
+    private static String acceptedKey(Jid sender, String id) {
+        return sender + "\u0000" + id;
+    }
+
     void markDirty(Room room) {
         if (!room.dirty) {
             room.dirty = true;
@@ -218,7 +267,7 @@ final class RoomShard implements Runnable {
      * Hands this run's changes to the replication (which holds the run's deliveries until they are written). Returns
      * the write, or null when nothing changed.
      */
-    private java.util.concurrent.CompletableFuture<Void> replicate() {
+    java.util.concurrent.CompletableFuture<Void> replicate() {
         if (dirty.isEmpty() && removed.isEmpty() && tail.isEmpty()) {
             return null;
         }

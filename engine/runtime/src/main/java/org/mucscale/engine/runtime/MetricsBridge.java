@@ -72,6 +72,16 @@ final class MetricsBridge {
             public void linkGapSkipped(String fromNode) {
                 m.clusterLinkGap();
             }
+
+            @Override
+            public void resent(int resent, long letGo) {
+                m.clusterResent(resent, letGo);
+            }
+
+            @Override
+            public void resentDuplicateSkipped() {
+                m.clusterResentDuplicate();
+            }
         };
     }
 

@@ -177,6 +177,7 @@ public final class MucScaleEngine implements AutoCloseable {
                         node.failovers(), node.lastFailoverMillis()));
                 push(m.gaugeQueueDepth("cluster-relay-in", node::relayBacklog), () -> { });
                 push(m.gaugeQueueDepth("cluster-held", node::heldMessages), () -> { });
+                push(m.gaugeQueueDepth("cluster-unconfirmed", node::unconfirmedMessages), () -> { });
             }
 
             if (probeOn) {
