@@ -64,6 +64,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     static final String ROOMS_MAP = "rooms";
     static final String TAILS_MAP = "tails";
     static final String DIRECTORY_MAP = "directory";
+    static final String OCCUPANTS_MAP = "occupants";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long a leaving node keeps forwarding stanzas that were already on their way to it. */
     private static final long LEAVE_DRAIN_MS = 1000;
@@ -77,6 +78,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final int unconfirmedLimit;
     private final ClusterMap rooms;
     private final ClusterMap tails;
+    /** Each room's occupants, one entry each, and its list of used slots ({@link OccupantSlots}). */
+    private final ClusterMap occupants;
+    /** Per room served here: which occupant is in which slot, and what was written last. */
+    private final ConcurrentHashMap<Jid, OccupantSlots> occupantSlots = new ConcurrentHashMap<>();
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
     private final ClusterMap directory;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
@@ -125,6 +130,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
         this.rooms = transport.map(ROOMS_MAP);
         this.tails = transport.map(TAILS_MAP);
+        this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
@@ -245,8 +251,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             return true;
         }
         long seq = links.nextSeq(owner);
-        if (entryNode == null && unconfirmedLimit > 0 && Unconfirmed.keeps(stanza)
-                && !unconfirmed.computeIfAbsent(owner, o -> new Unconfirmed(unconfirmedLimit)).add(seq, room, stanza)) {
+        // kept by whoever forwards it, entry node or a node whose view was behind: the one that sent it to the owner
+        // is the one the owner confirms it to
+        if (unconfirmedLimit > 0 && Unconfirmed.keeps(stanza) && !unconfirmed.computeIfAbsent(owner,
+                o -> new Unconfirmed(unconfirmedLimit)).add(seq, room, entryNode, stanza)) {
             return false; // its owner left a moment ago; what it kept is being resent
         }
         byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
@@ -272,7 +280,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     // ------------------------------------------------------------------------------------------- confirmations
 
     /**
-     * Groupchat messages that entered here and were forwarded to an owner, until the owner confirms them (per owner;
+     * Groupchat messages this node forwarded to an owner, until the owner confirms them (per owner;
      * room threads and transport threads add, the owner's confirmations remove). Transport messages are at most once
      * and a node that stops (inside Openfire: with no moment to hand its rooms over) drops what it had not handled, so
      * the entry node keeps each message until the owner says it is handled and replicated, and sends the rest again
@@ -286,7 +294,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         private long letGo;
         private boolean departed;
 
-        record Kept(long seq, Jid room, XmlElement stanza) {
+        record Kept(long seq, Jid room, String entryNode, XmlElement stanza) {
         }
 
         Unconfirmed(int limit) {
@@ -299,7 +307,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
 
         /** False if the owner left (what it kept is being resent): the caller routes the stanza again. */
-        synchronized boolean add(long seq, Jid room, XmlElement stanza) {
+        synchronized boolean add(long seq, Jid room, String entryNode, XmlElement stanza) {
             if (departed) {
                 return false;
             }
@@ -307,7 +315,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 kept.pollFirst();
                 letGo++;
             }
-            kept.addLast(new Kept(seq, room, stanza));
+            kept.addLast(new Kept(seq, room, entryNode, stanza));
             return true;
         }
 
@@ -438,7 +446,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private void resend(View next, List<Unconfirmed.Kept> list) {
         for (Unconfirmed.Kept k : list) {
             try {
-                send(next, k.room(), k.stanza(), null, 1, true, true);
+                send(next, k.room(), k.stanza(), k.entryNode(), 1, true, true);
             } catch (RuntimeException e) {
                 LOG.warn("could not resend a message for {}: {}", k.room(), e.toString());
             }
@@ -582,13 +590,21 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             batch.remove(roomKey(room), slots);
             batch.unlist(roomKey(room));
+            OccupantSlots os = occupantSlots.remove(room);
+            if (os != null) {
+                os.removeAll(batch.occupantChanges);
+            }
         }
         for (TailRecord t : tail) {
             batch.putTail(tailKey(t.room(), t.seq()), RoomImages.encode(t));
             tailSeqs.merge(t.room(), t.seq(), Math::max);
         }
         for (RoomImage image : changed) {
-            batch.putRoom(roomKey(image.room()), RoomImages.encode(image));
+            occupantSlots.computeIfAbsent(image.room(), OccupantSlots::new).diff(image.occupants(),
+                    batch.occupantChanges);
+            batch.putRoom(roomKey(image.room()), RoomImages.encode(new RoomImage(image.config(), image.persistent(),
+                    image.locked(), image.presenceBroadcastRoles(), image.subjectMessage(), List.of(),
+                    image.tailSeq())));
             if (image.config().isPublic() && !image.locked()) {
                 String name = image.config().name();
                 batch.list(roomKey(image.room()), (name == null || name.isEmpty() ? image.room().local() : name)
@@ -646,6 +662,22 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             final Set<String> tailRemovals = new HashSet<>();
             final Map<String, byte[]> listed = new HashMap<>();
             final Set<String> unlisted = new HashSet<>();
+            final Map<String, byte[]> occupantPuts = new HashMap<>();
+            final Set<String> occupantRemovals = new HashSet<>();
+            final OccupantSlots.Changes occupantChanges = new OccupantSlots.Changes() {
+                @Override
+                public void put(String key, byte[] value) {
+                    occupantRemovals.remove(key);
+                    occupantPuts.put(key, value);
+                    bytes += value.length;
+                }
+
+                @Override
+                public void remove(String key) {
+                    occupantPuts.remove(key);
+                    occupantRemovals.add(key);
+                }
+            };
             final CompletableFuture<Void> done = new CompletableFuture<>();
 
             void list(String key, byte[] name) {
@@ -693,10 +725,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 later.tailPuts.forEach(this::putTail);
                 later.unlisted.forEach(this::unlist);
                 later.listed.forEach(this::list);
+                later.occupantRemovals.forEach(occupantChanges::remove);
+                later.occupantPuts.forEach(occupantChanges::put);
             }
 
             int entries() {
-                return roomPuts.size() + tailPuts.size() + roomRemovals.size() + tailRemovals.size();
+                return roomPuts.size() + tailPuts.size() + roomRemovals.size() + tailRemovals.size()
+                        + occupantPuts.size() + occupantRemovals.size();
             }
         }
 
@@ -745,8 +780,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     if (!merged.tailRemovals.isEmpty()) {
                         tails.removeAll(merged.tailRemovals);
                     }
+                    if (!merged.occupantRemovals.isEmpty()) {
+                        occupants.removeAll(merged.occupantRemovals);
+                    }
                     if (!merged.tailPuts.isEmpty()) {
                         tails.putAll(merged.tailPuts);
+                    }
+                    if (!merged.occupantPuts.isEmpty()) {
+                        occupants.putAll(merged.occupantPuts);
                     }
                     if (!merged.roomPuts.isEmpty()) {
                         rooms.putAll(merged.roomPuts);
@@ -1019,6 +1060,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.warn("releasing {} rooms did not finish: {}", moving.size(), e.toString());
         }
         for (Jid room : moving) {
+            occupantSlots.remove(room); // the new owner starts from what is in the map
             String owner = next.owner(room);
             transport.send(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
             listener.handedOff();
@@ -1047,6 +1089,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             keys.add(roomKey(room));
         }
         Map<String, byte[]> images = rooms.getAll(keys);
+        Map<Jid, int[]> slotsByRoom = new HashMap<>();
+        Map<String, byte[]> occupantBytes = readOccupants(list, slotsByRoom);
         List<String> tailKeys = new ArrayList<>();
         for (Jid room : list) {
             for (long s = 0; s < tailSlots; s++) {
@@ -1078,6 +1122,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 muc.stopAwaiting(room);
                 continue;
             }
+            image = withOccupants(image, slotsByRoom.get(room), occupantBytes);
             List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
             t.sort(Comparator.comparingLong(TailRecord::seq));
             tailSeqs.merge(room, Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq()), Math::max);
@@ -1094,6 +1139,61 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             muc.adopt(image, t, failover, gone);
             listener.adopted(failover);
         }
+    }
+
+    /** Reads the slot lists of {@code list} into {@code slotsByRoom}, and the occupant entries they name. */
+    private Map<String, byte[]> readOccupants(List<Jid> list, Map<Jid, int[]> slotsByRoom) {
+        List<String> slotKeys = new ArrayList<>(list.size());
+        for (Jid room : list) {
+            slotKeys.add(OccupantSlots.slotsKey(room));
+        }
+        Map<String, byte[]> slotBytes = occupants.getAll(slotKeys);
+        List<String> keys = new ArrayList<>();
+        for (Jid room : list) {
+            byte[] b = slotBytes.get(OccupantSlots.slotsKey(room));
+            if (b == null) {
+                continue;
+            }
+            try {
+                int[] slots = RoomImages.decodeSlots(b);
+                slotsByRoom.put(room, slots);
+                for (int s : slots) {
+                    keys.add(OccupantSlots.occupantKey(room, s));
+                }
+            } catch (RuntimeException e) {
+                LOG.error("the occupant list of {} cannot be read; the room is taken over without occupants: {}", room,
+                        e.getMessage());
+            }
+        }
+        return keys.isEmpty() ? Map.of() : occupants.getAll(keys);
+    }
+
+    /** The image with its occupants as stored in their slots; seeds this node's slot state for the room. */
+    private RoomImage withOccupants(RoomImage head, int[] slots, Map<String, byte[]> occupantBytes) {
+        Jid room = head.room();
+        OccupantSlots os = new OccupantSlots(room);
+        occupantSlots.put(room, os);
+        if (slots == null) {
+            return head;
+        }
+        List<RoomImage.OccupantImage> bySlot = new ArrayList<>(slots.length);
+        List<RoomImage.OccupantImage> present = new ArrayList<>(slots.length);
+        for (int s : slots) {
+            byte[] b = occupantBytes.get(OccupantSlots.occupantKey(room, s));
+            RoomImage.OccupantImage o = null;
+            if (b != null) {
+                try {
+                    o = RoomImages.decodeOccupant(b);
+                    present.add(o);
+                } catch (RuntimeException e) {
+                    LOG.warn("skipping an unreadable occupant of {}: {}", room, e.getMessage());
+                }
+            }
+            bySlot.add(o);
+        }
+        os.seed(slots, bySlot);
+        return new RoomImage(head.config(), head.persistent(), head.locked(), head.presenceBroadcastRoles(),
+                head.subjectMessage(), present, head.tailSeq());
     }
 
     /** Every 100 ms on the cluster thread: hand-offs that never came, and link gaps that never filled. */

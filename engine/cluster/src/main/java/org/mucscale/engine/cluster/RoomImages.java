@@ -106,6 +106,57 @@ final class RoomImages {
         return new RoomImage(config, persistent, locked, broadcastRoles, subjectMessage, occupants, tailSeq);
     }
 
+    /**
+     * One occupant of a room, stored in its own entry (so a join or a presence change writes one occupant, not the
+     * whole room; see {@link OccupantSlots}).
+     */
+    static byte[] encode(RoomImage.OccupantImage o) {
+        Codec.Out out = new Codec.Out(160);
+        out.u8(VERSION).string(o.nick()).jid(o.realJid()).string(o.role().name()).string(o.affiliation().name())
+                .element(o.presence()).string(o.occupantId()).string(o.node());
+        return out.toBytes();
+    }
+
+    static RoomImage.OccupantImage decodeOccupant(byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        checkVersion(in.u8());
+        String nick = in.requiredString("nick");
+        Jid realJid = in.jid();
+        if (realJid == null) {
+            throw new IllegalArgumentException("occupant " + nick + " has no address");
+        }
+        RoomImage.OccupantImage o = new RoomImage.OccupantImage(nick, realJid, in.enumValue(Role.class),
+                in.enumValue(Affiliation.class), in.element(), in.string(), in.string());
+        in.end();
+        return o;
+    }
+
+    /** The slots a room's occupants are stored in (ascending). */
+    static byte[] encodeSlots(int[] slots) {
+        Codec.Out out = new Codec.Out(8 + slots.length * 2);
+        out.u8(VERSION).varint(slots.length);
+        for (int s : slots) {
+            out.varint(s);
+        }
+        return out.toBytes();
+    }
+
+    static int[] decodeSlots(byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        checkVersion(in.u8());
+        int n = in.count();
+        int[] slots = new int[n];
+        for (int i = 0; i < n; i++) {
+            long s = in.varint();
+            if (s < 0 || s > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("occupant slot " + s + " out of range");
+            }
+            slots[i] = (int) s;
+        }
+        in.end();
+        return slots;
+    }
+
     static byte[] encode(TailRecord t) {
         Codec.Out out = new Codec.Out(256);
         out.u8(VERSION).jid(t.room()).varint(t.seq()).string(t.stanzaId()).string(t.nick()).jid(t.realJid())

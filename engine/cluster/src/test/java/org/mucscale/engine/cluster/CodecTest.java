@@ -427,6 +427,8 @@ class CodecTest {
         DECODERS.put("Wire.decode", Wire::decode);
         DECODERS.put("RoomImages.decodeImage", RoomImages::decodeImage);
         DECODERS.put("RoomImages.decodeTail", RoomImages::decodeTail);
+        DECODERS.put("RoomImages.decodeOccupant", RoomImages::decodeOccupant);
+        DECODERS.put("RoomImages.decodeSlots", RoomImages::decodeSlots);
     }
 
     private static byte[] mutate(byte[] valid, Random r) {

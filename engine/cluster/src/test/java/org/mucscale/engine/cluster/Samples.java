@@ -105,6 +105,8 @@ final class Samples {
                 RoomImages.encode(image()),
                 RoomImages.encode(minimalImage()),
                 RoomImages.encode(tail()),
-                RoomImages.encode(minimalTail()));
+                RoomImages.encode(minimalTail()),
+                RoomImages.encode(image().occupants().get(0)),
+                RoomImages.encodeSlots(new int[] {0, 1, 7, 300}));
     }
 }

@@ -43,7 +43,7 @@ class UnconfirmedTest {
     void confirm_isCumulative_andNeverGoesBack() {
         ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(100);
         for (long s = 1; s <= 10; s++) {
-            u.add(s, ROOM, groupchat("m" + s));
+            u.add(s, ROOM, null, groupchat("m" + s));
         }
         u.confirm(4);
         assertThat(u.size()).isEqualTo(6);
@@ -57,7 +57,7 @@ class UnconfirmedTest {
         ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(100);
         // two threads took 5 and 6 and added them the other way round
         for (long s : new long[] {1, 2, 3, 4, 6, 5, 7}) {
-            u.add(s, ROOM, groupchat("m" + s));
+            u.add(s, ROOM, null, groupchat("m" + s));
         }
         u.confirm(5); // stops at 6 at the head; 5 behind it is confirmed all the same
         assertThat(seqs(u.takeUnconfirmed())).containsExactly(6L, 7L);
@@ -67,7 +67,7 @@ class UnconfirmedTest {
     void limit_dropsOldestAndCountsThem() {
         ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(3);
         for (long s = 1; s <= 5; s++) {
-            assertThat(u.add(s, ROOM, groupchat("m" + s))).isTrue();
+            assertThat(u.add(s, ROOM, null, groupchat("m" + s))).isTrue();
         }
         assertThat(u.size()).isEqualTo(3);
         assertThat(u.letGo()).isEqualTo(2);
@@ -77,9 +77,9 @@ class UnconfirmedTest {
     @Test
     void afterTake_addsAreRefused_soTheCallerRoutesAgain() {
         ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(10);
-        u.add(1, ROOM, groupchat("a"));
+        u.add(1, ROOM, null, groupchat("a"));
         assertThat(u.takeUnconfirmed()).hasSize(1);
-        assertThat(u.add(2, ROOM, groupchat("b"))).isFalse();
+        assertThat(u.add(2, ROOM, null, groupchat("b"))).isFalse();
         assertThat(u.size()).isZero();
         assertThat(u.takeUnconfirmed()).isEmpty();
     }
@@ -102,7 +102,7 @@ class UnconfirmedTest {
                 }
                 for (int i = 0; i < perThread; i++) {
                     long s = next.incrementAndGet();
-                    if (!u.add(s, ROOM, groupchat("m" + s))) {
+                    if (!u.add(s, ROOM, null, groupchat("m" + s))) {
                         refused.add(s);
                     }
                 }

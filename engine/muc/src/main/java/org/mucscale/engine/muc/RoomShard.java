@@ -190,6 +190,9 @@ final class RoomShard implements Runnable {
             return;
         }
         room.handle(c);
+        if (!acceptedBefore.isEmpty()) {
+            rememberAccepted(c); // two nodes may resend one message (its entry node and a node whose view was behind)
+        }
         if (ctx.replication.active() && changesState(c) && rooms.get(c.roomJid) == room) {
             markDirty(room);
         }
@@ -246,6 +249,15 @@ final class RoomShard implements Runnable {
             return false;
         }
         return a.keys().contains(acceptedKey(c.from, id));
+    }
+
+    private void rememberAccepted(Command c) {
+        AcceptedBefore a = acceptedBefore.get(c.roomJid);
+        String id = c.stanza.attribute("id");
+        if (a != null && id != null && c.from != null && "message".equals(c.stanza.name())
+                && "groupchat".equals(c.stanza.attribute("type"))) {
+            a.keys().add(acceptedKey(c.from, id));
+        }
     }
 
     private static String acceptedKey(Jid sender, String id) {
