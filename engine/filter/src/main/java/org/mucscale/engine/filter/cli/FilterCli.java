@@ -43,7 +43,9 @@ public final class FilterCli {
               --no-builtin       use only the given lists (the built-in allow-list is still used)
               --action A         the action shown for matching lines (default MASK)
               --min-severity S   ignore entries below S (default LOW)
-              --force            keep entries that match common words (by default they are refused, with a warning)
+              --force            keep every entry's match mode even if it matches common words (by default such an
+                                 entry becomes a whole-word match, with a warning, and is refused only when it
+                                 is a common word of another --lang language)
               --only-flagged     print only lines that matched
             Output: one line per message: <line>\\t<verdict>\\t<entries>\\t<masked text>, then a summary.
             """;
