@@ -383,6 +383,14 @@ final class Folding {
      * leet and ignorable chars (not across whitespace or punctuation).
      */
     static boolean inLatinWord(CharSequence text, int start, int end) {
+        return nonLatinWordEnd(text, start, end) < 0;
+    }
+
+    /**
+     * -1 when the word around the char(s) [start, end) holds a Latin letter, else where that word ends: the scanner
+     * then knows the answer for the rest of the word without looking again.
+     */
+    static int nonLatinWordEnd(CharSequence text, int start, int end) {
         for (int k = start - 1; k >= 0; k--) {
             char c = text.charAt(k);
             int v = BMP[c];
@@ -391,28 +399,31 @@ final class Folding {
                 k--;
             }
             if ((v & FLAG_LATIN) != 0) {
-                return true;
+                return -1;
             }
             if (!inWord(v)) {
                 break;
             }
         }
         int n = text.length();
-        for (int k = end; k < n; k++) {
+        int k = end;
+        while (k < n) {
             char c = text.charAt(k);
             int v = BMP[c];
+            int width = 1;
             if (Character.isHighSurrogate(c) && k + 1 < n && Character.isLowSurrogate(text.charAt(k + 1))) {
                 v = supplementary(Character.toCodePoint(c, text.charAt(k + 1)));
-                k++;
+                width = 2;
             }
             if ((v & FLAG_LATIN) != 0) {
-                return true;
+                return -1;
             }
             if (!inWord(v)) {
                 break;
             }
+            k += width;
         }
-        return false;
+        return k;
     }
 
     private static boolean inWord(int v) {

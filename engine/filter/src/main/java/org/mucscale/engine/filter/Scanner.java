@@ -46,6 +46,8 @@ final class Scanner {
         final char[] fastSymbol = lists.fastSymbol;
         final int spaceId = symbolId[Folding.SPACE_SYMBOL];
         final boolean spaceInLoop = spaceId < width;
+        // Up to here the current word is known to hold no Latin letter: its lookalike letters read as themselves.
+        int nonLatinUntil = 0;
         while (i < n) {
             char c = text.charAt(i);
             int f = fastSymbol[c];
@@ -216,7 +218,8 @@ final class Scanner {
                     real = cls == Folding.CLS_LETTER;
                     boundary = false;
                     tokenSymbols++;
-                    if ((v & Folding.FLAG_LOOKALIKE) != 0 && Folding.inLatinWord(text, i, charEnd)) {
+                    if ((v & Folding.FLAG_LOOKALIKE) != 0 && i >= nonLatinUntil
+                            && (nonLatinUntil = Folding.nonLatinWordEnd(text, i, charEnd)) < 0) {
                         // "τits": a Greek tau among Latin letters reads as t, and as itself ("cукa" is still "сука").
                         if (fast) {
                             spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);

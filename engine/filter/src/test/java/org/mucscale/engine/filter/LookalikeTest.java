@@ -58,6 +58,10 @@ class LookalikeTest {
             assertThat(f.inspect("r@muc", "кот", null).clean()).as("Russian 'cat' is not the Latin entry").isTrue();
             assertThat(f.inspect("r@muc", "kот", null).clean()).as("Latin k makes the word Latin").isFalse();
             assertThat(f.inspect("r@muc", "cукa", null).clean()).as("both readings kept: still сука").isFalse();
+            // The scanner remembers a word without Latin letters up to its end, and looks again in the next word.
+            assertThat(f.inspect("r@muc", "кот кот, кот", null).clean()).isTrue();
+            assertThat(f.inspect("r@muc", "кот kот", null).clean()).isFalse();
+            assertThat(f.inspect("r@muc", "кот-kот", null).clean()).isFalse();
         }
     }
 
