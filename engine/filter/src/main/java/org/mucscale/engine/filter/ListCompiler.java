@@ -215,6 +215,9 @@ public final class ListCompiler {
             if (Character.getType(cp) != Character.OTHER_SYMBOL) {
                 continue;
             }
+            if (cp >= 0x1F1E6 && cp <= 0x1F1FF) {
+                return cp; // regional indicators read as letters in messages, but in an entry they are a flag ("🇺🇸", not "us")
+            }
             int v = cp <= 0xFFFF ? Folding.bmp((char) cp) : Folding.supplementary(cp);
             int cls = Folding.cls(v);
             if (cls != Folding.CLS_LETTER && cls != Folding.CLS_LEET && cls != Folding.CLS_EXPAND) {

@@ -108,6 +108,12 @@ class ListCompilerTest {
         assertThat(matches(lists, "head")).as("the letters of an emoji entry must not be blocked alone").isFalse();
         assertThat(matches(lists, "\uD83D\uDD95 \uD83C\uDF46head")).isFalse();
         assertThat(matches(lists, "shit")).isTrue();
+
+        // A flag is two regional indicators; they fold to letters in messages ("🇫 🇺 🇨 🇰"), but an entry "🇺🇸" must
+        // not become the word "us".
+        CompiledLists flag = ListCompiler.compile(Fixtures.entries("\uD83C\uDDFA\uD83C\uDDF8", "shit"));
+        assertThat(flag.report().refused()).singleElement().satisfies(r -> assertThat(r).contains("U+1F1FA"));
+        assertThat(matches(flag, "us")).isFalse();
     }
 
     @Test
