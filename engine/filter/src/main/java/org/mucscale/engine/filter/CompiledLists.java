@@ -21,6 +21,12 @@ public final class CompiledLists {
     final Severity[] entrySeverity;
     final int[] entryLanguage;
     final int[] entrySymbols;
+    /**
+     * Fewest chars a match of the entry must span in the text, for entries with a letter written three or more times
+     * ("xxx"): the scanner reads any run as one or two copies, so such an entry is compiled with two and needs a span
+     * as long as it was written ("xx" is not "xxx"). 0 for other entries.
+     */
+    final int[] entryMinChars;
     final String[] entrySource;
     final List<String> languages;
 
@@ -52,7 +58,7 @@ public final class CompiledLists {
     final CompileReport report;
 
     CompiledLists(String[] entryText, String[] entryFolded, MatchMode[] entryMode, boolean[] entryAllow,
-                  Severity[] entrySeverity, int[] entryLanguage, int[] entrySymbols, String[] entrySource,
+                  Severity[] entrySeverity, int[] entryLanguage, int[] entrySymbols, int[] entryMinChars, String[] entrySource,
                   List<String> languages, char[] symbolId, int denseWidth, int denseStates, int[] dense, Transitions sparse, int[] fail,
                   int[] outStart, int[] outLength, int[] outEntries, int stateCount, int ringMask,
                   CompileReport report) {
@@ -63,13 +69,14 @@ public final class CompiledLists {
         this.entrySeverity = entrySeverity;
         this.entryLanguage = entryLanguage;
         this.entrySymbols = entrySymbols;
+        this.entryMinChars = entryMinChars;
         this.entrySource = entrySource;
         this.languages = languages;
         this.symbolId = symbolId;
         this.fastSymbol = new char[65536];
         for (int c = 0; c < 65536; c++) {
             int v = Folding.bmp((char) c);
-            if (Folding.cls(v) == Folding.CLS_LETTER && (v & (Folding.FLAG_ALT | Folding.CONDITIONAL_FLAGS)) == 0) {
+            if (Folding.cls(v) == Folding.CLS_LETTER && (v & (Folding.FLAG_ALT | Folding.CONDITIONAL_FLAGS | Folding.FLAG_LOOKALIKE)) == 0) {
                 int id = symbolId[v & 0xFFFF];
                 fastSymbol[c] = id < denseWidth ? (char) (id + 1) : 0;
             }

@@ -31,7 +31,7 @@ public final class FilterSettings {
             "Comma-separated paths of operator allow-lists, whose entries beat matches they contain.");
 
     public static final Setting<Boolean> GUARD_COMMON_WORDS = Setting.ofBoolean("mucscale.filter.guard-common-words",
-            true, true, "Refuse list entries that would match common words of a compiled language, unless marked force.");
+            true, true, "List entries (not marked force) that would match common words of a compiled language become whole-word matches; refused only if a common word of another compiled language even as a whole word.");
 
     public static final Setting<String> POLICY_FILE = Setting.ofString("mucscale.filter.policy-file", "", false,
             "Properties file holding per-room policies; empty keeps them in the host's own store or in memory.");

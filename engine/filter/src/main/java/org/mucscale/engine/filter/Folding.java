@@ -53,6 +53,13 @@ final class Folding {
     /** Leet only between letter-like chars: the self-censoring '*' of "f*ck", "sh**t". */
     static final int FLAG_LEET_IF_INSIDE = 1 << 23;
     static final int CONDITIONAL_FLAGS = FLAG_LEET_IF_NEXT | FLAG_LEET_IF_NEIGHBOUR | FLAG_LEET_IF_INSIDE;
+    /**
+     * A letter of another script that looks enough like a Latin letter ({@code lookalikes.txt}, "mixed" rows): read
+     * as itself, but as {@link #lookalike(char)} inside a word that also holds a Latin letter ("τits", "bіτch").
+     */
+    static final int FLAG_LOOKALIKE = 1 << 24;
+    /** A Latin letter (or a compatibility form of one): in a word, it makes lookalike letters read as Latin. */
+    static final int FLAG_LATIN = 1 << 25;
     /** The symbol of a self-censoring '*'; list entries get variants with it ("f*ck", "f**k"). */
     static final char MASK_SYMBOL = '*';
 
@@ -64,12 +71,21 @@ final class Folding {
 
     private static final int[] BMP = new int[65536];
     private static final char[] ALT = new char[128];
+    /** Folded symbol of a "mixed" lookalike row → the Latin letter it stands for in a Latin word. */
+    private static final char[] LOOKALIKE = new char[65536];
     private static final List<String> EXPANSION_LIST = new ArrayList<>();
     private static final String[] EXPANSIONS;
     private static final int[] SUPP_KEYS;
     private static final int[] SUPP_VALUES;
 
     static final String CONFUSABLES_RESOURCE = "confusables-latin.txt";
+    static final String LOOKALIKES_RESOURCE = "lookalikes.txt";
+
+    /** One row of {@code lookalikes.txt}: the Latin letter, and whether only inside a word with Latin letters. */
+    record Lookalike(char latin, boolean mixed) {
+    }
+
+    private static final Map<Integer, Lookalike> LOOKALIKES = loadLookalikes();
 
     static {
         Map<Integer, String> confusables = loadConfusables();
@@ -212,7 +228,26 @@ final class Folding {
             j--;
         }
         boolean before = j >= 0 && letterLike(BMP[text.charAt(j)]);
-        return (value & FLAG_LEET_IF_INSIDE) != 0 ? before && after : before || after;
+        if ((value & FLAG_LEET_IF_INSIDE) == 0) {
+            return before || after;
+        }
+        if (!before || !after) {
+            return false;
+        }
+        // One '*' between two single letters ("s*h*i*t", "n*i*g*g*e*r", "s.h*i.t") separates them, it does not stand
+        // for a letter: the reading as a masked letter would need its paths for every '*' and run out of them.
+        int afterRun = i + 1;
+        while (afterRun < n && conditionalLeet(BMP[text.charAt(afterRun)])) {
+            afterRun++;
+        }
+        boolean oneStar = afterRun == i + 1 && j == i - 1;
+        return !(oneStar && singleLetterAt(text, j) && singleLetterAt(text, afterRun));
+    }
+
+    /** True when the letter-like char at index k has no letter-like neighbour (a letter standing alone). */
+    private static boolean singleLetterAt(CharSequence text, int k) {
+        return (k == 0 || !letterLike(BMP[text.charAt(k - 1)]))
+                && (k + 1 >= text.length() || !letterLike(BMP[text.charAt(k + 1)]));
     }
 
     /**
@@ -227,6 +262,7 @@ final class Folding {
             char c = text.charAt(i);
             int v = BMP[c];
             int cls = cls(v);
+            int start = i;
             if (cls == CLS_HIGH_SURROGATE && i + 1 < n && Character.isLowSurrogate(text.charAt(i + 1))) {
                 v = supplementary(Character.toCodePoint(c, text.charAt(i + 1)));
                 cls = cls(v);
@@ -242,7 +278,11 @@ final class Folding {
                         sb.append(SPACE_SYMBOL);
                         pendingSpace = false;
                     }
-                    sb.append((char) (v & 0xFFFF));
+                    char sym = (char) (v & 0xFFFF);
+                    if ((v & FLAG_LOOKALIKE) != 0 && inLatinWord(text, start, i + 1)) {
+                        sym = LOOKALIKE[sym];
+                    }
+                    sb.append(sym);
                 }
                 case CLS_EXPAND -> {
                     if (pendingSpace) {
@@ -262,10 +302,10 @@ final class Folding {
     private static int classify(int cp, Map<Integer, String> confusables, Map<String, Integer> expansionIndex) {
         if (cp < 128) {
             if (cp >= 'a' && cp <= 'z') {
-                return (CLS_LETTER << CLASS_SHIFT) | cp;
+                return (CLS_LETTER << CLASS_SHIFT) | FLAG_LATIN | cp;
             }
             if (cp >= 'A' && cp <= 'Z') {
-                return (CLS_LETTER << CLASS_SHIFT) | (cp + 32);
+                return (CLS_LETTER << CLASS_SHIFT) | FLAG_LATIN | (cp + 32);
             }
             if (cp >= '0' && cp <= '9') {
                 return (CLS_LEET << CLASS_SHIFT) | cp;
@@ -298,11 +338,125 @@ final class Folding {
         if (Character.isWhitespace(cp) || Character.isSpaceChar(cp)) {
             return (CLS_SPACE << CLASS_SHIFT) | SPACE_SYMBOL;
         }
+        Lookalike row = LOOKALIKES.get(cp);
+        if (row != null && !row.mixed()) {
+            return (CLS_LETTER << CLASS_SHIFT) | FLAG_LATIN | row.latin();
+        }
         String folded = confusables.get(cp);
         if (folded == null) {
             folded = foldCompat(new String(Character.toChars(cp)));
+            int f = folded.codePointCount(0, folded.length()) == 1 ? folded.codePointAt(0) : cp;
+            if (f != cp) {
+                // A compatibility form of a confusable or lookalike letter: modifier ᶦ → ɪ → i, bold 𝛕 → τ, Τ → τ.
+                Lookalike compatRow = LOOKALIKES.get(f);
+                if (compatRow != null && !compatRow.mixed()) {
+                    return (CLS_LETTER << CLASS_SHIFT) | FLAG_LATIN | compatRow.latin();
+                }
+                folded = confusables.getOrDefault(f, folded);
+            }
         }
-        return classifyFolded(folded, expansionIndex);
+        int v = classifyFolded(folded, expansionIndex);
+        if (cls(v) != CLS_LETTER) {
+            return v;
+        }
+        char sym = (char) (v & 0xFFFF);
+        Lookalike mixed = row != null ? row : LOOKALIKES.get((int) sym);
+        if (mixed != null && mixed.mixed()) {
+            LOOKALIKE[sym] = mixed.latin();
+            return v | FLAG_LOOKALIKE;
+        }
+        Character.UnicodeScript script = Character.UnicodeScript.of(cp);
+        if (sym >= 'a' && sym <= 'z' && (script == Character.UnicodeScript.LATIN
+                || script == Character.UnicodeScript.COMMON || script == Character.UnicodeScript.INHERITED)) {
+            return v | FLAG_LATIN; // not Cyrillic а or Greek ο, which fold to Latin but are another script's letters
+        }
+        return v;
+    }
+
+    /** The Latin reading of a lookalike symbol ({@link #FLAG_LOOKALIKE}). */
+    static char lookalike(char sym) {
+        return LOOKALIKE[sym];
+    }
+
+    /**
+     * Whether the word around the char(s) [start, end) holds a Latin letter, looking back and forth over letters,
+     * leet and ignorable chars (not across whitespace or punctuation).
+     */
+    static boolean inLatinWord(CharSequence text, int start, int end) {
+        return nonLatinWordEnd(text, start, end) < 0;
+    }
+
+    /**
+     * -1 when the word around the char(s) [start, end) holds a Latin letter, else where that word ends: the scanner
+     * then knows the answer for the rest of the word without looking again.
+     */
+    static int nonLatinWordEnd(CharSequence text, int start, int end) {
+        for (int k = start - 1; k >= 0; k--) {
+            char c = text.charAt(k);
+            int v = BMP[c];
+            if (Character.isLowSurrogate(c) && k > 0 && Character.isHighSurrogate(text.charAt(k - 1))) {
+                v = supplementary(Character.toCodePoint(text.charAt(k - 1), c));
+                k--;
+            }
+            if ((v & FLAG_LATIN) != 0) {
+                return -1;
+            }
+            if (!inWord(v)) {
+                break;
+            }
+        }
+        int n = text.length();
+        int k = end;
+        while (k < n) {
+            char c = text.charAt(k);
+            int v = BMP[c];
+            int width = 1;
+            if (Character.isHighSurrogate(c) && k + 1 < n && Character.isLowSurrogate(text.charAt(k + 1))) {
+                v = supplementary(Character.toCodePoint(c, text.charAt(k + 1)));
+                width = 2;
+            }
+            if ((v & FLAG_LATIN) != 0) {
+                return -1;
+            }
+            if (!inWord(v)) {
+                break;
+            }
+            k += width;
+        }
+        return k;
+    }
+
+    private static boolean inWord(int v) {
+        int cls = cls(v);
+        return cls == CLS_LETTER || cls == CLS_LEET || cls == CLS_EXPAND || cls == CLS_IGNORE;
+    }
+
+    /** Loads the reviewed lookalike table: code point → Latin letter and when it applies. */
+    static Map<Integer, Lookalike> loadLookalikes() {
+        Map<Integer, Lookalike> map = new HashMap<>();
+        try (InputStream in = Folding.class.getResourceAsStream(LOOKALIKES_RESOURCE)) {
+            if (in == null) {
+                throw new IllegalStateException("missing resource " + LOOKALIKES_RESOURCE);
+            }
+            BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            String line;
+            int number = 0;
+            while ((line = r.readLine()) != null) {
+                number++;
+                if (line.isEmpty() || line.charAt(0) == '#') {
+                    continue;
+                }
+                String[] cols = line.split("\t");
+                if (cols.length != 7 || cols[2].length() != 1 || !(cols[3].equals("always") || cols[3].equals("mixed"))) {
+                    throw new IllegalStateException(LOOKALIKES_RESOURCE + ":" + number + ": expected 7 tab-separated "
+                            + "columns (code point, char, one Latin letter, always|mixed, name, source, reason)");
+                }
+                map.put(Integer.parseInt(cols[0], 16), new Lookalike(cols[2].charAt(0), cols[3].equals("mixed")));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return map;
     }
 
     private static int classifyFolded(String folded, Map<String, Integer> expansionIndex) {

@@ -25,8 +25,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * such symbols as separators, so only the entry's letters would be matched); entries longer than
  * {@value #MAX_ENTRY_SYMBOLS} symbols are refused; and, unless
  * the entry is marked {@code force}, an entry that would match a common word of any compiled language (the shipped
- * {@code common/<lang>.txt} lexicons) is refused with a warning naming the word, after allow-list entries had their
- * say ("ass*" is refused because of "assume"; "fan" in the Swedish list is refused when English is also compiled).
+ * {@code common/<lang>.txt} lexicons), after allow-list entries had their say, is kept as a whole-word match with a
+ * warning naming the word ("ass*" matched "assume": now "ass" alone; "sex" in an English list blocks "sex" but not
+ * "Sussex"), and refused only when it is, even as a whole word, a common word of another compiled language ("fan"
+ * in the Swedish list is the English "fan"; see {@link #guardCommonWords}).
  */
 public final class ListCompiler {
 
@@ -62,16 +64,7 @@ public final class ListCompiler {
         List<Kept> kept = prepare(entries, refused, warnings);
         CompiledLists lists = build(kept, new CompileReport(entries.size(), kept.size(), refused, warnings, 0));
         if (guardCommonWords) {
-            Set<ListEntry> bad = commonWordHits(lists, kept, refused);
-            if (!bad.isEmpty()) {
-                List<Kept> remaining = new ArrayList<>(kept.size());
-                for (Kept k : kept) {
-                    if (!bad.contains(k.entry())) {
-                        remaining.add(k);
-                    }
-                }
-                kept = remaining;
-            }
+            kept = guardCommonWords(lists, kept, refused, warnings);
         }
         Set<ListEntry> distinct = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (Kept k : kept) {
@@ -81,8 +74,16 @@ public final class ListCompiler {
         return build(kept, report);
     }
 
-    /** An entry after folding and merging. */
-    private record Kept(ListEntry entry, String folded, Severity severity) {
+    /**
+     * An entry after folding and merging.
+     *
+     * @param minChars fewest chars a match must span (see {@link CompiledLists#entryMinChars}), 0 for most entries
+     */
+    private record Kept(ListEntry entry, String folded, Severity severity, int minChars) {
+
+        Kept with(ListEntry e) {
+            return new Kept(e, folded, severity, minChars);
+        }
     }
 
     private static List<Kept> prepare(List<ListEntry> entries, List<String> refused, List<String> warnings) {
@@ -124,7 +125,10 @@ public final class ListCompiler {
                     break;
                 }
             }
-            merge(merged, e, folded);
+            int written = folded.length();
+            folded = collapseRuns(folded);
+            int min = folded.length() < written ? written : 0;
+            merge(merged, e, folded, min);
             if (variants && !e.allow() && folded.length() >= 4 && folded.length() <= MAX_MASKED_VARIANT_LENGTH
                     && folded.indexOf(Folding.SPACE_SYMBOL) < 0) {
                 // Self-censored spellings: one or two inner letters replaced by '*' ("f*ck", "f**k", "sh*t").
@@ -132,11 +136,11 @@ public final class ListCompiler {
                 for (int i = 1; i < chars.length - 1; i++) {
                     char c0 = chars[i];
                     chars[i] = Folding.MASK_SYMBOL;
-                    merge(merged, e, new String(chars));
+                    merge(merged, e, new String(chars), min);
                     if (i < chars.length - 2) {
                         char c1 = chars[i + 1];
                         chars[i + 1] = Folding.MASK_SYMBOL;
-                        merge(merged, e, new String(chars));
+                        merge(merged, e, new String(chars), min);
                         chars[i + 1] = c1;
                     }
                     chars[i] = c0;
@@ -145,10 +149,10 @@ public final class ListCompiler {
             if (variants && !e.allow() && folded.length() <= MAX_MASKED_VARIANT_LENGTH) {
                 // Common respellings: v for u ("fvck", "cvnt"), ph for a leading f ("phuck").
                 if (folded.indexOf('u') >= 0) {
-                    merge(merged, e, folded.replace('u', 'v'));
+                    merge(merged, e, folded.replace('u', 'v'), min);
                 }
                 if (folded.charAt(0) == 'f' && folded.length() >= 3) {
-                    merge(merged, e, "ph" + folded.substring(1));
+                    merge(merged, e, "ph" + folded.substring(1), min);
                 }
             }
             if (folded.indexOf(Folding.SPACE_SYMBOL) >= 0) {
@@ -159,19 +163,42 @@ public final class ListCompiler {
         return new ArrayList<>(merged.values());
     }
 
+    /**
+     * The folded entry with every run of three or more copies of a symbol written as two: the scanner reads a run as
+     * one or two copies, so "xxx" could never match as written (the entry keeps its written length as the span a
+     * match needs, {@link CompiledLists#entryMinChars}).
+     */
+    static String collapseRuns(String folded) {
+        StringBuilder sb = null;
+        for (int i = 0; i < folded.length(); i++) {
+            char c = folded.charAt(i);
+            boolean third = i >= 2 && folded.charAt(i - 1) == c && folded.charAt(i - 2) == c;
+            if (third && sb == null) {
+                sb = new StringBuilder(folded.substring(0, i));
+            } else if (!third && sb != null) {
+                sb.append(c);
+            }
+        }
+        return sb == null ? folded : sb.toString();
+    }
+
     private static void merge(Map<String, Kept> merged, ListEntry e, String folded) {
+        merge(merged, e, folded, 0);
+    }
+
+    private static void merge(Map<String, Kept> merged, ListEntry e, String folded, int minChars) {
         {
-            String key = folded + '\u0000' + e.mode() + '\u0000' + e.allow() + '\u0000' + e.language();
+            String key = folded + '\u0000' + e.mode() + '\u0000' + e.allow() + '\u0000' + e.language() + '\u0000' + minChars;
             Kept previous = merged.get(key);
             if (previous == null) {
-                merged.put(key, new Kept(e, folded, e.severity()));
+                merged.put(key, new Kept(e, folded, e.severity(), minChars));
             } else if (e.severity().compareTo(previous.severity()) > 0 || (e.force() && !previous.entry().force())) {
                 Severity s = e.severity().compareTo(previous.severity()) > 0 ? e.severity() : previous.severity();
                 ListEntry keep = e.force() || previous.entry().force()
                         ? new ListEntry(previous.entry().text(), s, e.language(), e.mode(), e.allow(), true,
                         previous.entry().source(), previous.entry().line())
                         : previous.entry();
-                merged.put(key, new Kept(keep, folded, s));
+                merged.put(key, new Kept(keep, folded, s, previous.minChars()));
             }
         }
     }
@@ -187,6 +214,9 @@ public final class ListCompiler {
             i += Character.charCount(cp);
             if (Character.getType(cp) != Character.OTHER_SYMBOL) {
                 continue;
+            }
+            if (cp >= 0x1F1E6 && cp <= 0x1F1FF) {
+                return cp; // regional indicators read as letters in messages, but in an entry they are a flag ("🇺🇸", not "us")
             }
             int v = cp <= 0xFFFF ? Folding.bmp((char) cp) : Folding.supplementary(cp);
             int cls = Folding.cls(v);
@@ -217,11 +247,83 @@ public final class ListCompiler {
         return s.length() <= 40 ? s : s.substring(0, 40) + "...";
     }
 
-    /** Scans every common word of the compiled languages; returns indexes (into kept) of entries to refuse. */
-    private static Set<ListEntry> commonWordHits(CompiledLists lists, List<Kept> kept, List<String> refused) {
-        Set<ListEntry> bad = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    /** The first common word an entry matched, and its language. */
+    private record Hit(String word, String language) {
+    }
+
+    /**
+     * Protects common words by match mode rather than by refusal. An entry (not marked force) that matches a common
+     * word of a compiled language is kept as a whole-word match ("ass*" matched "assume": now "ass" alone), with the
+     * evasion folding still applied inside the word. An entry that is itself a common word of its own language
+     * ("sex", "butt", "anal", "xxx" in an English list) is kept whole-word too, because the operator asked for that
+     * word. Refused, because no match mode makes it safe: an entry that is, even as a whole word, a common word of
+     * another compiled language ("fan", a Swedish swear word, is the English "fan").
+     */
+    private static List<Kept> guardCommonWords(CompiledLists lists, List<Kept> kept, List<String> refused,
+                                               List<String> warnings) {
+        Map<ListEntry, Hit> hits = commonWordHits(lists, kept, lists.languages);
+        if (hits.isEmpty()) {
+            return kept;
+        }
+        Map<ListEntry, ListEntry> whole = new java.util.IdentityHashMap<>();
+        List<Kept> recheck = new ArrayList<>();
+        for (Kept k : kept) {
+            ListEntry e = k.entry();
+            if (k.entry().allow()) {
+                recheck.add(k); // allow-list entries still beat what they contain
+            } else if (hits.containsKey(e)) {
+                ListEntry w = whole.computeIfAbsent(e, x -> x.mode() == MatchMode.WHOLE_WORD ? x
+                        : new ListEntry(x.text(), x.severity(), x.language(), MatchMode.WHOLE_WORD, false, x.force(),
+                        x.source(), x.line()));
+                recheck.add(k.with(w));
+            }
+        }
+        Map<ListEntry, Hit> wholeHits = commonWordHits(build(recheck, EMPTY_REPORT), recheck, lists.languages);
+        Set<ListEntry> dropped = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (Map.Entry<ListEntry, ListEntry> m : whole.entrySet()) {
+            ListEntry e = m.getKey();
+            ListEntry w = m.getValue();
+            Hit hit = hits.get(e);
+            Hit wholeHit = wholeHits.get(w);
+            String who = "'" + e.display() + "' (" + e.language() + ", " + e.where() + ")";
+            if (wholeHit == null) {
+                warnings.add(who + " matches the common " + hit.language() + " word '" + hit.word()
+                        + "': kept as a whole-word match ('" + w.display() + "' alone, evasion folding still applies); "
+                        + "mark it ';force' to keep its match mode");
+            } else if (e.language().equals(wholeHit.language()) || e.language().equals("*")) {
+                warnings.add(who + " is the common " + wholeHit.language() + " word '" + wholeHit.word()
+                        + "': kept as a whole-word match, so it blocks that word (and its evasions) but no longer word"
+                        + " containing it" + (e.mode() == MatchMode.WHOLE_WORD ? "" : " (was " + e.mode() + ")"));
+            } else {
+                dropped.add(e);
+                refused.add(who + " matches the common " + wholeHit.language() + " word '" + wholeHit.word()
+                        + "' even as a whole word, so no match mode keeps it from blocking ordinary "
+                        + wholeHit.language() + " chat; add it to an allow-list, or mark it ';force'");
+            }
+        }
+        List<Kept> out = new ArrayList<>(kept.size());
+        Set<String> seen = new java.util.HashSet<>();
+        for (Kept k : kept) {
+            if (dropped.contains(k.entry())) {
+                continue;
+            }
+            Kept r = k.with(whole.getOrDefault(k.entry(), k.entry()));
+            // A downgraded "sex*" may now equal a "sex" entry: keep one, the first (merge order).
+            if (seen.add(r.folded() + '\u0000' + r.entry().mode() + '\u0000' + r.entry().allow() + '\u0000'
+                    + r.entry().language() + '\u0000' + r.minChars())) {
+                out.add(r);
+            }
+        }
+        return out;
+    }
+
+    private static final CompileReport EMPTY_REPORT = new CompileReport(0, 0, List.of(), List.of(), 0);
+
+    /** Scans every common word of the compiled languages; returns, per block entry hit, the first word it matched. */
+    private static Map<ListEntry, Hit> commonWordHits(CompiledLists lists, List<Kept> kept, List<String> languages) {
+        Map<ListEntry, Hit> hits = new java.util.IdentityHashMap<>();
         ScanState state = new ScanState();
-        for (String language : lists.languages) {
+        for (String language : languages) {
             if (language.equals("*")) {
                 continue;
             }
@@ -230,17 +332,14 @@ public final class ListCompiler {
                 Scanner.scan(lists, word, 0, state);
                 for (int m = 0; m < state.matchCount; m++) {
                     Kept k = kept.get(state.matchEntry[m]);
-                    if (bad.contains(k.entry()) || k.entry().force() || state.beatenByAllow(m)) {
+                    if (hits.containsKey(k.entry()) || k.entry().force() || state.beatenByAllow(m)) {
                         continue;
                     }
-                    bad.add(k.entry());
-                    refused.add("'" + k.entry().display() + "' (" + k.entry().language() + ", " + k.entry().where()
-                            + ") matches the common " + language + " word '" + word
-                            + "'; add it to an allow-list, change its match mode, or mark it ';force'");
+                    hits.put(k.entry(), new Hit(word, language));
                 }
             }
         }
-        return bad;
+        return hits;
     }
 
     /** The shipped common-word lexicon of a language (empty when none is shipped). */
@@ -370,7 +469,7 @@ public final class ListCompiler {
         int[] outStart = new int[states];
         int[] outLength = new int[states];
         IntList outs = new IntList(n * 2);
-        CompiledLists partial = new CompiledLists(null, null, null, null, null, null, null, null, List.of(),
+        CompiledLists partial = new CompiledLists(null, null, null, null, null, null, null, null, null, List.of(),
                 symbolId, width, denseStates, dense, sparse, fail, null, null, null, states, 0, report);
         int[] queue = new int[states];
         int head = 0;
@@ -425,6 +524,7 @@ public final class ListCompiler {
         Severity[] severity = new Severity[n];
         int[] language = new int[n];
         int[] symbols = new int[n];
+        int[] minChars = new int[n];
         String[] source = new String[n];
         int maxSymbols = 1;
         for (int e = 0; e < n; e++) {
@@ -439,6 +539,7 @@ public final class ListCompiler {
                 return languages.size() - 1;
             });
             symbols[e] = k.folded().length();
+            minChars[e] = k.minChars();
             source[e] = k.entry().source();
             maxSymbols = Math.max(maxSymbols, symbols[e]);
         }
@@ -446,7 +547,7 @@ public final class ListCompiler {
             throw new IllegalArgumentException("at most 63 languages can be compiled together, got " + languages);
         }
         int ringMask = Integer.highestOneBit(maxSymbols) * 2 - 1;
-        return new CompiledLists(text, folded, mode, allow, severity, language, symbols, source, List.copyOf(languages),
+        return new CompiledLists(text, folded, mode, allow, severity, language, symbols, minChars, source, List.copyOf(languages),
                 symbolId, width, denseStates, dense, sparse, fail, outStart, outLength, outs.toArray(), states, ringMask, report);
     }
 

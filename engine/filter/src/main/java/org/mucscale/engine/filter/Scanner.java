@@ -46,6 +46,8 @@ final class Scanner {
         final char[] fastSymbol = lists.fastSymbol;
         final int spaceId = symbolId[Folding.SPACE_SYMBOL];
         final boolean spaceInLoop = spaceId < width;
+        // Up to here the current word is known to hold no Latin letter: its lookalike letters read as themselves.
+        int nonLatinUntil = 0;
         while (i < n) {
             char c = text.charAt(i);
             int f = fastSymbol[c];
@@ -216,6 +218,17 @@ final class Scanner {
                     real = cls == Folding.CLS_LETTER;
                     boundary = false;
                     tokenSymbols++;
+                    if ((v & Folding.FLAG_LOOKALIKE) != 0 && i >= nonLatinUntil
+                            && (nonLatinUntil = Folding.nonLatinWordEnd(text, i, charEnd)) < 0) {
+                        // "τits": a Greek tau among Latin letters reads as t, and as itself ("cукa" is still "сука").
+                        if (fast) {
+                            spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
+                            fast = false;
+                        }
+                        feed(lists, st, Folding.lookalike(sym), sym, true, i, charEnd, symBoundary, field);
+                        i = charEnd;
+                        continue;
+                    }
                     if ((v & Folding.FLAG_ALT) != 0) {
                         if (fast) {
                             spill(st, s0, prev0, count0, lastSym0, run0, lastEnd0);
@@ -241,6 +254,12 @@ final class Scanner {
                         j++;
                     }
                     boolean emit = false;
+                    if (tokenSymbols == 1 && j < n && !singleLetterToken(text, j)) {
+                        int k = afterSeparatorToken(text, j); // "s * h * i * t", "f - u - c - k"
+                        if (k > j && k < n && singleLetterToken(text, k)) {
+                            j = k;
+                        }
+                    }
                     if (tokenSymbols == 1 && j < n && singleLetterToken(text, j)) {
                         boundary = true; // "f u c k": the space is skipped, each letter may start a word
                     } else if (tokenSymbols > 0) {
@@ -338,6 +357,34 @@ final class Scanner {
         st.lastSymbol[0] = lastSym0;
         st.run[0] = run0;
         st.lastEnd[0] = lastEnd0;
+    }
+
+    /**
+     * Where the next token starts when the token at j is made only of punctuation and symbols (a separator written
+     * between spaced letters: "s * h * i * t"), or j when it is not such a token.
+     */
+    private static int afterSeparatorToken(CharSequence text, int j) {
+        int n = text.length();
+        int k = j;
+        while (k < n) {
+            int v = Folding.bmp(text.charAt(k));
+            int cls = Folding.cls(v);
+            if (cls != Folding.CLS_PUNCT && !Folding.conditionalLeet(v)) {
+                break;
+            }
+            k++;
+        }
+        if (k == j || k >= n || Folding.cls(Folding.bmp(text.charAt(k))) != Folding.CLS_SPACE) {
+            return j;
+        }
+        while (k < n) {
+            int cls = Folding.cls(Folding.bmp(text.charAt(k)));
+            if (cls != Folding.CLS_SPACE && cls != Folding.CLS_IGNORE) {
+                break;
+            }
+            k++;
+        }
+        return k;
     }
 
     /** True when the token starting at j has exactly one letter-like char. */
@@ -451,6 +498,9 @@ final class Scanner {
             int startInfo = ring[(count - len) & mask];
             if (mode.needsStartBoundary() && (startInfo & 2) == 0) {
                 continue;
+            }
+            if (st.lastEnd[p] - (startInfo >>> 2) < lists.entryMinChars[e]) {
+                continue; // "xx" is not the entry "xxx" (compiled as two copies)
             }
             boolean real = false;
             for (int j = 1; j <= len; j++) {

@@ -79,13 +79,24 @@ class EvasionTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"s*h*i*t", "p*i*s*s", "n*i*g*g*e*r", "c*u*n*t", "S*H*I*T", "oh s*h*i*t!", "s.h*i.t",
+            "s-h*i*t", "s * h * i * t", "s - h - i - t", "n * i . g * g . e * r", "f_u*c_k"})
+    void inspect_asteriskBetweenEverySingleLetter_matches(String text) {
+        // Issue 17: with the shipped English list (entries "shit*", "piss", "nigger*"), not a fixture.
+        try (ContentFilter f = ContentFilter.start(FilterConfig.builder().languages("en").build(), FilterListener.NONE)) {
+            assertThat(f.inspect("r@muc", text, null).clean()).as(text).isFalse();
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"f*ck", "f**k", "sh*t", "s**t", "b*tch", "c**t", "a**hole", "F*CK YOU", "f*cking"})
     void inspect_selfCensoredAsterisks_matches(String text) {
         assertThat(check(text).clean()).as(text).isFalse();
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"*emphasis*", "5*3=15", "**bold** text", "a * b", "note*", "*"})
+    @ValueSource(strings = {"*emphasis*", "5*3=15", "**bold** text", "a * b", "note*", "*", "I * like * it", "x*y*z",
+            "a - b - c", "2*3*4"})
     void inspect_asterisksOutsideWords_stayClean(String text) {
         assertThat(check(text).clean()).as(text).isTrue();
     }

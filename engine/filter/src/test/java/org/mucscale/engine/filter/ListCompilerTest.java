@@ -45,29 +45,22 @@ class ListCompilerTest {
     }
 
     @Test
-    void compile_10000Entries_underOneSecond() {
-        // Class initialisation (Unicode tables) and JIT warm-up are not the compile being measured.
-        ListCompiler.compile(syntheticEntries(10_000, 1));
+    void compile_10000EntriesWithBuiltinList_keptAndMatching() {
+        // How long this compile takes is a benchmark figure (FilterCpuBench, docs/benchmarks/filter.md), not a test.
         List<ListEntry> entries = syntheticEntries(10_000, 2);
         entries.addAll(WordLists.builtin("en"));
-        // CPU time of this thread, not wall time: the compile is single-threaded, and the shared CI machine may be
-        // heavily oversubscribed (load 20 on 2 cores was seen), which inflates wall time but not the work done.
-        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
-        long t0 = mx.getCurrentThreadCpuTime();
         CompiledLists lists = ListCompiler.compile(entries);
-        long ms = (mx.getCurrentThreadCpuTime() - t0) / 1_000_000;
-        assertThat(ms).as("compile of %d entries took %d ms CPU", entries.size(), ms).isLessThan(1000);
         assertThat(lists.report().entriesKept()).isGreaterThan(9_000);
+        assertThat(lists.report().refused()).isEmpty();
         assertThat(matches(lists, "some " + entries.get(5).text() + " here")).isTrue();
+        assertThat(matches(lists, "what the fuck")).isTrue();
+        assertThat(matches(lists, "hello world, nothing to see here")).isFalse();
     }
 
     @Test
     void compile_100000Entries_completesAndMatches() {
         List<ListEntry> entries = syntheticEntries(100_000, 3);
-        long t0 = System.nanoTime();
         CompiledLists lists = ListCompiler.compile(entries, false);
-        long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(ms).as("100k compile ms").isLessThan(15_000);
         assertThat(matches(lists, "x " + entries.get(99_999).text() + (entries.get(99_999).mode() == MatchMode.PREFIX ? "ing" : "")))
                 .isTrue();
         assertThat(matches(lists, "hello world, nothing to see here")).isFalse();
@@ -115,6 +108,12 @@ class ListCompilerTest {
         assertThat(matches(lists, "head")).as("the letters of an emoji entry must not be blocked alone").isFalse();
         assertThat(matches(lists, "\uD83D\uDD95 \uD83C\uDF46head")).isFalse();
         assertThat(matches(lists, "shit")).isTrue();
+
+        // A flag is two regional indicators; they fold to letters in messages ("🇫 🇺 🇨 🇰"), but an entry "🇺🇸" must
+        // not become the word "us".
+        CompiledLists flag = ListCompiler.compile(Fixtures.entries("\uD83C\uDDFA\uD83C\uDDF8", "shit"));
+        assertThat(flag.report().refused()).singleElement().satisfies(r -> assertThat(r).contains("U+1F1FA"));
+        assertThat(matches(flag, "us")).isFalse();
     }
 
     @Test
@@ -133,16 +132,49 @@ class ListCompilerTest {
     }
 
     @Test
-    void compile_commonWordEntry_refusedNamingWordUnlessForced() {
-        CompiledLists lists = ListCompiler.compile(Fixtures.entries("chat", "ass*", "shit"));
-        assertThat(lists.report().refused())
-                .anySatisfy(r -> assertThat(r).contains("'chat'").contains("common en word 'chat'"))
-                .anySatisfy(r -> assertThat(r).contains("'ass*'").contains("common en word"));
-        assertThat(matches(lists, "let's chat")).isFalse();
+    void compile_entryInsideCommonWords_keptAsWholeWordWithWarning() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("ass*", "shit"));
+        assertThat(lists.report().refused()).isEmpty();
+        assertThat(lists.report().warnings()).anySatisfy(w -> assertThat(w).contains("'ass*'").contains("common en word")
+                .contains("kept as a whole-word match"));
+        assertThat(matches(lists, "assume the association")).as("Scunthorpe: the common words").isFalse();
+        assertThat(matches(lists, "you ass")).isTrue();
+        assertThat(matches(lists, "you a$$")).as("evasion folding inside the word").isTrue();
+        assertThat(matches(lists, "you asshat")).as("no longer a prefix").isFalse();
 
-        CompiledLists forced = ListCompiler.compile(Fixtures.entries("chat;force", "shit"));
-        assertThat(forced.report().refused()).isEmpty();
-        assertThat(matches(forced, "let's chat")).isTrue();
+        CompiledLists forced = ListCompiler.compile(Fixtures.entries("ass*;force", "shit"));
+        assertThat(forced.report().warnings()).isEmpty();
+        assertThat(matches(forced, "assume")).as("force keeps the prefix mode").isTrue();
+    }
+
+    @Test
+    void compile_entriesThatAreCommonWords_keptAsWholeWordWithWarning() {
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("anal", "butt*", "sex", "xxx", "chat"));
+        assertThat(lists.report().refused()).isEmpty();
+        // "xxx" is kept without a warning: the shipped lexicon leaves out words the built-in lists block.
+        for (String entry : new String[]{"'anal'", "'butt*'", "'sex'", "'chat'"}) {
+            assertThat(lists.report().warnings()).as(entry).anySatisfy(w -> assertThat(w).contains(entry)
+                    .contains("is the common en word").contains("kept as a whole-word match"));
+        }
+        for (String text : new String[]{"anal", "a.n.a.l", "4n4l", "nice butt", "nice bvtt", "sex", "s3x", "$ex", "xxx",
+                "XXXX", "let's chat"}) {
+            assertThat(matches(lists, text)).as(text).isTrue();
+        }
+        for (String text : new String[]{"analysis", "canal", "button", "buttress", "sexy", "Sussex", "xx", "x", "chatting"}) {
+            assertThat(matches(lists, text)).as(text).isFalse();
+        }
+    }
+
+    @Test
+    void compile_letterWrittenThreeTimes_matchesAsWritten() {
+        // The scanner reads a run as one or two copies; "xxx" is compiled as two and needs a three-char span.
+        CompiledLists lists = ListCompiler.compile(Fixtures.entries("xxx", "brrrap*"), false);
+        assertThat(matches(lists, "xxx")).isTrue();
+        assertThat(matches(lists, "xxxxxx")).isTrue();
+        assertThat(matches(lists, "x.x.x")).isTrue();
+        assertThat(matches(lists, "brrrapping")).isTrue();
+        assertThat(matches(lists, "xx")).isFalse();
+        assertThat(matches(lists, "brrap")).isFalse();
     }
 
     @Test
@@ -155,7 +187,7 @@ class ListCompilerTest {
         both.addAll(WordLists.builtin("en"));
         CompiledLists mixed = ListCompiler.compile(both);
         assertThat(mixed.report().refused()).anySatisfy(r -> assertThat(r).contains("'fan'").contains("common en word 'fan'"));
-        assertThat(mixed.report().refused()).anySatisfy(r -> assertThat(r).contains("'slut*'").contains("common sv word 'sluta'"));
+        assertThat(mixed.report().refused()).anySatisfy(r -> assertThat(r).contains("'slut*'").contains("common sv word 'slut'"));
     }
 
     @Test

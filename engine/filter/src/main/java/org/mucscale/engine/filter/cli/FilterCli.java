@@ -37,14 +37,20 @@ public final class FilterCli {
             usage: mucscale-filter [--list FILE]... [--allow FILE]... [--lang en[,de...]] [--no-builtin]
                                    [--action MASK|REJECT|DROP|FLAG] [--min-severity LOW|MEDIUM|HIGH] [--force]
                                    [--only-flagged] < messages.txt
+                  mucscale-filter [same list options] --eval labelled.tsv
               --list FILE        a word list (one entry per line; word, word*, *word, *word*; ;severity=HIGH ...)
               --allow FILE       an allow-list: its entries beat matches they contain
               --lang CODES       languages of the built-in lists and of --list files (default en; built-in: %s)
               --no-builtin       use only the given lists (the built-in allow-list is still used)
               --action A         the action shown for matching lines (default MASK)
               --min-severity S   ignore entries below S (default LOW)
-              --force            keep entries that match common words (by default they are refused, with a warning)
+              --force            keep every entry's match mode even if it matches common words (by default such an
+                                 entry becomes a whole-word match, with a warning, and is refused only when it
+                                 is a common word of another --lang language)
               --only-flagged     print only lines that matched
+              --eval FILE        recall and false positives over a labelled TSV instead: one 'label<TAB>text' per
+                                 line, label 'clean' or the evasion class; prints recall per class and the
+                                 false positives (see docs/benchmarks/filter.md)
             Output: one line per message: <line>\\t<verdict>\\t<entries>\\t<masked text>, then a summary.
             """;
 
@@ -64,6 +70,7 @@ public final class FilterCli {
         boolean builtin = true;
         boolean force = false;
         boolean onlyFlagged = false;
+        Path eval = null;
         Action action = Action.MASK;
         Severity minSeverity = Severity.LOW;
         try {
@@ -82,6 +89,7 @@ public final class FilterCli {
                     case "--no-builtin" -> builtin = false;
                     case "--force" -> force = true;
                     case "--only-flagged" -> onlyFlagged = true;
+                    case "--eval" -> eval = Path.of(value(args, ++i, a));
                     case "--action" -> action = Action.valueOf(value(args, ++i, a).toUpperCase(Locale.ROOT));
                     case "--min-severity" -> minSeverity = Severity.valueOf(value(args, ++i, a).toUpperCase(Locale.ROOT));
                     case "-h", "--help" -> {
@@ -133,6 +141,18 @@ public final class FilterCli {
         }
         err.printf("compiled %d entries (%d given) in %.1f ms%n", report.entriesKept(), report.entriesIn(),
                 report.compileNs() / 1e6);
+        if (eval != null) {
+            try (BufferedReader tsv = java.nio.file.Files.newBufferedReader(eval, StandardCharsets.UTF_8)) {
+                FilterEval.print(FilterEval.evaluate(filter, tsv, eval.toString()), out);
+                return 0;
+            } catch (IOException | IllegalArgumentException e) {
+                err.println("mucscale-filter: " + (e instanceof IOException ? "cannot read " + eval + ": " : "")
+                        + e.getMessage());
+                return 2;
+            } finally {
+                filter.close();
+            }
+        }
 
         Map<Action, Integer> actions = new EnumMap<>(Action.class);
         Map<String, Integer> byEntry = new LinkedHashMap<>();

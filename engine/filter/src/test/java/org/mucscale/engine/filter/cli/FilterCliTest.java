@@ -34,9 +34,10 @@ class FilterCliTest {
         String o = out.toString(StandardCharsets.UTF_8);
         assertThat(status).isZero();
         assertThat(o).contains("1\tCLEAN\n").contains("2\tREJECT\tzorg (HIGH, en, " + list + ") \"z0rgface\"\tyou z0rgface\n")
-                .contains("3\tCLEAN\n").contains("4\tCLEAN\n")
-                .contains("lines: 4, matched: 1 (25.000%), clean: 3").contains("action REJECT: 1").contains("zorg (HIGH): 1");
-        assertThat(err.toString(StandardCharsets.UTF_8)).contains("refused: 'chat'").contains("common en word 'chat'");
+                .contains("3\tCLEAN\n").contains("4\tREJECT\tchat (MEDIUM, en, " + list + ") \"chat\"")
+                .contains("lines: 4, matched: 2 (50.000%), clean: 2").contains("action REJECT: 2").contains("zorg (HIGH): 1");
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("warning: 'chat'").contains("common en word 'chat'")
+                .contains("kept as a whole-word match").doesNotContain("refused");
     }
 
     @Test
