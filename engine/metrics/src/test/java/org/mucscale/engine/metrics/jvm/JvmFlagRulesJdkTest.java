@@ -225,4 +225,48 @@ class JvmFlagRulesJdkTest {
                     .isZero();
         }
     }
+
+    @Test
+    void runningJvm_byPid_readsItsJdkFlagsAndActualHeap() throws Exception {
+        record Case(int jdk, List<String> options, String warned, String collector) {
+        }
+        List<Case> cases = List.of(
+                new Case(17, List.of("-XX:+UseG1GC", "-XX:NewRatio=2", "-Xmx64m"), "-XX:NewRatio=2", "G1"),
+                new Case(25, List.of("-XX:+UseZGC", "-XX:+ZGenerational", "-Xmx64m"), "-XX:+ZGenerational", "ZGC"),
+                // No collector named: the checker takes the one the JVM chose from VM.flags (G1 on 2+ CPUs).
+                new Case(25, List.of("-XX:ActiveProcessorCount=2", "-Xmn16m", "-Xmx64m"), "-Xmn16m", "G1"));
+        for (Case c : cases) {
+            Path java = javaFor(c.jdk());
+            List<String> cmd = new ArrayList<>(List.of(java.toString()));
+            cmd.addAll(c.options());
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), WaitForStdin.class.getName()));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+            try {
+                java.io.BufferedReader r = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                String line;
+                while ((line = r.readLine()) != null && !line.equals("ready")) {
+                    // the JVM's own warnings come first
+                }
+                assertThat(line).as("child JVM started").isEqualTo("ready");
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+                int exit = JvmFlagCheckCli.run(new String[] {"--users", "5000", "--pid", Long.toString(p.pid())},
+                        new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                        new java.io.PrintStream(err, true, StandardCharsets.UTF_8));
+                String text = out.toString(StandardCharsets.UTF_8) + err.toString(StandardCharsets.UTF_8);
+                assertThat(exit).as(text).isEqualTo(1);
+                assertThat(text).contains("JDK " + c.jdk() + " (the running JVM)").contains("max heap 64 MiB")
+                        .contains("WARN  " + c.warned()).contains("too small for 5000 users");
+                if (c.collector() != null) {
+                    assertThat(text).contains("collector " + c.collector());
+                }
+            } finally {
+                p.getOutputStream().close();
+                if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
 }
