@@ -382,6 +382,16 @@ public final class JvmFlagCheckCli {
                             "echo madvise > /sys/kernel/mm/transparent_hugepage/enabled (see jvm-tuning/addons/"
                                     + "large-pages.jvmopts)"));
                 }
+                String shmem = read("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+                if (options.contains("-XX:+UseZGC") && shmem != null
+                        && (shmem.contains("[never]") || shmem.contains("[deny]"))) {
+                    // ZGC maps its heap as shared memory: JDK 25 warns and leaves the heap on small pages.
+                    out.add(new JvmFlagCheck.Finding(JvmFlagCheck.Severity.WARN, o, "ZGC's heap is shared memory, and"
+                            + " shared-memory huge pages are off on this machine (shmem_enabled "
+                            + (shmem.contains("[never]") ? "[never]" : "[deny]") + "): the heap stays on 4 KiB pages",
+                            "echo advise > /sys/kernel/mm/transparent_hugepage/shmem_enabled (see jvm-tuning/addons/"
+                                    + "large-pages.jvmopts)"));
+                }
             } else if (o.equals("-XX:+UseLargePages") && !options.contains("-XX:+UseTransparentHugePages")) {
                 String meminfo = read("/proc/meminfo");
                 Matcher m = meminfo == null ? null : Pattern.compile("HugePages_Total:\\s+(\\d+)").matcher(meminfo);

@@ -269,4 +269,18 @@ class JvmFlagRulesJdkTest {
             }
         }
     }
+
+    @Test
+    void zgcWithTransparentHugePages_warnsExactlyWhenJdk25SaysTheOsSideIsMissing() throws Exception {
+        Path shmem = Path.of("/sys/kernel/mm/transparent_hugepage/shmem_enabled");
+        assumeTrue(Files.isReadable(shmem), "no transparent huge pages on this kernel");
+        List<String> options = List.of("-XX:+UseZGC", "-XX:+UseTransparentHugePages", "-Xmx64m");
+        boolean checkerWarns = JvmFlagCheckCli.hostFindings(options).stream()
+                .anyMatch(f -> f.problem().contains("shared-memory huge pages are off"));
+        JavaRun run = java(javaFor(25), options);
+        assertThat(run.exit()).isZero();
+        boolean jdkWarns = run.output().contains("Shared memory transparent huge pages are not enabled");
+        assertThat(checkerWarns).as("shmem_enabled is " + Files.readString(shmem).strip() + "; JDK 25 said:\n"
+                + run.output()).isEqualTo(jdkWarns);
+    }
 }
