@@ -121,8 +121,11 @@ public final class JvmFlagCheckCli {
                 Path p = Path.of(file);
                 input = fromText(file, Files.readString(p, StandardCharsets.UTF_8), baseDir(p), kindOf(p));
             }
+        } catch (java.nio.file.NoSuchFileException e) {
+            err.println("mucscale-jvm-check: cannot read " + e.getFile() + ": no such file");
+            return EXIT_USAGE;
         } catch (IOException | RuntimeException e) {
-            err.println("mucscale-jvm-check: " + e.getMessage());
+            err.println("mucscale-jvm-check: cannot read the options: " + e.getMessage());
             return EXIT_USAGE;
         }
         int target = jdk > 0 ? jdk : input.jdk() > 0 ? input.jdk() : java.lang.Runtime.version().feature();
@@ -296,6 +299,9 @@ public final class JvmFlagCheckCli {
      * is used when {@code /proc/PID/exe} shows it, so versions match.
      */
     static Input fromPid(long pid) throws IOException {
+        if (ProcessHandle.of(pid).isEmpty()) {
+            throw new IOException("no process " + pid);
+        }
         String jcmd = jcmdFor(pid);
         String version = jcmd(jcmd, pid, "VM.version");
         String commandLine = jcmd(jcmd, pid, "VM.command_line");

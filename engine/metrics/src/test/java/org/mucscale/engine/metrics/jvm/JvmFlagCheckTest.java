@@ -252,7 +252,11 @@ class JvmFlagCheckTest {
         assertThat(cli("--jdk", "17").err()).contains("name one SOURCE");
         assertThat(cli("--users", "-1", "--", "-Xmx1g").err()).contains("--users must be a whole number");
         assertThat(cli("--host", "tomcat", "--", "-Xmx1g").err()).contains("--host must be openfire or standalone");
-        assertThat(cli(dir.resolve("missing").toString()).exit()).isEqualTo(JvmFlagCheckCli.EXIT_USAGE);
+        Run missing = cli(dir.resolve("missing").toString());
+        assertThat(missing.exit()).isEqualTo(JvmFlagCheckCli.EXIT_USAGE);
+        assertThat(missing.err()).contains("cannot read " + dir.resolve("missing") + ": no such file");
+        assertThat(cli("--pid", "999999999").err()).contains("cannot read the options: no process 999999999");
+        assertThat(cli("--pid", "0").err()).contains("--pid must be a whole number between 1");
         assertThat(cli("--jdk", "17", "--", "-Xmx2q").err()).contains("-Xmx2q");
         assertThat(cli("--help").out()).contains("usage: mucscale-jvm-check");
     }
