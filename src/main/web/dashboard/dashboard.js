@@ -198,6 +198,7 @@
             column(d, 'gcPauseMaxMs')]);
 
         renderCluster(d);
+        renderJvm(d.jvm);
 
         var s = d.summary || {};
         text('ms-sum-p99', fmt(s.latencyP99Ms, ' ms'));
@@ -225,6 +226,33 @@
         state.renders++;
         root.setAttribute('data-state', 'ok');
         text('ms-status', 'updated ' + new Date(d.nowMs).toLocaleTimeString() + ' · ' + t.length + ' samples');
+    }
+
+    /** The running JVM and the flag checker's verdict (the data's jvm object); text only. */
+    function renderJvm(j) {
+        if (!j) {
+            return;
+        }
+        text('ms-jvm-version', j.version + (j.vendor ? ' (' + j.vendor + ')' : ''));
+        text('ms-jvm-collector', j.collector);
+        text('ms-jvm-heap', mib(j.heapInitBytes) + ' / ' + mib(j.heapMaxBytes));
+        var check = j.check || {};
+        var verdict = document.getElementById('ms-jvm-verdict');
+        if (verdict) {
+            verdict.textContent = check.verdict === 'clean' ? 'clean'
+                : check.verdict === 'warnings' ? 'warnings' : check.verdict === 'stop' ? 'would not start' : '–';
+            verdict.setAttribute('data-verdict', check.verdict || '');
+        }
+        var effective = Object.keys(j.effective || {}).map(function (k) { return k + '=' + j.effective[k]; });
+        text('ms-jvm-options', (j.gcOptions && j.gcOptions.length ? j.gcOptions.join(' ') : '(none: JVM defaults)')
+            + (effective.length ? '   · in effect: ' + effective.join(' ') : ''));
+        table('ms-jvm-findings', (check.findings || []).map(function (f) {
+            return [f.severity, f.option, f.problem, f.instead];
+        }), 'no findings: the options are clean for JDK ' + j.feature);
+    }
+
+    function mib(bytes) {
+        return bytes === null || bytes === undefined ? '–' : fmt(bytes / 1048576, ' MiB');
     }
 
     function bytesRate(v) {
@@ -316,7 +344,7 @@
     }
 
     /** Replaces a table body's rows; cells are filled with textContent only. */
-    function table(id, rows) {
+    function table(id, rows, emptyText) {
         var body = document.querySelector('#' + id + ' tbody');
         if (!body) {
             return;
@@ -329,7 +357,7 @@
             var cell = document.createElement('td');
             cell.colSpan = 4;
             cell.className = 'ms-empty';
-            cell.textContent = 'none yet';
+            cell.textContent = emptyText || 'none yet';
             empty.appendChild(cell);
             body.appendChild(empty);
             return;

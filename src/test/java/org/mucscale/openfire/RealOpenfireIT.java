@@ -154,6 +154,10 @@ class RealOpenfireIT {
         HttpResponse<String> data = get("/plugins/mucscale/mucscale-dashboard-data?range=900");
         assertThat(data.statusCode()).isEqualTo(200);
         assertThat(data.body()).startsWith("{");
+        // The dashboard's JVM panel (issue 15): Openfire's own JVM, started as its launchers start it (-DopenfireHome),
+        // with its GC options and the flag checker's verdict on them.
+        assertThat(data.body()).contains("\"jvm\":{\"version\":").contains("\"gcOptions\":[\"-Xmx512m\"]")
+                .contains("\"host\":\"openfire\"").contains("\"check\":{\"verdict\":\"clean\"");
 
         HttpClient anonymous = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
         HttpResponse<String> noLogin = anonymous.send(request("/plugins/mucscale/mucscale-dashboard-data").build(),

@@ -340,6 +340,7 @@ public final class DashboardData implements AutoCloseable {
      *   "gcPauses": [{"t": unix ms, "ms", "collector", "cause", "action"}],
      *   "topRooms": [{"room", "messages", "error"}], "topFilterRooms": [...],
      *   "heapPools": [{"pool", "beforeBytes", "afterBytes"}], "summary": {...},
+     *   "jvm": {version, collector, heap limits, GC options, the flag checker's verdict; see {@link JvmFacts#json}},
      *   "cluster": {"enabled": false} or {"enabled": true, "localNode", "nodes": [{"node", "rooms", "local"}],
      *               rates per second over the last sample interval, latencies in ms over the summary's window,
      *               totals since start; see {@link #cluster}} }
@@ -448,7 +449,9 @@ public final class DashboardData implements AutoCloseable {
         Json.number(sb, messagesPerSecond);
         sb.append(",\"deliveriesPerSec\":");
         Json.number(sb, deliveriesPerSecond);
-        sb.append("},\"cluster\":");
+        sb.append("},\"jvm\":");
+        JvmFacts.json(sb, gaugeValue("mucscale.muc.occupants"));
+        sb.append(",\"cluster\":");
         cluster(sb, cluster);
         sb.append('}');
     }

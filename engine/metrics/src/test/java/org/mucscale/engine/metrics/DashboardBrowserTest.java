@@ -116,6 +116,19 @@ class DashboardBrowserTest {
         // Heap pools before/after the last collection are listed.
         assertThat(cellTexts(js, "#ms-heap-pools td")).hasSizeGreaterThanOrEqualTo(3).doesNotContain("none yet");
 
+        // Next to the pause chart: this JVM's version, collector, heap and the flag checker's verdict on its options.
+        assertThat(driver.findElement(By.id("ms-jvm-version")).getText())
+                .startsWith(Integer.toString(Runtime.version().feature()));
+        assertThat(driver.findElement(By.id("ms-jvm-collector")).getText()).isEqualTo(JvmFacts.facts().collector());
+        assertThat(driver.findElement(By.id("ms-jvm-heap")).getText()).matches("[0-9.]+ MiB / [0-9.]+ MiB");
+        int expectedExit = org.mucscale.engine.metrics.jvm.JvmFlagCheck.check(JvmFacts.facts().options(),
+                Runtime.version().feature(), 57, JvmFacts.facts().host(),
+                java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getMax()).exitCode();
+        assertThat(driver.findElement(By.id("ms-jvm-verdict")).getText())
+                .isEqualTo(expectedExit == 0 ? "clean" : expectedExit == 1 ? "warnings" : "would not start");
+        assertThat(driver.findElement(By.id("ms-jvm-options")).getText()).isNotEqualTo("–");
+        assertThat(cellTexts(js, "#ms-jvm-findings td")).isNotEmpty().doesNotContain("none yet");
+
         // The hostile room name is shown as text and nothing ran.
         assertThat(cellTexts(js, "#ms-top-rooms td")).contains(EVIL_ROOM);
         assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
