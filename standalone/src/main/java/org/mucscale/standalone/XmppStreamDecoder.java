@@ -20,8 +20,10 @@ import org.mucscale.engine.stanza.XmlElement;
  * UTF-8 sequence) simply waits for the next one.
  *
  * <p>Limits, checked while parsing so nothing unbounded is ever buffered: a stanza (or anything between stanzas) of
- * more than {@code maxStanzaBytes} bytes, or nested deeper than {@link #MAX_DEPTH}, is a
- * {@link StreamErrorException} with condition {@code policy-violation}; malformed XML is {@code not-well-formed};
+ * more than {@code maxStanzaBytes} bytes is a {@link StreamErrorException} with condition {@code policy-violation};
+ * a stanza nested deeper than {@link #MAX_DEPTH} is not a stream error (the stream carries every user's stanzas, one
+ * hostile client must not cut the link): it is built down to level {@code MAX_DEPTH + 1} and what lies deeper is
+ * skipped, so the engine answers its sender with a policy-violation error; malformed XML is {@code not-well-formed};
  * DTDs, comments, processing instructions and entity references (forbidden in XMPP, RFC 6120 section 11.1) are
  * {@code restricted-xml}. After any of these the stream is unusable: the caller sends the stream error and closes.
  *
@@ -29,8 +31,8 @@ import org.mucscale.engine.stanza.XmlElement;
  */
 public final class XmppStreamDecoder {
     public static final String STREAM_NS = "http://etherx.jabber.org/streams";
-    /** Elements nested deeper than this inside one stanza are refused (a stack-depth guard for every later walk). */
-    public static final int MAX_DEPTH = 64;
+    /** Deepest stanza the engine accepts ({@link XmlElement#MAX_DEPTH}); one level more is built, the rest skipped. */
+    public static final int MAX_DEPTH = XmlElement.MAX_DEPTH;
 
     /** Receives what the stream carries, on the thread that calls {@link #feed}. */
     public interface Listener {
@@ -54,6 +56,8 @@ public final class XmppStreamDecoder {
     private long unitStartOffset;
     private String streamNamespace;
     private boolean closed;
+    /** Open elements below level MAX_DEPTH + 1 of the current stanza, skipped (not built). */
+    private int skippedOpen;
 
     public XmppStreamDecoder(int maxStanzaBytes) {
         if (maxStanzaBytes < 64) {
@@ -110,6 +114,9 @@ public final class XmppStreamDecoder {
             case XMLStreamConstants.START_ELEMENT -> startElement(listener);
             case XMLStreamConstants.END_ELEMENT -> endElement(listener);
             case XMLStreamConstants.CHARACTERS, XMLStreamConstants.CDATA, XMLStreamConstants.SPACE -> {
+                if (skippedOpen > 0) {
+                    return;
+                }
                 if (stack.size() > 1) {
                     stack.get(stack.size() - 1).builder.text(reader.getText());
                 } else {
@@ -150,9 +157,9 @@ public final class XmppStreamDecoder {
             listener.streamOpened(attributes);
             return;
         }
-        if (depth > MAX_DEPTH) {
-            closed = true;
-            throw new StreamErrorException("policy-violation", "elements nested deeper than " + MAX_DEPTH);
+        if (skippedOpen > 0 || depth > MAX_DEPTH + 1) {
+            skippedOpen++;
+            return;
         }
         if (depth == 1) {
             unitStartOffset = startOffset();
@@ -174,6 +181,10 @@ public final class XmppStreamDecoder {
     }
 
     private void endElement(Listener listener) throws XMLStreamException, StreamErrorException {
+        if (skippedOpen > 0) {
+            skippedOpen--;
+            return;
+        }
         int depth = stack.size();
         if (depth == 1) {
             stack.clear();

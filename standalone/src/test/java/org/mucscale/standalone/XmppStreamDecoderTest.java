@@ -134,13 +134,27 @@ class XmppStreamDecoderTest {
                         e -> assertThat(e.condition()).isEqualTo("not-well-formed"));
     }
 
+    /**
+     * A stanza nested 20,000 levels deep (a hostile client's, relayed by the server) is built down to one level below
+     * the limit, so the engine refuses it and answers its sender; the link stays up and the next stanza arrives.
+     */
     @Test
-    void feed_deepNesting_failsWithPolicyViolation() throws Exception {
-        XmppStreamDecoder d = new XmppStreamDecoder(100_000);
+    void feed_deepNesting_buildsOneLevelPastTheLimit_skipsTheRest_andTheStreamGoesOn() throws Exception {
+        int levels = 20_000;
+        XmppStreamDecoder d = new XmppStreamDecoder(1_000_000);
         feed(d, HEADER);
-        assertThatThrownBy(() -> feed(d, "<a>".repeat(XmppStreamDecoder.MAX_DEPTH + 2)))
-                .isInstanceOfSatisfying(XmppStreamDecoder.StreamErrorException.class,
-                        e -> assertThat(e.condition()).isEqualTo("policy-violation"));
+        feed(d, "<message from='evil@example.test/x' to='r@muc.example.test' id='deep1'>"
+                + "<a>".repeat(levels) + "text deep down" + "</a>".repeat(levels) + "<body>after</body></message>");
+        feed(d, "<message from='ok@example.test/x' to='r@muc.example.test' id='next'><body>hi</body></message>");
+        assertThat(events).hasSize(3);
+        XmlElement deep = (XmlElement) events.get(1);
+        assertThat(deep.attribute("id")).isEqualTo("deep1");
+        assertThat(deep.attribute("from")).isEqualTo("evil@example.test/x");
+        assertThat(deep.depth()).isEqualTo(XmlElement.MAX_DEPTH + 1);
+        assertThat(deep.childText("body")).isEqualTo("after");
+        assertThat(deep.toXml()).doesNotContain("text deep down");
+        assertThat(((XmlElement) events.get(2)).attribute("id")).isEqualTo("next");
+        assertThat(d.isClosed()).isFalse();
     }
 
     @Test

@@ -250,6 +250,15 @@ public final class MucService {
             ctx.listener.stanzaRefused("wrong-domain");
             return;
         }
+        if (stanza.depth() > XmlElement.MAX_DEPTH) {
+            // The hosts' parsers build one level past the limit and skip the rest; nothing walks it any further.
+            if (!isError) {
+                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.POLICY_VIOLATION,
+                        "stanza nested deeper than " + XmlElement.MAX_DEPTH + " elements"));
+            }
+            ctx.listener.stanzaRefused("too-deep");
+            return;
+        }
         if (state.get() != RUNNING) {
             if (!isError) {
                 ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,

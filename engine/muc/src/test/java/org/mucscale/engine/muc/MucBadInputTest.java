@@ -64,6 +64,42 @@ class MucBadInputTest extends MucTestBase {
                 .isEqualTo("service-unavailable");
     }
 
+    /** A chain of {@code levels} nested elements (built bottom-up, no recursion). */
+    static XmlElement nested(int levels) {
+        XmlElement e = XmlElement.builder("a", "urn:test:deep").build();
+        for (int i = 1; i < levels; i++) {
+            e = XmlElement.builder("a", "urn:test:deep").child(e).build();
+        }
+        return e;
+    }
+
+    @Test
+    void stanzaDeeperThanTheLimit_getsPolicyViolation_atTheLimitIsDelivered_andTheRoomServesOn() {
+        startCounting(Map.of());
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        out.clear();
+        XmlElement tooDeep = XmlElement.builder("message").attribute("from", bob.toString())
+                .attribute("to", room("r1").toString()).attribute("type", "groupchat").attribute("id", "deep")
+                .textChild("body", "deep").child(nested(XmlElement.MAX_DEPTH)).build();
+        assertThat(tooDeep.depth()).isEqualTo(XmlElement.MAX_DEPTH + 1);
+        send(tooDeep);
+        XmlElement error = only(out.take(bob));
+        assertThat(errorCondition(error)).isEqualTo("policy-violation");
+        assertThat(error.attribute("id")).isEqualTo("deep");
+        assertThat(error.child("error").childText("text")).isEqualTo("stanza nested deeper than 64 elements");
+        assertThat(out.take(alice)).isEmpty();
+        assertThat(refused).containsExactly("too-deep");
+
+        XmlElement atLimit = XmlElement.builder("message").attribute("from", bob.toString())
+                .attribute("to", room("r1").toString()).attribute("type", "groupchat")
+                .textChild("body", "just fits").child(nested(XmlElement.MAX_DEPTH - 1)).build();
+        send(atLimit);
+        assertThat(only(out.take(alice)).childText("body")).isEqualTo("just fits");
+        send(groupchat(bob, "r1", "still here"));
+        assertThat(only(out.take(alice)).childText("body")).isEqualTo("still here");
+    }
+
     @Test
     void errorStanzas_areNeverAnswered_andUnknownElementsCounted() {
         startCounting(Map.of());
