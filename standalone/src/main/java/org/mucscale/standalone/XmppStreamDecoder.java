@@ -58,6 +58,13 @@ public final class XmppStreamDecoder {
     private boolean closed;
     /** Open elements below level MAX_DEPTH + 1 of the current stanza, skipped (not built). */
     private int skippedOpen;
+    /**
+     * The start of a UTF-8 sequence that the last read cut off, held back until it is complete: aalto's async parser
+     * drops a 4-byte character from an attribute value when a feed ends inside it (aalto-xml 1.3.3; found by
+     * StanzaFuzzTest), and a TCP read can end anywhere.
+     */
+    private final byte[] carry = new byte[4];
+    private int carryLength;
 
     public XmppStreamDecoder(int maxStanzaBytes) {
         if (maxStanzaBytes < 64) {
@@ -89,6 +96,48 @@ public final class XmppStreamDecoder {
             return;
         }
         fedBytes += n;
+        if (carryLength > 0) {
+            int missing = utf8Length(carry[0]) - carryLength;
+            while (missing > 0 && bytes.hasRemaining()) {
+                carry[carryLength++] = bytes.get();
+                missing--;
+            }
+            if (missing > 0) {
+                return;
+            }
+            int completed = carryLength;
+            carryLength = 0;
+            parse(ByteBuffer.wrap(carry.clone(), 0, completed), listener);
+            if (closed) {
+                bytes.position(bytes.limit());
+                return;
+            }
+        }
+        int held = incompleteUtf8Tail(bytes);
+        int end = bytes.limit();
+        if (held > 0) {
+            for (int i = 0; i < held; i++) {
+                carry[i] = bytes.get(end - held + i);
+            }
+            carryLength = held;
+            bytes.limit(end - held);
+        }
+        if (bytes.hasRemaining()) {
+            parse(bytes, listener);
+        }
+        bytes.limit(end);
+        bytes.position(end);
+        if (closed) {
+            return;
+        }
+        // A stanza still open after everything received so far: refuse it before buffering more of it.
+        if (fedBytes - unitStartOffset > maxStanzaBytes) {
+            closed = true;
+            throw new StreamErrorException("policy-violation", "stanza larger than " + maxStanzaBytes + " bytes");
+        }
+    }
+
+    private void parse(ByteBuffer bytes, Listener listener) throws StreamErrorException {
         try {
             reader.getInputFeeder().feedInput(bytes);
             int event;
@@ -102,11 +151,25 @@ public final class XmppStreamDecoder {
             closed = true;
             throw new StreamErrorException("not-well-formed", "malformed XML: " + firstLine(e.getMessage()));
         }
-        // A stanza still open after everything received so far: refuse it before buffering more of it.
-        if (fedBytes - unitStartOffset > maxStanzaBytes) {
-            closed = true;
-            throw new StreamErrorException("policy-violation", "stanza larger than " + maxStanzaBytes + " bytes");
+    }
+
+    /** Bytes a UTF-8 sequence starting with {@code lead} has (1 for anything that does not start one). */
+    private static int utf8Length(byte lead) {
+        int b = lead & 0xFF;
+        return b >= 0xF0 && b <= 0xF7 ? 4 : b >= 0xE0 ? (b <= 0xEF ? 3 : 1) : b >= 0xC0 ? 2 : 1;
+    }
+
+    /** How many bytes at the end of {@code bytes} start a UTF-8 sequence the buffer does not complete (0 to 3). */
+    private static int incompleteUtf8Tail(ByteBuffer bytes) {
+        int end = bytes.limit();
+        for (int k = 1; k <= 3 && end - k >= bytes.position(); k++) {
+            int b = bytes.get(end - k) & 0xFF;
+            if ((b & 0xC0) == 0x80) {
+                continue; // a continuation byte: look further back for the lead
+            }
+            return (b & 0xC0) == 0xC0 && utf8Length((byte) b) > k ? k : 0;
         }
+        return 0;
     }
 
     private void handle(int event, Listener listener) throws XMLStreamException, StreamErrorException {
