@@ -203,6 +203,7 @@
         var s = d.summary || {};
         text('ms-sum-p99', fmt(s.latencyP99Ms, ' ms'));
         text('ms-sum-p999', fmt(s.latencyP999Ms, ' ms'));
+        text('ms-sum-write-p99', fmt(s.writeLatencyP99Ms, ' ms'));
         text('ms-sum-max', fmt(s.latencyMaxMs, ' ms'));
         text('ms-sum-gc', fmt(s.gcPauseMaxMs, ' ms'));
         text('ms-sum-mps', fmt(s.messagesPerSec));

@@ -56,6 +56,8 @@ final class EventLoopWriteBatches {
     private final LongAdder batches = new LongAdder();
     private final LongAdder closed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
+    /** Takes arrival-to-socket-write nanoseconds, one per message and batch; null records nothing. */
+    private volatile java.util.function.LongConsumer writeLatency;
 
     /**
      * Gathers {@code stanza} for {@code recipient} on {@code session}'s channel; false when this thread does not batch
@@ -114,6 +116,14 @@ final class EventLoopWriteBatches {
                 LOG.debug("MUC Scale: {} stanzas not written, their event loop is shutting down", w.size);
             }
         }
+    }
+
+    /**
+     * Records, for every timed message ({@link RenderedStanza#arrivalNs()}) in a batch, the time from its arrival to
+     * the batch's write and flush on the event loop, when its bytes are handed to the socket.
+     */
+    void recordWriteLatency(java.util.function.LongConsumer recorder) {
+        writeLatency = recorder;
     }
 
     /** Stanzas written through batches. */
@@ -223,6 +233,19 @@ final class EventLoopWriteBatches {
                 // repeated flush of an already flushed channel finds nothing to write)
                 if (ch.isActive() && (i + 1 == size || channels[i + 1] != ch)) {
                     ch.flush();
+                }
+            }
+            java.util.function.LongConsumer latency = owner.writeLatency;
+            if (latency != null) {
+                long now = System.nanoTime();
+                RenderedStanza previous = null;
+                for (int i = 0; i < size; i++) {
+                    RenderedStanza s = stanzas[i];
+                    // one sample per message: its copies in this batch are adjacent (one room's fan-out loop)
+                    if (s != previous && s.arrivalNs() != 0) {
+                        latency.accept(now - s.arrivalNs());
+                    }
+                    previous = s;
                 }
             }
             owner.written.add(done);

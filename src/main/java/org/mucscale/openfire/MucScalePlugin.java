@@ -95,6 +95,7 @@ public final class MucScalePlugin implements Plugin {
         engine.start();
         registrations.push("engine", engine);
         delivery.registerGauges(engine.metrics().registry());
+        delivery.recordWriteLatency(engine.metrics()::recordWriteLatencyNs);
 
         BuiltInMucFilter builtInFilter = new BuiltInMucFilter(engine::filter, server.getMultiUserChatManager(),
                 xmppDomain, settings.get(OpenfireSettings.FILTER_BUILTIN_MUC));

@@ -26,6 +26,11 @@ import org.slf4j.LoggerFactory;
  * naming key, value and allowed range, and the stored text is put back to the previous valid one so the admin console
  * shows what is really in force.
  *
+ * <p>Secrets ({@link Setting#secret()}, e.g. the Prometheus token) are registered as encrypted properties: Openfire
+ * stores them encrypted in {@code ofProperty} (encrypting a value stored in clear before) and its System Properties
+ * page hides them. A value saved in clear later (the page's "encrypt: no", {@code JiveGlobals.setProperty(k, v)}) is
+ * encrypted again at once, and log lines show {@value Setting#HIDDEN} instead of the value.
+ *
  * <p>Concurrency: property events arrive synchronously on whichever thread set the property; {@link SettingsState}
  * serializes them. Readers use {@link #current()}, a volatile immutable snapshot.
  */
@@ -115,6 +120,7 @@ public final class MucScaleProperties implements AutoCloseable {
                     .setPlugin(PLUGIN_NAME)
                     .setDynamic(s.dynamic())
                     .setDefaultValue(((Enum<?>) s.defaultValue()).name())
+                    .setEncrypted(s.secret())
                     .build();
         }
         return buildTyped(s);
@@ -125,7 +131,8 @@ public final class MucScaleProperties implements AutoCloseable {
                 .setKey(s.key())
                 .setPlugin(PLUGIN_NAME)
                 .setDynamic(s.dynamic())
-                .setDefaultValue(s.defaultValue());
+                .setDefaultValue(s.defaultValue())
+                .setEncrypted(s.secret());
         if (s.min() != null) {
             b.setMinValue(s.min());
         }
@@ -152,10 +159,24 @@ public final class MucScaleProperties implements AutoCloseable {
             case REFUSED -> {
                 LOG.warn(change.message());
                 restore(key, change.restoreText());
+                return;
             }
             default -> {
             }
         }
+        if (text != null && isSecret(key) && !JiveGlobals.isPropertyEncrypted(key)) {
+            restoring = key;
+            try {
+                JiveGlobals.setPropertyEncrypted(key, true);
+            } finally {
+                restoring = null;
+            }
+        }
+    }
+
+    private boolean isSecret(String key) {
+        Setting<?> s = state.current().setting(key);
+        return s != null && s.secret();
     }
 
     private void restore(String key, String previousText) {
@@ -164,7 +185,7 @@ public final class MucScaleProperties implements AutoCloseable {
             if (previousText == null) {
                 JiveGlobals.deleteProperty(key);
             } else {
-                JiveGlobals.setProperty(key, previousText);
+                JiveGlobals.setProperty(key, previousText, isSecret(key));
             }
         } finally {
             restoring = null;

@@ -225,6 +225,11 @@ public final class OpenfireDelivery implements Delivery {
     }
 
     /** Exposes the counters below as {@code mucscale.openfire.*} gauges (JMX, Prometheus) in the engine's registry. */
+    /** Where the batched path reports arrival-to-socket-write latency (see {@link EventLoopWriteBatches}). */
+    void recordWriteLatency(java.util.function.LongConsumer recorder) {
+        batches.recordWriteLatency(recorder);
+    }
+
     void registerGauges(com.codahale.metrics.MetricRegistry registry) {
         registry.register("mucscale.openfire.delivered.raw", (com.codahale.metrics.Gauge<Long>) this::rawCount);
         registry.register("mucscale.openfire.delivered.batched", (com.codahale.metrics.Gauge<Long>) this::batchedCount);

@@ -159,10 +159,10 @@ public final class SettingsState {
     }
 
     private static <T> String formatCurrent(Settings s, Setting<T> setting) {
-        return setting.format(s.get(setting));
+        return setting.display(s.get(setting));
     }
 
     private static <T> String formatDefault(Setting<T> setting) {
-        return setting.format(setting.defaultValue());
+        return setting.display(setting.defaultValue());
     }
 }

@@ -24,6 +24,11 @@ import org.xmpp.packet.Presence;
  * {@code jabber:component:accept} or none) becomes "inherited" (null) in the engine, and a child whose namespace
  * equals its parent's is "inherited" too, so the engine sees the same shape whichever stream a stanza came from.
  * Going back, an inherited namespace is made explicit again as the parent's.
+ *
+ * <p>Depth: Openfire hands over whatever a client sent, nested as deep as it likes, and a recursive walk over it
+ * would overflow the stack of Openfire's thread. The conversion builds at most {@link XmlElement#MAX_DEPTH} + 1
+ * levels and skips what lies deeper, so the engine sees a stanza too deep to accept and answers its sender with a
+ * policy-violation error.
  */
 public final class StanzaConversion {
     private StanzaConversion() {
@@ -36,10 +41,11 @@ public final class StanzaConversion {
 
     /** The engine's form of a dom4j stanza element. */
     public static XmlElement fromElement(Element stanza) {
-        return convert(stanza, null, true);
+        return convert(stanza, null, 1);
     }
 
-    private static XmlElement convert(Element e, String parentNamespace, boolean top) {
+    private static XmlElement convert(Element e, String parentNamespace, int level) {
+        boolean top = level == 1;
         String ns = e.getNamespaceURI() == null ? "" : e.getNamespaceURI();
         boolean inherited = ns.isEmpty() || ns.equals(parentNamespace) || (top && isStreamNamespace(ns));
         XmlElement.Builder b = XmlElement.builder(e.getName(), inherited ? null : ns);
@@ -50,7 +56,10 @@ public final class StanzaConversion {
         List<Node> content = e.content();
         for (Node node : content) {
             if (node instanceof Element child) {
-                b.child(convert(child, ns, false));
+                // one level past the limit is enough for the engine to refuse it; deeper is never walked
+                if (level <= XmlElement.MAX_DEPTH) {
+                    b.child(convert(child, ns, level + 1));
+                }
             } else if (node instanceof Text || node instanceof CDATA || node instanceof Entity) {
                 String text = node.getText();
                 if (text != null && !text.isEmpty()) {

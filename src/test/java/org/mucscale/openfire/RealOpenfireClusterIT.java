@@ -455,8 +455,10 @@ class RealOpenfireClusterIT {
 
         String openfireXml(boolean provisionUsers) {
             int[] ports = xmppPorts;
-            // allowLoadLocalInfile: the room log's fast path on MySQL/MariaDB (docs/openfire.md, "Database")
-            String url = db.jdbcUrl() + "?rewriteBatchedStatements=true&amp;allowLoadLocalInfile=true"
+            // allowLoadLocalInfileInPath: the room log's fast path on MySQL/MariaDB without letting the server read
+            // files (docs/openfire.md, "Database")
+            String url = db.jdbcUrl() + "?rewriteBatchedStatements=true"
+                    + "&amp;allowLoadLocalInfileInPath=/nonexistent/mucscale-serves-no-local-files"
                     + "&amp;characterEncoding=UTF-8"
                     + "&amp;characterSetResults=UTF-8&amp;serverTimezone=UTC&amp;allowPublicKeyRetrieval=true"
                     + "&amp;useSSL=false";

@@ -109,6 +109,24 @@ class SettingsStateTest {
     }
 
     @Test
+    void secret_refusedAndAppliedChanges_andLoadProblems_neverShowTheValue() {
+        Setting<String> token = Setting.ofSecret("mucscale.test.token", true, "Token.",
+                v -> v == null || !(v.isEmpty() || v.length() >= 16) ? "empty or at least 16 characters" : null);
+        Map<String, String> texts = new java.util.HashMap<>(Map.of("mucscale.test.token", "stored-typo"));
+        SettingsState state = SettingsState.load(List.of(token), texts::get, (key, e) -> { });
+        assertThat(state.loadProblems()).singleElement().asString().doesNotContain("stored-typo")
+                .contains("mucscale.test.token");
+        SettingsState.Change applied = state.apply("mucscale.test.token", "a-good-long-secret-token");
+        assertThat(applied.outcome()).isEqualTo(SettingsState.Outcome.APPLIED);
+        assertThat(applied.message()).doesNotContain("a-good-long-secret-token").contains("(hidden)");
+        SettingsState.Change refused = state.apply("mucscale.test.token", "typo-token");
+        assertThat(refused.outcome()).isEqualTo(SettingsState.Outcome.REFUSED);
+        assertThat(refused.message()).doesNotContain("typo-token").doesNotContain("a-good-long-secret-token");
+        assertThat(refused.restoreText()).isEqualTo("a-good-long-secret-token"); // put back, never logged
+        assertThat(state.current().get(token)).isEqualTo("a-good-long-secret-token");
+    }
+
+    @Test
     void apply_nonDynamicSetting_isRememberedButNotApplied() {
         SettingsState state = load();
         List<Settings> seen = new ArrayList<>();

@@ -63,6 +63,29 @@ class StanzaConversionTest {
         assertThat(dom.asXML()).contains("xml:lang=\"de\"");
     }
 
+    /**
+     * A client's stanza nested 200,000 levels deep (dom4j holds it fine, built without recursion) converts without
+     * overflowing the calling Openfire thread's stack: one level past the engine's limit, the rest skipped, so the
+     * engine refuses it with an error to the sender.
+     */
+    @Test
+    void fromElement_hugelyNestedStanza_isCutOneLevelPastTheLimit_withoutDeepRecursion() {
+        Element message = DocumentHelper.createElement("message");
+        message.addAttribute("from", "evil@example.org/x").addAttribute("to", "r@mucscale.example.org")
+                .addAttribute("id", "deep").addAttribute("type", "groupchat");
+        message.addElement("body").setText("hi");
+        Element e = message.addElement("a", "urn:test:deep");
+        for (int i = 0; i < 200_000; i++) {
+            e = e.addElement("a", "urn:test:deep");
+        }
+        e.setText("bottom");
+        XmlElement converted = StanzaConversion.fromElement(message);
+        assertThat(converted.depth()).isEqualTo(XmlElement.MAX_DEPTH + 1);
+        assertThat(converted.attribute("id")).isEqualTo("deep");
+        assertThat(converted.childText("body")).isEqualTo("hi");
+        assertThat(converted.toXml()).doesNotContain("bottom");
+    }
+
     @Test
     void isStreamNamespace_knowsTheThreeStreamNamespaces() {
         assertThat(StanzaConversion.isStreamNamespace("jabber:client")).isTrue();

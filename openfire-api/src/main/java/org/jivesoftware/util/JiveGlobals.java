@@ -15,5 +15,11 @@ public class JiveGlobals {
 
     public static void setProperty(String name, String value) { }
 
+    public static void setProperty(String name, String value, boolean encrypt) { }
+
+    public static boolean isPropertyEncrypted(String name) { return false; }
+
+    public static boolean setPropertyEncrypted(String name, boolean encrypt) { return false; }
+
     public static void deleteProperty(String name) { }
 }

@@ -16,6 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.ConnectFuture;
+import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IdleStatus;
 import org.apache.mina.core.session.IoSession;
@@ -62,6 +63,8 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private final byte[] streamHeader;
     private volatile StanzaHandler handler;
     private volatile IoSession readySession;
+    /** Takes arrival-to-write nanoseconds of timed messages; null records nothing. */
+    private volatile java.util.function.LongConsumer writeLatency;
     private volatile boolean stopping;
     private volatile boolean started;
     private int reconnectAttempt; // scheduler thread only
@@ -190,11 +193,29 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         Utf8.putEscapedAttribute(buf, to);
         buf.put(suffix);
         if (b != null) {
+            b.timed(stanza);
             counted(length);
             return;
         }
         buf.flip();
-        write(s, buf, length);
+        WriteFuture written = write(s, buf, length);
+        java.util.function.LongConsumer latency = writeLatency;
+        if (latency != null && stanza.arrivalNs() != 0) {
+            long arrival = stanza.arrivalNs();
+            written.addListener(f -> {
+                if (((WriteFuture) f).isWritten()) {
+                    latency.accept(System.nanoTime() - arrival);
+                }
+            });
+        }
+    }
+
+    /**
+     * Records, for every timed message ({@link RenderedStanza#arrivalNs()}), the time from its arrival to the moment
+     * MINA reports the write holding its copies done (handed to the socket): one sample per message and write.
+     */
+    public void recordWriteLatency(java.util.function.LongConsumer recorder) {
+        writeLatency = recorder;
     }
 
     @Override
@@ -253,10 +274,24 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             return;
         }
         buf.flip();
-        b.session.write(buf);
+        WriteFuture written = b.session.write(buf);
         writeRequests.increment();
         // MINA owns the written buffer until its I/O thread has sent it
         b.buffer = Batch.newBuffer();
+        java.util.function.LongConsumer latency = writeLatency;
+        if (latency != null && b.timedCount > 0) {
+            long[] arrivals = java.util.Arrays.copyOf(b.arrivals, b.timedCount);
+            written.addListener(f -> {
+                if (((WriteFuture) f).isWritten()) {
+                    long now = System.nanoTime();
+                    for (long arrival : arrivals) {
+                        latency.accept(now - arrival);
+                    }
+                }
+            });
+        }
+        b.timedCount = 0;
+        b.lastTimed = null;
     }
 
     private void counted(int length) {
@@ -294,16 +329,32 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         return true;
     }
 
-    private void write(IoSession s, IoBuffer buf, int length) {
-        s.write(buf);
+    private WriteFuture write(IoSession s, IoBuffer buf, int length) {
+        WriteFuture f = s.write(buf);
         writeRequests.increment();
         counted(length);
+        return f;
     }
 
     /** One thread's outbound stanzas since its last flush; touched by that thread only. */
     private static final class Batch {
         IoSession session;
         IoBuffer buffer = newBuffer();
+        /** Arrival times of the timed messages in this batch, one per message (its copies are adjacent). */
+        long[] arrivals = new long[16];
+        int timedCount;
+        RenderedStanza lastTimed;
+
+        void timed(RenderedStanza stanza) {
+            if (stanza.arrivalNs() == 0 || stanza == lastTimed) {
+                return;
+            }
+            lastTimed = stanza;
+            if (timedCount == arrivals.length) {
+                arrivals = java.util.Arrays.copyOf(arrivals, timedCount * 2);
+            }
+            arrivals[timedCount++] = stanza.arrivalNs();
+        }
 
         static IoBuffer newBuffer() {
             return IoBuffer.allocate(16 * 1024, false).setAutoExpand(true);

@@ -5,6 +5,7 @@ import java.util.List;
 import org.mucscale.engine.config.InvalidSettingException;
 import org.mucscale.engine.config.Setting;
 import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.metrics.MucScaleMetrics;
 import org.mucscale.engine.muc.MucService;
 import org.mucscale.engine.runtime.MucScaleEngine;
 import org.mucscale.engine.runtime.MucScaleSettings;
@@ -75,6 +76,13 @@ public final class StandaloneServer implements AutoCloseable {
             }
             engine = b.build();
             engine.start();
+            MucScaleEngine started = engine;
+            connection.recordWriteLatency(ns -> {
+                MucScaleMetrics m = started.metrics();
+                if (m != null) {
+                    m.recordWriteLatencyNs(ns);
+                }
+            });
             if (clustered) {
                 // the server may accept one link per component address (Prosody): a node that starts while another
                 // holds it waits in the background and takes the link over when the holder goes

@@ -33,8 +33,8 @@ public final class StandaloneSettings {
             "The component's domain as configured on the server; rooms live at room@<this domain>.",
             StandaloneSettings::domainRule);
 
-    public static final Setting<String> COMPONENT_SECRET = Setting.ofString("mucscale.standalone.component-secret", "",
-            false, "The shared secret the server expects for this component (required).");
+    public static final Setting<String> COMPONENT_SECRET = Setting.ofSecret("mucscale.standalone.component-secret",
+            false, "The shared secret the server expects for this component (required).", null);
 
     public static final Setting<Duration> CONNECT_TIMEOUT = Setting.ofDuration("mucscale.standalone.connect-timeout",
             Duration.ofSeconds(10), Duration.ofMillis(100), Duration.ofMinutes(5), false,

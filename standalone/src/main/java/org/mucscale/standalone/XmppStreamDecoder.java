@@ -20,8 +20,10 @@ import org.mucscale.engine.stanza.XmlElement;
  * UTF-8 sequence) simply waits for the next one.
  *
  * <p>Limits, checked while parsing so nothing unbounded is ever buffered: a stanza (or anything between stanzas) of
- * more than {@code maxStanzaBytes} bytes, or nested deeper than {@link #MAX_DEPTH}, is a
- * {@link StreamErrorException} with condition {@code policy-violation}; malformed XML is {@code not-well-formed};
+ * more than {@code maxStanzaBytes} bytes is a {@link StreamErrorException} with condition {@code policy-violation};
+ * a stanza nested deeper than {@link #MAX_DEPTH} is not a stream error (the stream carries every user's stanzas, one
+ * hostile client must not cut the link): it is built down to level {@code MAX_DEPTH + 1} and what lies deeper is
+ * skipped, so the engine answers its sender with a policy-violation error; malformed XML is {@code not-well-formed};
  * DTDs, comments, processing instructions and entity references (forbidden in XMPP, RFC 6120 section 11.1) are
  * {@code restricted-xml}. After any of these the stream is unusable: the caller sends the stream error and closes.
  *
@@ -29,8 +31,8 @@ import org.mucscale.engine.stanza.XmlElement;
  */
 public final class XmppStreamDecoder {
     public static final String STREAM_NS = "http://etherx.jabber.org/streams";
-    /** Elements nested deeper than this inside one stanza are refused (a stack-depth guard for every later walk). */
-    public static final int MAX_DEPTH = 64;
+    /** Deepest stanza the engine accepts ({@link XmlElement#MAX_DEPTH}); one level more is built, the rest skipped. */
+    public static final int MAX_DEPTH = XmlElement.MAX_DEPTH;
 
     /** Receives what the stream carries, on the thread that calls {@link #feed}. */
     public interface Listener {
@@ -54,6 +56,15 @@ public final class XmppStreamDecoder {
     private long unitStartOffset;
     private String streamNamespace;
     private boolean closed;
+    /** Open elements below level MAX_DEPTH + 1 of the current stanza, skipped (not built). */
+    private int skippedOpen;
+    /**
+     * The start of a UTF-8 sequence that the last read cut off, held back until it is complete: aalto's async parser
+     * drops a 4-byte character from an attribute value when a feed ends inside it (aalto-xml 1.3.3; found by
+     * StanzaFuzzTest), and a TCP read can end anywhere.
+     */
+    private final byte[] carry = new byte[4];
+    private int carryLength;
 
     public XmppStreamDecoder(int maxStanzaBytes) {
         if (maxStanzaBytes < 64) {
@@ -85,6 +96,48 @@ public final class XmppStreamDecoder {
             return;
         }
         fedBytes += n;
+        if (carryLength > 0) {
+            int missing = utf8Length(carry[0]) - carryLength;
+            while (missing > 0 && bytes.hasRemaining()) {
+                carry[carryLength++] = bytes.get();
+                missing--;
+            }
+            if (missing > 0) {
+                return;
+            }
+            int completed = carryLength;
+            carryLength = 0;
+            parse(ByteBuffer.wrap(carry.clone(), 0, completed), listener);
+            if (closed) {
+                bytes.position(bytes.limit());
+                return;
+            }
+        }
+        int held = incompleteUtf8Tail(bytes);
+        int end = bytes.limit();
+        if (held > 0) {
+            for (int i = 0; i < held; i++) {
+                carry[i] = bytes.get(end - held + i);
+            }
+            carryLength = held;
+            bytes.limit(end - held);
+        }
+        if (bytes.hasRemaining()) {
+            parse(bytes, listener);
+        }
+        bytes.limit(end);
+        bytes.position(end);
+        if (closed) {
+            return;
+        }
+        // A stanza still open after everything received so far: refuse it before buffering more of it.
+        if (fedBytes - unitStartOffset > maxStanzaBytes) {
+            closed = true;
+            throw new StreamErrorException("policy-violation", "stanza larger than " + maxStanzaBytes + " bytes");
+        }
+    }
+
+    private void parse(ByteBuffer bytes, Listener listener) throws StreamErrorException {
         try {
             reader.getInputFeeder().feedInput(bytes);
             int event;
@@ -98,11 +151,25 @@ public final class XmppStreamDecoder {
             closed = true;
             throw new StreamErrorException("not-well-formed", "malformed XML: " + firstLine(e.getMessage()));
         }
-        // A stanza still open after everything received so far: refuse it before buffering more of it.
-        if (fedBytes - unitStartOffset > maxStanzaBytes) {
-            closed = true;
-            throw new StreamErrorException("policy-violation", "stanza larger than " + maxStanzaBytes + " bytes");
+    }
+
+    /** Bytes a UTF-8 sequence starting with {@code lead} has (1 for anything that does not start one). */
+    private static int utf8Length(byte lead) {
+        int b = lead & 0xFF;
+        return b >= 0xF0 && b <= 0xF7 ? 4 : b >= 0xE0 ? (b <= 0xEF ? 3 : 1) : b >= 0xC0 ? 2 : 1;
+    }
+
+    /** How many bytes at the end of {@code bytes} start a UTF-8 sequence the buffer does not complete (0 to 3). */
+    private static int incompleteUtf8Tail(ByteBuffer bytes) {
+        int end = bytes.limit();
+        for (int k = 1; k <= 3 && end - k >= bytes.position(); k++) {
+            int b = bytes.get(end - k) & 0xFF;
+            if ((b & 0xC0) == 0x80) {
+                continue; // a continuation byte: look further back for the lead
+            }
+            return (b & 0xC0) == 0xC0 && utf8Length((byte) b) > k ? k : 0;
         }
+        return 0;
     }
 
     private void handle(int event, Listener listener) throws XMLStreamException, StreamErrorException {
@@ -110,6 +177,9 @@ public final class XmppStreamDecoder {
             case XMLStreamConstants.START_ELEMENT -> startElement(listener);
             case XMLStreamConstants.END_ELEMENT -> endElement(listener);
             case XMLStreamConstants.CHARACTERS, XMLStreamConstants.CDATA, XMLStreamConstants.SPACE -> {
+                if (skippedOpen > 0) {
+                    return;
+                }
                 if (stack.size() > 1) {
                     stack.get(stack.size() - 1).builder.text(reader.getText());
                 } else {
@@ -150,9 +220,9 @@ public final class XmppStreamDecoder {
             listener.streamOpened(attributes);
             return;
         }
-        if (depth > MAX_DEPTH) {
-            closed = true;
-            throw new StreamErrorException("policy-violation", "elements nested deeper than " + MAX_DEPTH);
+        if (skippedOpen > 0 || depth > MAX_DEPTH + 1) {
+            skippedOpen++;
+            return;
         }
         if (depth == 1) {
             unitStartOffset = startOffset();
@@ -174,6 +244,10 @@ public final class XmppStreamDecoder {
     }
 
     private void endElement(Listener listener) throws XMLStreamException, StreamErrorException {
+        if (skippedOpen > 0) {
+            skippedOpen--;
+            return;
+        }
         int depth = stack.size();
         if (depth == 1) {
             stack.clear();

@@ -34,7 +34,7 @@ public final class ClusterNodeProcess {
                 var reg = server.engine().metrics().registry();
                 var repl = reg.histogram("mucscale.cluster.replication.time.ns").getSnapshot();
                 var relay = reg.histogram("mucscale.cluster.relay.latency.ns").getSnapshot();
-                var lat = reg.histogram("mucscale.muc.delivery.latency.ns").getSnapshot();
+                var lat = reg.histogram("mucscale.muc.handoff.latency.ns").getSnapshot();
                 System.out.println("stats replication p50/p99 us " + (long) repl.getMedian() / 1000 + "/"
                         + (long) repl.get99thPercentile() / 1000 + ", relay p99 us " + (long) relay.get99thPercentile() / 1000
                         + ", delivery p99 us " + (long) lat.get99thPercentile() / 1000 + ", relays "

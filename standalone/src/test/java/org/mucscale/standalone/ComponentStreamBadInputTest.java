@@ -70,6 +70,21 @@ class ComponentStreamBadInputTest {
         return null;
     }
 
+    /**
+     * One client's stanza nested 500 deep must not cut the link every other user's stanzas share: it is refused with
+     * a policy-violation error to its sender, and the same stream goes on.
+     */
+    @Test
+    void deeplyNestedStanza_getsPolicyViolation_andTheLinkStaysUp() throws Exception {
+        xmpp.send("<message type='groupchat' id='deep' from='" + USER + "' to='r1@muc.example.test'><body>x</body>"
+                + "<a>".repeat(500) + "</a>".repeat(500) + "</message>");
+        XmlElement reply = xmpp.expect(e -> "deep".equals(e.attribute("id")), "the error for the deep stanza", WAIT);
+        assertThat(errorCondition(reply)).isEqualTo("policy-violation");
+        assertThat(reply.attribute("to")).isEqualTo(USER);
+        assertServiceAnswers("after-deep");
+        assertThat(xmpp.handshakes.get()).isEqualTo(1);
+    }
+
     @Test
     void malformedXml_notWellFormedStreamError_thenReconnectsAndServes() throws Exception {
         assertServiceAnswers("before");

@@ -34,6 +34,10 @@ final class FakeComponentServer implements AutoCloseable {
     private volatile boolean closed;
     /** While true the server reads nothing more, so the component's write queue fills (TCP back-pressure). */
     volatile boolean paused;
+    /** Why the server stopped reading a connection (null while it reads, or when the component closed it). */
+    volatile Exception failure;
+    /** When set, only the elements it accepts are queued in {@link #received} (long runs would fill memory). */
+    volatile Predicate<XmlElement> keep;
 
     FakeComponentServer(String secret) throws IOException {
         this.secret = secret;
@@ -87,7 +91,10 @@ final class FakeComponentServer implements AutoCloseable {
                         }
                         return;
                     }
-                    received.add(element);
+                    Predicate<XmlElement> k = keep;
+                    if (k == null || k.test(element)) {
+                        received.add(element);
+                    }
                 }
 
                 @Override
@@ -105,6 +112,7 @@ final class FakeComponentServer implements AutoCloseable {
             }
         } catch (Exception e) {
             // the component closed the connection (or sent a stream error): a reconnect follows
+            failure = e;
         }
     }
 

@@ -28,9 +28,18 @@ public final class Setting<T> {
     private final boolean dynamic;
     private final String description;
     private final Function<String, String> stringCheck;
+    private final boolean secret;
+
+    /** What is shown instead of a secret's value (logs, errors, pages, {@code toString}). */
+    public static final String HIDDEN = "(hidden)";
 
     private Setting(String key, Kind kind, Class<T> type, T defaultValue, T min, T max, boolean dynamic,
                     String description, Function<String, String> stringCheck) {
+        this(key, kind, type, defaultValue, min, max, dynamic, description, stringCheck, false);
+    }
+
+    private Setting(String key, Kind kind, Class<T> type, T defaultValue, T min, T max, boolean dynamic,
+                    String description, Function<String, String> stringCheck, boolean secret) {
         if (!key.startsWith("mucscale.") || !key.equals(key.toLowerCase(Locale.ROOT)) || key.contains(" ")) {
             throw new IllegalArgumentException("setting keys are lower-case mucscale.*, was " + key);
         }
@@ -43,6 +52,7 @@ public final class Setting<T> {
         this.dynamic = dynamic;
         this.description = Objects.requireNonNull(description, key);
         this.stringCheck = stringCheck;
+        this.secret = secret;
         String problem = problemWith(defaultValue);
         if (problem != null) {
             throw new IllegalArgumentException("default of " + problem);
@@ -74,6 +84,17 @@ public final class Setting<T> {
         return new Setting<>(key, Kind.STRING, String.class, defaultValue, null, null, dynamic, description, check);
     }
 
+    /**
+     * A secret (password, shared secret, token): empty by default, and its value is never shown: {@link #display},
+     * {@link Settings#toString()} and every refusal message say {@value #HIDDEN} instead, and hosts store it
+     * encrypted where they can (Openfire). {@code check} as for {@link #ofString(String, String, boolean, String,
+     * Function)}, or null.
+     */
+    public static Setting<String> ofSecret(String key, boolean dynamic, String description,
+                                           Function<String, String> check) {
+        return new Setting<>(key, Kind.STRING, String.class, "", null, null, dynamic, description, check, true);
+    }
+
     public static Setting<Duration> ofDuration(String key, Duration defaultValue, Duration min, Duration max,
                                                boolean dynamic, String description) {
         return new Setting<>(key, Kind.DURATION, Duration.class, defaultValue, min, max, dynamic, description, null);
@@ -95,6 +116,8 @@ public final class Setting<T> {
     /** True when a running engine picks up a change without a restart. */
     public boolean dynamic() { return dynamic; }
     public String description() { return description; }
+    /** True for passwords, shared secrets and tokens: the value is never printed (see {@link #display}). */
+    public boolean secret() { return secret; }
 
     /** Parses and validates text; the exception names key, value and the allowed range. */
     public T parse(String text) {
@@ -113,7 +136,7 @@ public final class Setting<T> {
                 case ENUM -> type.cast(parseEnum(s));
             };
         } catch (RuntimeException e) {
-            throw new InvalidSettingException(key + " must be " + allowed() + ", was '" + text + "'");
+            throw new InvalidSettingException(key + " must be " + allowed() + ", was " + quoted(text));
         }
         validate(value);
         return value;
@@ -138,6 +161,22 @@ public final class Setting<T> {
         return String.valueOf(value);
     }
 
+    /**
+     * The value as logs, errors and pages may show it: {@link #format} for ordinary settings; for a secret
+     * {@value #HIDDEN} when set, and the empty text when not (so "not set" stays visible).
+     */
+    public String display(T value) {
+        if (secret) {
+            return value == null || value.toString().isEmpty() ? "" : HIDDEN;
+        }
+        return format(value);
+    }
+
+    /** {@code 'text'}, or {@value #HIDDEN} for a secret (a mistyped token must not land in a log). */
+    private String quoted(String text) {
+        return secret ? HIDDEN : "'" + text + "'";
+    }
+
     /** What is allowed, in words: "between 1 and 100000", "true or false", "one of SPILL_TO_DISK, ...". */
     public String allowed() {
         return switch (kind) {
@@ -156,12 +195,12 @@ public final class Setting<T> {
             return key + " must be " + allowed() + ", was null";
         }
         if (min != null && (((Comparable<T>) value).compareTo(min) < 0 || ((Comparable<T>) value).compareTo(max) > 0)) {
-            return key + " must be " + allowed() + ", was " + format(value);
+            return key + " must be " + allowed() + ", was " + display(value);
         }
         if (kind == Kind.STRING && stringCheck != null) {
             String rule = stringCheck.apply((String) value);
             if (rule != null) {
-                return key + " must be " + rule + ", was '" + value + "'";
+                return key + " must be " + rule + ", was " + quoted((String) value);
             }
         }
         return null;

@@ -105,10 +105,16 @@ public final class Settings {
         return catalog.get(key);
     }
 
+    /** Every key with its value as {@link Setting#display} shows it (secrets hidden). */
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("Settings{");
-        values.forEach((k, v) -> sb.append(k.key()).append('=').append(v).append(", "));
+        values.forEach((k, v) -> sb.append(k.key()).append('=').append(displayed(k, v)).append(", "));
         return sb.append('}').toString();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T> String displayed(Setting<T> setting, Object value) {
+        return setting.display((T) value);
     }
 }

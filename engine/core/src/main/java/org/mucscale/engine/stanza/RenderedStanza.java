@@ -16,13 +16,15 @@ public final class RenderedStanza {
     private final String suffix;
     private final byte[] prefixUtf8;
     private final byte[] suffixUtf8;
+    private final long arrivalNs;
 
     /** A stanza rendered elsewhere (another cluster node), from its two parts. */
     public static RenderedStanza of(String prefix, String suffix) {
-        return new RenderedStanza(prefix, suffix);
+        return new RenderedStanza(prefix, suffix, 0);
     }
 
-    private RenderedStanza(String prefix, String suffix) {
+    private RenderedStanza(String prefix, String suffix, long arrivalNs) {
+        this.arrivalNs = arrivalNs;
         this.prefix = prefix;
         this.suffix = suffix;
         this.prefixUtf8 = prefix.getBytes(StandardCharsets.UTF_8);
@@ -31,6 +33,15 @@ public final class RenderedStanza {
 
     /** Renders {@code stanza} (its own {@code to}, if any, is ignored) with a splice point for the recipient. */
     public static RenderedStanza render(XmlElement stanza) {
+        return render(stanza, 0);
+    }
+
+    /**
+     * As {@link #render(XmlElement)}, for a message whose in-server latency is measured: {@code arrivalNs} is when it
+     * arrived at the service (engine clock), and a host that knows when the bytes reach the socket records the time
+     * from there ({@link #arrivalNs()}).
+     */
+    public static RenderedStanza render(XmlElement stanza, long arrivalNs) {
         StringBuilder sb = new StringBuilder(256);
         sb.append('<').append(stanza.name()).append(" to=\"");
         String prefix = sb.toString();
@@ -41,10 +52,12 @@ public final class RenderedStanza {
         // writeStart wrote "<name"; keep only what follows the element name
         sb.append(rest, stanza.name().length() + 1, rest.length());
         stanza.writeContentAndEnd(sb);
-        return new RenderedStanza(prefix, sb.toString());
+        return new RenderedStanza(prefix, sb.toString(), arrivalNs);
     }
 
     public String prefix() { return prefix; }
+    /** When the message arrived at the service (engine clock, nanoseconds), or 0 when it is not timed. */
+    public long arrivalNs() { return arrivalNs; }
     public String suffix() { return suffix; }
     public byte[] prefixUtf8() { return prefixUtf8; }
     public byte[] suffixUtf8() { return suffixUtf8; }

@@ -60,6 +60,27 @@ public final class Xml {
     }
 
     /**
+     * True if every code point of {@code s} may appear in an XML 1.0 document (surrogates only in pairs). Text that
+     * fails this cannot be written: a server reading it closes the stream.
+     */
+    public static boolean isXmlText(CharSequence s) {
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            if (c >= 0x20 && c < 0xD800 || c == '\n' || c == '\t' || c == '\r') {
+                continue; // the common case, one comparison
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+                continue;
+            }
+            if (!isXmlChar(c) || Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * True if {@code c} may appear in an XML 1.0 document. Parsers reject the others; the engine also refuses them
      * in user text so a stored or relayed stanza can always be parsed again.
      */

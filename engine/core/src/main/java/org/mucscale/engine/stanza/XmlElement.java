@@ -14,16 +14,26 @@ import java.util.Objects;
  * adapter converts from dom4j.
  */
 public final class XmlElement {
+    /**
+     * Deepest nesting a stanza may have (the stanza itself is level 1). Every walk over an element (rendering, copies,
+     * the cluster codec) recurses, so the hosts' parsers build at most one level more than this and drop what lies
+     * deeper, and the engine answers a stanza deeper than this with a policy-violation error: a hostile client's
+     * deeply nested stanza can neither overflow a thread's stack nor reach a room.
+     */
+    public static final int MAX_DEPTH = 64;
+
     private final String name;
     private final String namespace;
     private final String[] attributes; // name, value, name, value ...
     private final List<Object> children;
+    private final int depth;
 
-    private XmlElement(String name, String namespace, String[] attributes, List<Object> children) {
+    private XmlElement(String name, String namespace, String[] attributes, List<Object> children, int depth) {
         this.name = name;
         this.namespace = namespace;
         this.attributes = attributes;
         this.children = children;
+        this.depth = depth;
     }
 
     public static Builder builder(String name) {
@@ -51,6 +61,9 @@ public final class XmlElement {
     public int attributeCount() { return attributes.length / 2; }
     public String attributeName(int index) { return attributes[2 * index]; }
     public String attributeValue(int index) { return attributes[2 * index + 1]; }
+
+    /** Levels of elements: 1 without child elements, else one more than the deepest child. */
+    public int depth() { return depth; }
 
     /** Children: {@link XmlElement} or {@link String}. */
     public List<Object> children() { return children; }
@@ -255,8 +268,15 @@ public final class XmlElement {
         }
 
         public XmlElement build() {
+            int deepestChild = 0;
+            for (Object c : children) {
+                if (c instanceof XmlElement e && e.depth > deepestChild) {
+                    deepestChild = e.depth;
+                }
+            }
             return new XmlElement(name, namespace, attributes.toArray(new String[0]),
-                    children.isEmpty() ? List.of() : Collections.unmodifiableList(new ArrayList<>(children)));
+                    children.isEmpty() ? List.of() : Collections.unmodifiableList(new ArrayList<>(children)),
+                    deepestChild + 1);
         }
     }
 }

@@ -32,6 +32,35 @@ class SettingTest {
                 .hasMessage("mucscale.store.batch-size must be a whole number between 1 and 100000, was 'lots'");
     }
 
+    static final Setting<String> TOKEN = Setting.ofSecret("mucscale.metrics.test-token", true, "A bearer token.",
+            v -> v == null || !(v.isEmpty() || v.length() >= 16) ? "empty or at least 16 characters" : null);
+    static final Setting<String> PASSWORD = Setting.ofSecret("mucscale.store.test-password", false, "Password.", null);
+
+    @Test
+    void secret_refusedValue_isNotEchoed_butKeyAndRuleAre() {
+        assertThatThrownBy(() -> TOKEN.parse("hunter2-typo"))
+                .isInstanceOf(InvalidSettingException.class)
+                .hasMessage("mucscale.metrics.test-token must be empty or at least 16 characters, was (hidden)");
+        assertThatThrownBy(() -> Settings.fromText(List.of(TOKEN), Map.of("mucscale.metrics.test-token", "short")))
+                .hasMessageNotContaining("short").hasMessageContaining("mucscale.metrics.test-token");
+        assertThatThrownBy(() -> Settings.defaults(List.of(TOKEN)).withText("mucscale.metrics.test-token", "short"))
+                .hasMessageNotContaining("short");
+    }
+
+    @Test
+    void secret_toStringAndDisplay_neverShowTheValue_onlyWhetherItIsSet() {
+        Settings s = Settings.fromText(List.of(BATCH, TOKEN, PASSWORD),
+                Map.of("mucscale.metrics.test-token", "0123456789abcdef-token", "mucscale.store.test-password", "pw!"));
+        assertThat(s.get(TOKEN)).isEqualTo("0123456789abcdef-token");
+        assertThat(s.toString()).doesNotContain("0123456789abcdef-token").doesNotContain("pw!")
+                .contains("mucscale.metrics.test-token=(hidden)").contains("mucscale.store.test-password=(hidden)")
+                .contains("mucscale.store.batch-size=500");
+        assertThat(TOKEN.display("")).isEmpty();
+        assertThat(TOKEN.secret()).isTrue();
+        assertThat(BATCH.secret()).isFalse();
+        assertThat(TOKEN.format("0123456789abcdef-token")).isEqualTo("0123456789abcdef-token"); // stored form
+    }
+
     @Test
     void parse_durationForms_areMilliseconds() {
         assertThat(AGE.parse("250")).isEqualTo(Duration.ofMillis(250));

@@ -433,6 +433,11 @@ public final class DashboardData implements AutoCloseable {
         Json.number(sb, latency.size() == 0 ? Double.NaN : latency.get999thPercentile() / 1e6);
         sb.append(",\"latencyMaxMs\":");
         Json.number(sb, latency.size() == 0 ? Double.NaN : latency.getMax() / 1e6);
+        com.codahale.metrics.Snapshot write = metrics.writeLatency.getSnapshot();
+        sb.append(",\"writeLatencyP50Ms\":");
+        Json.number(sb, write.size() == 0 ? Double.NaN : write.getMedian() / 1e6);
+        sb.append(",\"writeLatencyP99Ms\":");
+        Json.number(sb, write.size() == 0 ? Double.NaN : write.get99thPercentile() / 1e6);
         sb.append(",\"gcPauseMaxMs\":");
         Json.number(sb, pause.size() == 0 ? 0 : pause.getMax() / 1e6);
         sb.append(",\"messages\":").append(metrics.messages.getCount());

@@ -14,7 +14,7 @@ public final class MetricsSettings {
     public static final Setting<Boolean> PROMETHEUS_ENABLED = Setting.ofBoolean("mucscale.metrics.prometheus-enabled",
             false, true, "Serves the Prometheus text endpoint (admins only unless a token or address list opens it).");
 
-    public static final Setting<String> PROMETHEUS_TOKEN = Setting.ofString("mucscale.metrics.prometheus-token", "",
+    public static final Setting<String> PROMETHEUS_TOKEN = Setting.ofSecret("mucscale.metrics.prometheus-token",
             true, "When set, a scrape carrying 'Authorization: Bearer <token>' is allowed without an admin login.",
             MetricsSettings::checkToken);
 
@@ -41,7 +41,7 @@ public final class MetricsSettings {
             "Standalone mode only: comma-separated client IP addresses allowed to open the dashboard and its data.",
             MetricsSettings::checkAddressList);
 
-    public static final Setting<String> HTTP_TOKEN = Setting.ofString("mucscale.metrics.http-token", "", true,
+    public static final Setting<String> HTTP_TOKEN = Setting.ofSecret("mucscale.metrics.http-token", true,
             "Standalone mode only: when set, every request must also carry it as a Bearer token or Basic password.",
             MetricsSettings::checkToken);
 

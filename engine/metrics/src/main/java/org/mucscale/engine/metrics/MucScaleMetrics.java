@@ -34,7 +34,9 @@ import java.util.function.LongSupplier;
  *
  * <p>Metric names (Prometheus names replace dots by underscores; latencies are in nanoseconds, as the name says):
  * <ul>
- *   <li>{@code mucscale.muc.delivery.latency.ns}: arrival at the service to last local delivery written</li>
+ *   <li>{@code mucscale.muc.handoff.latency.ns}: arrival at the service to the last local copy handed to the host's
+ *       delivery adapter (before the host's batched write); {@code mucscale.muc.write.latency.ns}: arrival to the
+ *       host's write of those bytes to the socket (one sample per message and write)</li>
  *   <li>{@code mucscale.muc.fanout}, {@code mucscale.muc.messages}, {@code mucscale.muc.deliveries}</li>
  *   <li>{@code mucscale.filter.time.ns}, {@code mucscale.filter.actions.<list>.<action>}, {@code mucscale.filter.acted},
  *       {@code mucscale.filter.flood.rejections}</li>
@@ -67,6 +69,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     private final MetricRegistry registry = new MetricRegistry();
 
     final HdrWindowReservoir deliveryLatency;
+    final HdrWindowReservoir writeLatency;
     final HdrWindowReservoir fanout;
     final HdrWindowReservoir filterTime;
     final HdrWindowReservoir storeCommitLatency;
@@ -78,6 +81,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     final HdrWindowReservoir replicationTime;
 
     private final Histogram deliveryLatencyHistogram;
+    private final Histogram writeLatencyHistogram;
     private final Histogram fanoutHistogram;
     private final Histogram filterTimeHistogram;
     private final Histogram storeCommitLatencyHistogram;
@@ -135,6 +139,7 @@ public final class MucScaleMetrics implements AutoCloseable {
         // The window slides in sixths: a 60 s window forgets values in 10 s steps.
         long intervalNs = Math.max(1_000_000_000L, windowNs / 6);
         deliveryLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
+        writeLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         fanout = HdrWindowReservoir.forCounts(windowNs, intervalNs, clock);
         filterTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         storeCommitLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
@@ -145,7 +150,10 @@ public final class MucScaleMetrics implements AutoCloseable {
         relayLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         replicationTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
 
-        deliveryLatencyHistogram = histogram("mucscale.muc.delivery.latency.ns", deliveryLatency);
+        // Arrival to the last copy handed to the host's delivery adapter: the room's own work, measured before the
+        // host's batched write; the time until the bytes are written is mucscale.muc.write.latency.ns.
+        deliveryLatencyHistogram = histogram("mucscale.muc.handoff.latency.ns", deliveryLatency);
+        writeLatencyHistogram = histogram("mucscale.muc.write.latency.ns", writeLatency);
         fanoutHistogram = histogram("mucscale.muc.fanout", fanout);
         filterTimeHistogram = histogram("mucscale.filter.time.ns", filterTime);
         storeCommitLatencyHistogram = histogram("mucscale.store.commit.latency.ns", storeCommitLatency);
@@ -254,9 +262,21 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     // ---- recording: hot path, no lock, no allocation ----
 
-    /** In-server latency: arrival at the service to the last local delivery written. */
+    /**
+     * In-server hand-off latency: arrival at the service to the last local copy handed to the host's delivery adapter
+     * (rendered and queued, not yet written: the host writes its batch after that).
+     */
     public void recordDeliveryLatencyNs(long latencyNs) {
         deliveryLatencyHistogram.update(latencyNs);
+    }
+
+    /**
+     * In-server write latency: arrival at the service to the moment the host handed a write holding copies of the
+     * message to the socket (one sample per message and write; Openfire's batched path after the event loop's write
+     * and flush, standalone when MINA reports the write to the server done).
+     */
+    public void recordWriteLatencyNs(long latencyNs) {
+        writeLatencyHistogram.update(latencyNs);
     }
 
     /** Number of local recipients of one message. */

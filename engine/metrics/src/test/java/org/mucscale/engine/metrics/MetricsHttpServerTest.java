@@ -200,8 +200,8 @@ class MetricsHttpServerTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("Content-Type")).get().asString().startsWith("text/plain; version=0.0.4");
         Map<String, Double> samples = parsePrometheus(r.body());
-        assertThat(samples).containsKey("mucscale_muc_delivery_latency_ns{quantile=\"0.999\"}");
-        assertThat(samples.get("mucscale_muc_delivery_latency_ns_count")).isEqualTo(1.0);
+        assertThat(samples).containsKey("mucscale_muc_handoff_latency_ns{quantile=\"0.999\"}");
+        assertThat(samples.get("mucscale_muc_handoff_latency_ns_count")).isEqualTo(1.0);
         assertThat(samples.get("mucscale_muc_messages")).isEqualTo(1.0);
         assertThat(samples.get("mucscale_filter_actions{list=\"profanity\",action=\"mask\"}")).isEqualTo(1.0);
         assertThat(samples.get("mucscale_queue_depth{queue=\"store\"}")).isEqualTo(42.0);
@@ -284,7 +284,7 @@ class MetricsHttpServerTest {
         start(Map.of());
         metrics.recordDeliveryLatencyNs(7_000_000);
         MBeanServer mbeans = ManagementFactory.getPlatformMBeanServer();
-        Set<ObjectName> names = mbeans.queryNames(new ObjectName("org.mucscale:name=mucscale.muc.delivery.latency.ns,*"), null);
+        Set<ObjectName> names = mbeans.queryNames(new ObjectName("org.mucscale:name=mucscale.muc.handoff.latency.ns,*"), null);
         assertThat(names).hasSize(1);
         Object max = mbeans.getAttribute(names.iterator().next(), "Max");
         assertThat(((Number) max).longValue()).isBetween(6_990_000L, 7_010_000L);

@@ -16,6 +16,7 @@ import org.mucscale.engine.muc.Stanzas.Condition;
 import org.mucscale.engine.port.Clock;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.Xml;
 import org.mucscale.engine.stanza.XmlElement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -226,6 +227,39 @@ public final class MucService {
         }
     }
 
+    /**
+     * Answers a stanza that is not walked any further from the service's address, echoing only what is safe to echo
+     * (its name and an id of XML characters); a sender whose own address is not XML text gets no answer.
+     */
+    private void refuseUnsafe(XmlElement stanza, Jid from, boolean isError, Condition condition, String text,
+                              String reason) {
+        String id = stanza.attribute("id");
+        if (!isError && Xml.isXmlText(from.toString())) {
+            XmlElement head = XmlElement.builder(stanza.name())
+                    .attribute("id", id != null && Xml.isXmlText(id) ? id : null).build();
+            ctx.delivery.send(Stanzas.error(head, ctx.serviceJid, from, condition, text));
+        }
+        ctx.listener.stanzaRefused(reason);
+    }
+
+    /** True when every name, attribute and text in the stanza is XML 1.0 text (depth already bounded). */
+    private static boolean onlyXmlCharacters(XmlElement e) {
+        if (!Xml.isXmlText(e.name()) || e.namespace() != null && !Xml.isXmlText(e.namespace())) {
+            return false;
+        }
+        for (int i = 0; i < e.attributeCount(); i++) {
+            if (!Xml.isXmlText(e.attributeName(i)) || !Xml.isXmlText(e.attributeValue(i))) {
+                return false;
+            }
+        }
+        for (Object c : e.children()) {
+            if (c instanceof XmlElement child ? !onlyXmlCharacters(child) : !Xml.isXmlText((String) c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** A stanza forwarded this often is refused rather than forwarded again (the nodes disagree for a moment). */
     private static final int MAX_HOPS = 4;
 
@@ -241,6 +275,19 @@ public final class MucService {
             return;
         }
         boolean isError = Stanzas.isError(stanza);
+        // Before anything reads or echoes it: a stanza too deep to walk safely, or holding characters XML does not
+        // allow (which, echoed to the server, would make it close the whole link), gets an error and goes no further.
+        if (stanza.depth() > XmlElement.MAX_DEPTH) {
+            // The hosts' parsers build one level past the limit and skip the rest; nothing walks it any further.
+            refuseUnsafe(stanza, from, isError, Condition.POLICY_VIOLATION,
+                    "stanza nested deeper than " + XmlElement.MAX_DEPTH + " elements", "too-deep");
+            return;
+        }
+        if (!onlyXmlCharacters(stanza)) {
+            refuseUnsafe(stanza, from, isError, Condition.BAD_REQUEST,
+                    "stanza holds characters that XML does not allow", "not-xml-text");
+            return;
+        }
         String toText = stanza.attribute("to");
         Jid to = toText == null ? ctx.serviceJid : Jid.tryParse(toText);
         if (to == null) {

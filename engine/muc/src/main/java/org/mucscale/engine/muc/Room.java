@@ -1017,7 +1017,7 @@ final class Room {
                     .attribute("by", jid.toString()).build());
         }
         XmlElement sent = m.build();
-        RenderedStanza rendered = RenderedStanza.render(sent);
+        RenderedStanza rendered = RenderedStanza.render(sent, counted ? c.arrivalNs : 0);
         Occupant[] all = occupants;
         int n = occupantCount;
         for (int i = 0; i < n; i++) {

@@ -44,8 +44,12 @@ class MucBadInputTest extends MucTestBase {
                 .attribute("to", "r1@other.example.org/Bob").build());
         assertThat(errorCondition(only(out.take(bob)))).isEqualTo("item-not-found");
         send(XmlElement.builder("presence").attribute("from", bob.toString())
-                .attribute("to", "r1@" + SERVICE + "/bad\u0007nick").build());
+                .attribute("to", "r1@" + SERVICE + "/bad\u200Enick").build()); // a format character
         assertThat(errorCondition(only(out.take(bob)))).isEqualTo("jid-malformed");
+        // a control character is not XML text at all: refused before the address is looked at
+        send(XmlElement.builder("presence").attribute("from", bob.toString())
+                .attribute("to", "r1@" + SERVICE + "/bad\u0007nick").build());
+        assertThat(errorCondition(only(out.take(bob)))).isEqualTo("bad-request");
     }
 
     @Test
@@ -62,6 +66,79 @@ class MucBadInputTest extends MucTestBase {
                 .build()))).isEqualTo("service-unavailable");
         assertThat(errorCondition(iq(bob, room("r1"), "get", XmlElement.builder("query").build())))
                 .isEqualTo("service-unavailable");
+    }
+
+    /** A chain of {@code levels} nested elements (built bottom-up, no recursion). */
+    static XmlElement nested(int levels) {
+        XmlElement e = XmlElement.builder("a", "urn:test:deep").build();
+        for (int i = 1; i < levels; i++) {
+            e = XmlElement.builder("a", "urn:test:deep").child(e).build();
+        }
+        return e;
+    }
+
+    @Test
+    void stanzaDeeperThanTheLimit_getsPolicyViolation_atTheLimitIsDelivered_andTheRoomServesOn() {
+        startCounting(Map.of());
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        out.clear();
+        XmlElement tooDeep = XmlElement.builder("message").attribute("from", bob.toString())
+                .attribute("to", room("r1").toString()).attribute("type", "groupchat").attribute("id", "deep")
+                .textChild("body", "deep").child(nested(XmlElement.MAX_DEPTH)).build();
+        assertThat(tooDeep.depth()).isEqualTo(XmlElement.MAX_DEPTH + 1);
+        send(tooDeep);
+        XmlElement error = only(out.take(bob));
+        assertThat(errorCondition(error)).isEqualTo("policy-violation");
+        assertThat(error.attribute("id")).isEqualTo("deep");
+        assertThat(error.child("error").childText("text")).isEqualTo("stanza nested deeper than 64 elements");
+        assertThat(out.take(alice)).isEmpty();
+        assertThat(refused).containsExactly("too-deep");
+
+        XmlElement atLimit = XmlElement.builder("message").attribute("from", bob.toString())
+                .attribute("to", room("r1").toString()).attribute("type", "groupchat")
+                .textChild("body", "just fits").child(nested(XmlElement.MAX_DEPTH - 1)).build();
+        send(atLimit);
+        assertThat(only(out.take(alice)).childText("body")).isEqualTo("just fits");
+        send(groupchat(bob, "r1", "still here"));
+        assertThat(only(out.take(alice)).childText("body")).isEqualTo("still here");
+    }
+
+    /**
+     * Text no XML parser lets through (a host's parser or a cluster peer should never hand it over) is refused before
+     * anything echoes it: written to the server, it would make the server close the whole link.
+     */
+    @Test
+    void stanzaWithCharactersXmlDoesNotAllow_isRefusedWithoutEchoingThem_andTheRoomServesOn() {
+        startCounting(Map.of());
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        out.clear();
+        String[] bad = {"nul \u0000", "bell \u0007", "lone \uD800 high", "lone \uDC00 low", "\uFFFE", "\uFFFF"};
+        for (String text : bad) {
+            send(XmlElement.builder("message").attribute("from", bob.toString()).attribute("to", room("r1").toString())
+                    .attribute("type", "groupchat").attribute("id", "bad-id " + text).textChild("body", text).build());
+            XmlElement error = only(out.take(bob));
+            assertThat(errorCondition(error)).isEqualTo("bad-request");
+            assertThat(error.attribute("id")).isNull(); // the id holds the same characters: not echoed
+            assertThat(org.mucscale.engine.stanza.Xml.isXmlText(error.toXml())).isTrue();
+            assertThat(out.take(alice)).isEmpty();
+        }
+        send(XmlElement.builder("message").attribute("from", bob.toString()).attribute("to", room("r1").toString())
+                .attribute("type", "groupchat").attribute("id", "ok-id")
+                .child(XmlElement.builder("x", "urn:test").attribute("a", "\u0001").build()).build());
+        XmlElement error = only(out.take(bob));
+        assertThat(error.attribute("id")).isEqualTo("ok-id");
+        assertThat(error.child("error").childText("text")).isEqualTo("stanza holds characters that XML does not allow");
+        assertThat(refused).hasSize(bad.length + 1).containsOnly("not-xml-text");
+        // a sender whose own address is not XML text gets no answer at all
+        send(XmlElement.builder("message").attribute("from", "bob@example.org/\u0001")
+                .attribute("to", room("r1").toString()).attribute("type", "groupchat").textChild("body", "x").build());
+        assertThat(out.take(alice)).isEmpty();
+        assertThat(out.take(bob)).isEmpty();
+        assertThat(refused).hasSize(bad.length + 2);
+        send(groupchat(bob, "r1", "emoji \uD83C\uDF89 is fine"));
+        assertThat(only(out.take(alice)).childText("body")).isEqualTo("emoji \uD83C\uDF89 is fine");
     }
 
     @Test

@@ -23,10 +23,20 @@ import org.slf4j.LoggerFactory;
  * INSERT path, which splits it and parks bad rows (and skips duplicates on the key roomJid, logTime, stanzaId).
  * Nothing is committed that the INSERT path would not have committed.
  *
+ * <p>Security: with {@code allowLoadLocalInfile=true} the driver answers a server's LOCAL INFILE request on <em>any</em>
+ * statement by reading the named local file, so a rogue or impersonated database server could read files of this
+ * process. The driver serves an in-memory stream only under that same switch ({@code allowLoadLocalInfileInPath}
+ * ignores the stream), so the switch is never left on: {@link #load} turns the connection's (runtime-modifiable)
+ * {@code allowLoadLocalInfile} on for its own statement only, while the statement's stream is set (the driver then
+ * sends that stream whatever file name the server asks for), and puts the previous value back right after. Every
+ * other statement on the connection runs with it off unless the operator's JDBC URL turned it on. The server only
+ * accepts LOCAL INFILE from a client that announced the capability when it connected, which the driver does for
+ * {@code allowLoadLocalInfile=true} or for any {@code allowLoadLocalInfileInPath}: the standalone pool sets the latter
+ * to a path that holds no file ({@link StandaloneDataSource#NO_LOCAL_FILES}), so the driver refuses every file.
+ *
  * <p>Availability: needs mysql-connector-j (found by reflection, since inside Openfire the driver comes from the
- * server) and a connection that allows LOCAL INFILE ({@code allowLoadLocalInfile=true}, or
- * {@code allowLoadLocalInfileInPath} set, in the JDBC URL; the standalone pool adds the latter). When the driver or the
- * server refuses, {@link #load} says {@link Outcome#UNAVAILABLE} and the writer uses INSERT from then on.
+ * server). When the driver or the server refuses (e.g. {@code local_infile=OFF}), {@link #load} says
+ * {@link Outcome#UNAVAILABLE} and the writer uses INSERT from then on.
  *
  * <p>Threads: one writer lane's thread only; each lane has its own (the buffer is reused batch after batch).
  */
@@ -63,6 +73,8 @@ final class MySqlBulkLoad {
 
     private static final Method SET_STREAM = findSetStream();
     private static final Class<?> JDBC_STATEMENT = SET_STREAM == null ? null : SET_STREAM.getDeclaringClass();
+    private static final LocalInfileSwitch SWITCH = SET_STREAM == null ? null
+            : LocalInfileSwitch.find(JDBC_STATEMENT.getClassLoader());
 
     private byte[] buf = new byte[256 * 1024];
     private int len;
@@ -108,16 +120,29 @@ final class MySqlBulkLoad {
                 return Outcome.UNAVAILABLE;
             }
             long rows;
+            Object previous = null;
+            Object property = null;
             try {
+                property = SWITCH == null ? null : SWITCH.property(((Statement) raw).getConnection());
+                if (property == null) {
+                    LOG.info("mucscale store: this mysql-connector-j cannot switch LOCAL INFILE on for one statement;"
+                            + " room log batches use multi-row INSERT");
+                    return Outcome.UNAVAILABLE;
+                }
+                previous = SWITCH.enable(property);
                 rows = st.executeLargeUpdate(plain ? SQL_PLAIN : SQL);
             } catch (SQLException e) {
                 if (isNotAllowed(e)) {
                     LOG.warn("mucscale store: LOAD DATA LOCAL INFILE is not allowed on this connection ({}); using"
-                            + " multi-row INSERT. Add allowLoadLocalInfile=true (mysql-connector-j) to the JDBC URL"
-                            + " or set mucscale.store.mysql-bulk-load=false.", RoomLogWriter.describe(e));
+                            + " multi-row INSERT. The server must allow local_infile; or set"
+                            + " mucscale.store.mysql-bulk-load=false.", RoomLogWriter.describe(e));
                     return Outcome.UNAVAILABLE;
                 }
                 throw e;
+            } finally {
+                if (property != null) {
+                    SWITCH.restore(property, previous);
+                }
             }
             SQLWarning w = st.getWarnings();
             if (rows != to - from || w != null) {

@@ -11,6 +11,12 @@ import org.mucscale.engine.config.Settings;
  * For MySQL/MariaDB URLs the driver options that make batches fast and text exact are added unless given.
  */
 public final class StandaloneDataSource {
+    /**
+     * The {@code allowLoadLocalInfileInPath} of the standalone pool: a directory that does not exist, so the driver
+     * finds no file a database server could ask for.
+     */
+    static final String NO_LOCAL_FILES = "/nonexistent/mucscale-serves-no-local-files";
+
     private StandaloneDataSource() {
     }
 
@@ -49,12 +55,12 @@ public final class StandaloneDataSource {
             addIfAbsent(hc, jdbcUrl, "characterEncoding", "UTF-8");
             addIfAbsent(hc, jdbcUrl, "connectionCollation", "utf8mb4_bin");
             addIfAbsent(hc, jdbcUrl, "connectTimeout", "5000");
-            // The writer's LOAD DATA LOCAL streams from memory (mucscale.store.mysql-bulk-load); the driver serves
-            // that stream only with allowLoadLocalInfile=true (allowLoadLocalInfileInPath ignores it). That trusts
-            // the configured database server not to ask for local files; an operator who does not can put
-            // allowLoadLocalInfile=false in the URL and the writer uses multi-row INSERT.
+            // Not allowLoadLocalInfile=true: with it on, the driver hands any local file to a server that asks for
+            // one. A path with no files in it still makes the driver announce LOCAL INFILE to the server, which the
+            // room log's bulk load needs; it switches the driver's LOCAL INFILE on for its own in-memory statement
+            // only (MySqlBulkLoad). An operator's own choice in the URL is kept.
             if (!jdbcUrl.contains("allowLoadLocalInfile")) {
-                hc.addDataSourceProperty("allowLoadLocalInfile", "true");
+                hc.addDataSourceProperty("allowLoadLocalInfileInPath", NO_LOCAL_FILES);
             }
         } else if (jdbcUrl.startsWith("jdbc:mariadb:")) {
             addIfAbsent(hc, jdbcUrl, "connectTimeout", "5000");

@@ -84,8 +84,8 @@ public final class StoreSettings {
     public static final Setting<String> JDBC_USER = Setting.ofString("mucscale.store.jdbc-user", "SA", false,
             "Standalone only: database user.");
 
-    public static final Setting<String> JDBC_PASSWORD = Setting.ofString("mucscale.store.jdbc-password", "", false,
-            "Standalone only: database password.");
+    public static final Setting<String> JDBC_PASSWORD = Setting.ofSecret("mucscale.store.jdbc-password", false,
+            "Standalone only: database password.", null);
 
     public static final Setting<Integer> POOL_SIZE = Setting.ofInt("mucscale.store.pool-size", 6, 2, 100, false,
             "Standalone only: most connections the pool opens; must exceed mucscale.store.writer-connections, the rest"

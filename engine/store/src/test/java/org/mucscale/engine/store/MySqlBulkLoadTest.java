@@ -180,6 +180,79 @@ class MySqlBulkLoadTest {
         }
     }
 
+    /**
+     * A database server can answer any statement with "send me local file X". Through the standalone pool no
+     * connection hands over a file (the driver refuses), not before and not after the bulk load switched LOCAL INFILE
+     * on for its own statements: the server asking is played by a statement that names a local file, the same
+     * request packet whatever prompted it.
+     */
+    @Test
+    void standalonePool_serverAsksForALocalFile_driverRefuses_whileBulkLoadStillWorks() throws Exception {
+        Path secret = dir.resolve("secret.txt");
+        java.nio.file.Files.writeString(secret, "db-password=hunter2\n");
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE IF NOT EXISTS infileProbe (line VARCHAR(200))");
+            st.execute("DELETE FROM infileProbe");
+        }
+        assertThat(fileRequestsServed(secret)).as("before any bulk load").isZero();
+        store = open(pool, true);
+        for (int i = 0; i < 700; i++) {
+            store.offer(record("s@muc", i));
+        }
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.writer().bulkLoadActive()).isTrue();
+        assertThat(counts(pool)[0]).isEqualTo(700);
+        assertThat(fileRequestsServed(secret)).as("after bulk loads on every connection").isZero();
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement();
+             java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM infileProbe")) {
+            rs.next();
+            assertThat(rs.getInt(1)).isZero();
+        }
+    }
+
+    /** Holds every connection of the pool at once and lets the "server" ask each for the file; counts the ones served. */
+    private int fileRequestsServed(Path file) throws Exception {
+        List<Connection> held = new ArrayList<>();
+        int served = 0;
+        try {
+            for (int i = 0; i < pool.getMaximumPoolSize(); i++) {
+                held.add(pool.getConnection());
+            }
+            for (Connection c : held) {
+                try (Statement st = c.createStatement()) {
+                    st.execute("LOAD DATA LOCAL INFILE '" + file + "' INTO TABLE infileProbe");
+                    served++;
+                } catch (java.sql.SQLException refused) {
+                    assertThat(refused.getMessage()).containsIgnoringCase("local");
+                }
+            }
+        } finally {
+            for (Connection c : held) {
+                c.close();
+            }
+        }
+        return served;
+    }
+
+    @Test
+    void bulkLoad_serverRefusesLocalInfile_usesInsertAndStoresEverything() throws Exception {
+        server.rootSql("SET GLOBAL local_infile = 0");
+        try (HikariDataSource fresh = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(),
+                2)) {
+            store = open(fresh, true);
+            for (int i = 0; i < 700; i++) {
+                store.offer(record("o@muc", i));
+            }
+            assertThat(store.writer().awaitIdle(30_000)).isTrue();
+            assertThat(store.writer().bulkLoadActive()).isFalse();
+            assertThat(counts(fresh)[0]).isEqualTo(700);
+            store.close();
+            store = null;
+        } finally {
+            server.rootSql("SET GLOBAL local_infile = 1");
+        }
+    }
+
     @Test
     void encode_escapesAndNulls_matchLoadDataFormat() {
         MySqlBulkLoad bulk = new MySqlBulkLoad();
