@@ -75,6 +75,7 @@ public final class StandaloneServer implements AutoCloseable {
             }
             engine = b.build();
             engine.start();
+            connection.metrics(engine.metrics());
             if (clustered) {
                 // the server may accept one link per component address (Prosody): a node that starts while another
                 // holds it waits in the background and takes the link over when the holder goes
@@ -123,6 +124,7 @@ public final class StandaloneServer implements AutoCloseable {
         }
         closed = true;
         try {
+            connection.stopBackPressure(); // a stop never waits for a slow server
             engine.close();
         } finally {
             connection.close();
