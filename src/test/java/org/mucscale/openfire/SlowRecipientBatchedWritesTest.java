@@ -162,9 +162,14 @@ class SlowRecipientBatchedWritesTest {
         }
     }
 
-    @Test
-    void clientStopsReading_boundHolds_presencesShedFirst_removedWith333_othersGetEverything() throws Exception {
-        BlockingQueue<Channel> accepted = new LinkedBlockingQueue<>();
+    private EventLoopWriteBatches batches;
+    private ChannelDelivery delivery;
+    private BlockingQueue<Channel> accepted;
+    private int port;
+
+    /** A Netty server (Openfire's transport), the batches with the bound, and a running MUC service. */
+    private void startServerAndService() throws Exception {
+        accepted = new LinkedBlockingQueue<>();
         Channel server = new ServerBootstrap().group(boss, workers).channel(NioServerSocketChannel.class)
                 // a small kernel send buffer, so the slow client's bytes pile up where the bound can see them
                 .childOption(ChannelOption.SO_SNDBUF, 16 * 1024)
@@ -175,23 +180,19 @@ class SlowRecipientBatchedWritesTest {
                     }
                 })
                 .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
-        int port = ((InetSocketAddress) server.localAddress()).getPort();
-
-        EventLoopWriteBatches batches = new EventLoopWriteBatches();
+        port = ((InetSocketAddress) server.localAddress()).getPort();
+        batches = new EventLoopWriteBatches();
         batches.recipientMaxQueuedBytes(MAX_QUEUED);
-        ChannelDelivery delivery = new ChannelDelivery(batches);
+        delivery = new ChannelDelivery(batches);
         muc = MucService.builder("muc.test", MucConfig.from(Settings.fromText(MucSettings.ALL, Map.of())), delivery)
                 .build();
         batches.onSlowRecipient(jid -> muc.removeSlowRecipient(jid, OpenfireDelivery.SLOW_REASON), n -> { },
                 () -> { });
         muc.start();
+    }
 
-        Client owner = connect("owner", port, accepted, delivery, false);
-        Client slow = connect("slow", port, accepted, delivery, true);
-        Client other = connect("other", port, accepted, delivery, false);
-        owner.startReading();
-        other.startReading();
-
+    /** The owner creates the instant room. */
+    private void createRoom(Client owner) throws InterruptedException {
         muc.process(join(owner.jid, "owner"));
         owner.await(e -> "presence".equals(e.name()), "its self-presence");
         muc.process(XmlElement.builder("iq").attribute("type", "set").attribute("id", "cfg")
@@ -200,6 +201,32 @@ class SlowRecipientBatchedWritesTest {
                         .child(XmlElement.builder("x", "jabber:x:data").attribute("type", "submit").build())
                         .build()).build());
         owner.await(e -> "iq".equals(e.name()), "the instant room's result");
+    }
+
+    private void groupchat(Client from, int i, String body) {
+        muc.process(XmlElement.builder("message").attribute("type", "groupchat")
+                .attribute("from", from.jid.toString()).attribute("to", ROOM)
+                .textChild("body", i + ":" + body).build());
+    }
+
+    private static void expectMessages(Client c, int from, int to) throws InterruptedException {
+        for (int j = from; j <= to; j++) {
+            String prefix = j + ":";
+            XmlElement m = c.await(e -> "message".equals(e.name()) && e.childText("body") != null, "message " + j);
+            assertThat(m.childText("body")).as(c.jid + " gets every message in order").startsWith(prefix);
+        }
+    }
+
+    @Test
+    void clientStopsReading_boundHolds_presencesShedFirst_removedWith333_othersGetEverything() throws Exception {
+        startServerAndService();
+        Client owner = connect("owner", port, accepted, delivery, false);
+        Client slow = connect("slow", port, accepted, delivery, true);
+        Client other = connect("other", port, accepted, delivery, false);
+        owner.startReading();
+        other.startReading();
+
+        createRoom(owner);
         muc.process(join(slow.jid, "slow"));
         muc.process(join(other.jid, "other"));
         other.await(e -> isSelfPresence(e), "its self-presence");
@@ -208,9 +235,7 @@ class SlowRecipientBatchedWritesTest {
         // falls further behind with every round
         String body = "m".repeat(2000);
         for (int i = 0; i < MESSAGES; i++) {
-            muc.process(XmlElement.builder("message").attribute("type", "groupchat")
-                    .attribute("from", owner.jid.toString()).attribute("to", ROOM)
-                    .textChild("body", i + ":" + body).build());
+            groupchat(owner, i, body);
             if (i % 10 == 0) {
                 // presence changes: what a slow client's queue sheds first
                 muc.process(XmlElement.builder("presence").attribute("from", other.jid.toString())
@@ -218,13 +243,7 @@ class SlowRecipientBatchedWritesTest {
             }
             if (i % 10 == 9) {
                 for (Client c : List.of(owner, other)) {
-                    for (int j = i - 9; j <= i; j++) {
-                        String prefix = j + ":";
-                        XmlElement m = c.await(e -> "message".equals(e.name()) && e.childText("body") != null,
-                                "message " + j);
-                        assertThat(m.childText("body")).as(c.jid + " gets every message in order")
-                                .startsWith(prefix);
-                    }
+                    expectMessages(c, i - 9, i);
                 }
             }
         }
@@ -240,6 +259,34 @@ class SlowRecipientBatchedWritesTest {
         assertThat(batches.presencesShedCount()).as("presences are shed before the client is removed").isPositive();
         assertThat(batches.slowPeakBytes()).as("the slow client never had more than the bound waiting")
                 .isPositive().isLessThanOrEqualTo(MAX_QUEUED);
+        assertThat(muc.occupantCount()).isEqualTo(2);
+    }
+
+    @Test
+    void clientPausesThenReads_itsHeldStanzasArriveInOrder_notRemoved() throws Exception {
+        startServerAndService();
+        Client owner = connect("owner", port, accepted, delivery, false);
+        Client late = connect("late", port, accepted, delivery, true);
+        owner.startReading();
+        createRoom(owner);
+        muc.process(join(late.jid, "late"));
+        owner.await(e -> "presence".equals(e.name()) && (ROOM + "/late").equals(e.attribute("from")), "late joins");
+
+        // ~200 KB for a client that reads nothing yet: more than its socket and its channel's high-water mark take,
+        // less than the 256 KiB bound, so part of it waits in the client's queue
+        int messages = 100;
+        String body = "m".repeat(2000);
+        for (int i = 0; i < messages; i++) {
+            groupchat(owner, i, body);
+            if (i % 10 == 9) {
+                expectMessages(owner, i - 9, i);
+            }
+        }
+        assertThat(batches.slowPeakBytes()).as("stanzas waited for the client that did not read").isPositive();
+        late.startReading();
+        expectMessages(late, 0, messages - 1);
+        assertThat(batches.slowRemovedCount()).isZero();
+        assertThat(batches.presencesShedCount()).isZero();
         assertThat(muc.occupantCount()).isEqualTo(2);
     }
 

@@ -129,6 +129,7 @@ class ComponentBackPressureTest {
                     c.flush();
                 }
             }, "room-thread-stand-in");
+            roomThread.setDaemon(true); // a failed run must not keep the test JVM alive
             roomThread.start();
             await(() -> c.stats().backPressurePauses() > 0 && roomThread.getState() == Thread.State.TIMED_WAITING,
                     "the thread to pause for the link");
