@@ -7,14 +7,15 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import io.netty.util.AttributeKey;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -75,7 +76,7 @@ final class EventLoopWriteBatches {
     private final LongAdder slowDropped = new LongAdder();
     private final LongAdder slowRemoved = new LongAdder();
     /** The most bytes one slow recipient has had waiting (here and in its channel) since start. */
-    private final java.util.concurrent.atomic.AtomicLong slowPeakBytes = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong slowPeakBytes = new AtomicLong();
     /** Per channel, the waiting stanzas of a recipient that reads slowly; a fresh key per class loader (plugin reload). */
     private static final AttributeKey<HeldWrites> HELD = AttributeKey.newInstance(
             "mucscale.held-writes." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));
@@ -108,13 +109,17 @@ final class EventLoopWriteBatches {
         if (g == null) {
             return false;
         }
-        return add(channelOf(session), stanza, recipient);
+        return gather(g, channelOf(session), stanza, recipient);
     }
 
-    /** As above, for a channel already known (null: the caller writes it now). */
+    /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
     boolean add(Channel channel, RenderedStanza stanza, Jid recipient) {
         Gathered g = perThread.get();
-        if (g == null || channel == null) {
+        return g != null && gather(g, channel, stanza, recipient);
+    }
+
+    private boolean gather(Gathered g, Channel channel, RenderedStanza stanza, Jid recipient) {
+        if (channel == null) {
             return false;
         }
         g.writesFor(channel.eventLoop(), this).add(channel, stanza, recipient);
@@ -286,6 +291,9 @@ final class EventLoopWriteBatches {
                     ch.pipeline().addFirst(held);
                 }
                 held.hold(stanzas[i], recipients[i]);
+                if (ch.isWritable()) {
+                    held.drain(); // it drained since the last writability event: keep order, write what waits
+                }
             }
             for (int i = 0; i < size; i++) {
                 Channel ch = channels[i];
@@ -335,11 +343,6 @@ final class EventLoopWriteBatches {
 
         boolean isEmpty() {
             return waiting.isEmpty();
-        }
-
-        /** Bytes waiting here (tests). */
-        long heldBytes() {
-            return bytes;
         }
 
         /** Queues a stanza behind the others, then keeps the recipient within the bound (see the class note). */
@@ -410,7 +413,7 @@ final class EventLoopWriteBatches {
         }
 
         /** Writes what waits while the channel takes it; the recipient is no longer slow once nothing waits. */
-        private void drain() {
+        void drain() {
             int n = 0;
             while (!waiting.isEmpty() && channel.isWritable()) {
                 Waiting w = waiting.pollFirst();

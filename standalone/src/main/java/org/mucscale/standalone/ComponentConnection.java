@@ -1,5 +1,6 @@
 package org.mucscale.standalone;
 
+import com.codahale.metrics.Gauge;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -20,6 +21,7 @@ import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IdleStatus;
 import org.apache.mina.core.session.IoSession;
 import org.apache.mina.transport.socket.nio.NioSocketConnector;
+import org.mucscale.engine.metrics.MucScaleMetrics;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
@@ -93,7 +95,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     /** The service is stopping: nobody pauses any more. */
     private volatile boolean noBackPressure;
     private final long lowWaterBytes;
-    private volatile org.mucscale.engine.metrics.MucScaleMetrics metrics;
+    private volatile MucScaleMetrics metrics;
     /** The outbound batch of each thread that has called {@link #flush}; absent for every other thread. */
     private final ThreadLocal<Batch> batches = new ThreadLocal<>();
     private final AtomicLong lastDropLogNs = new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NS);
@@ -251,15 +253,15 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     }
 
     /** Where the link's drops and the queue depth are counted besides {@link #stats} (dashboard, Prometheus). */
-    public void metrics(org.mucscale.engine.metrics.MucScaleMetrics m) {
+    public void metrics(MucScaleMetrics m) {
         this.metrics = m;
         if (m != null) {
-            m.registry().register("mucscale.standalone.link.queued-bytes", (com.codahale.metrics.Gauge<Long>) () -> {
+            m.registry().register("mucscale.standalone.link.queued-bytes", (Gauge<Long>) () -> {
                 IoSession s = readySession;
                 return s == null ? 0L : s.getScheduledWriteBytes();
             });
             m.registry().register("mucscale.standalone.link.back-pressure.pauses",
-                    (com.codahale.metrics.Gauge<Long>) backPressurePauses::sum);
+                    (Gauge<Long>) backPressurePauses::sum);
         }
     }
 
@@ -400,7 +402,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private void reportDrop(String why, boolean dropped) {
         if (dropped) {
             dropsSinceLog.incrementAndGet();
-            org.mucscale.engine.metrics.MucScaleMetrics m = metrics;
+            MucScaleMetrics m = metrics;
             if (m != null) {
                 m.outboundDropped(1);
             }
