@@ -180,6 +180,10 @@
         queueData.push(column(d, 'storeSpilledPerSec'));
         queueDefs.push(line('dead letters/s', 1));
         queueData.push(column(d, 'storeDeadLettersPerSec'));
+        queueDefs.push(line('outbound dropped/s', 2));
+        queueData.push(column(d, 'outboundDroppedPerSec'));
+        queueDefs.push(line('slow recipients removed/s', 3));
+        queueData.push(column(d, 'slowRecipientsRemovedPerSec'));
         draw('queues', 'ms-chart-queues', queueDefs, queueData);
 
         var filterNames = Object.keys(d.filterActions || {}).sort();

@@ -4,13 +4,21 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.EventLoop;
+import io.netty.util.AttributeKey;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 import org.jivesoftware.openfire.Connection;
 import org.jivesoftware.openfire.session.LocalClientSession;
 import org.mucscale.engine.stanza.Jid;
@@ -43,6 +51,14 @@ import org.slf4j.LoggerFactory;
  * the session as a packet), which then queues on the same event loop behind the batch. Openfire's outgoing-bytes
  * statistic catches these writes up at the connection's next write through Openfire (it is computed from the
  * channel's traffic counter, which does see them).
+ *
+ * <p>Slow recipients (issue 18): a stanza is written into the channel only while the channel is writable (Netty's
+ * write-buffer high-water mark); otherwise it waits in that recipient's {@link HeldWrites}, which writes it when the
+ * channel becomes writable again. What one recipient has waiting, here plus in the channel's outbound buffer, is
+ * bounded by {@code mucscale.openfire.recipient-max-queued-bytes}: beyond it that recipient's oldest waiting presence
+ * is dropped first, and when no presence is left the recipient is removed from its rooms (status 333 with a reason,
+ * see {@link #onSlowRecipient}) and what waited for it is dropped. All of it is counted. Stanzas that take the slow way
+ * through Openfire are not bounded here.
  */
 final class EventLoopWriteBatches {
     private static final Logger LOG = LoggerFactory.getLogger(EventLoopWriteBatches.class);
@@ -58,6 +74,33 @@ final class EventLoopWriteBatches {
     private final LongAdder rejected = new LongAdder();
     /** Takes arrival-to-socket-write nanoseconds, one per message and batch; null records nothing. */
     private volatile java.util.function.LongConsumer writeLatency;
+    private final LongAdder presencesShed = new LongAdder();
+    private final LongAdder slowDropped = new LongAdder();
+    private final LongAdder slowRemoved = new LongAdder();
+    /** The most bytes one slow recipient has had waiting (here and in its channel) since start. */
+    private final AtomicLong slowPeakBytes = new AtomicLong();
+    /** Per channel, the waiting stanzas of a recipient that reads slowly; a fresh key per class loader (plugin reload). */
+    private static final AttributeKey<HeldWrites> HELD = AttributeKey.newInstance(
+            "mucscale.held-writes." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));
+    private volatile long recipientMaxQueuedBytes = OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES.defaultValue();
+    private volatile Consumer<Jid> slowRecipient = jid -> { };
+    private volatile LongConsumer droppedSink = n -> { };
+    private volatile Runnable removedSink = () -> { };
+
+    /** Bytes one recipient may have waiting (dynamic setting {@code mucscale.openfire.recipient-max-queued-bytes}). */
+    void recipientMaxQueuedBytes(long bytes) {
+        this.recipientMaxQueuedBytes = bytes;
+    }
+
+    /**
+     * Who removes a slow recipient from its rooms (called on a Netty event loop; must not block), and where the drops
+     * and removals are counted besides this class's own counters.
+     */
+    void onSlowRecipient(Consumer<Jid> remove, LongConsumer dropped, Runnable removed) {
+        this.slowRecipient = remove;
+        this.droppedSink = dropped;
+        this.removedSink = removed;
+    }
 
     /**
      * Gathers {@code stanza} for {@code recipient} on {@code session}'s channel; false when this thread does not batch
@@ -68,11 +111,20 @@ final class EventLoopWriteBatches {
         if (g == null) {
             return false;
         }
-        Channel channel = channelOf(session);
+        return gather(g, channelOf(session), stanza, recipient);
+    }
+
+    /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
+    boolean add(Channel channel, RenderedStanza stanza, Jid recipient) {
+        Gathered g = perThread.get();
+        return g != null && gather(g, channel, stanza, recipient);
+    }
+
+    private boolean gather(Gathered g, Channel channel, RenderedStanza stanza, Jid recipient) {
         if (channel == null) {
             return false;
         }
-        g.writesFor(channel.eventLoop(), this).add(channel, stanza, Xml.escapeAttribute(recipient.toString()));
+        g.writesFor(channel.eventLoop(), this).add(channel, stanza, recipient);
         return true;
     }
 
@@ -141,6 +193,26 @@ final class EventLoopWriteBatches {
         return closed.sum() + rejected.sum();
     }
 
+    /** Presences dropped from slow recipients' queues to stay within the bound. */
+    long presencesShedCount() {
+        return presencesShed.sum();
+    }
+
+    /** Other stanzas dropped for slow recipients (what waited when one was removed, and what came while it was). */
+    long slowDroppedCount() {
+        return slowDropped.sum();
+    }
+
+    /** The most bytes one slow recipient has had waiting, queued here plus in its channel's buffer. */
+    long slowPeakBytes() {
+        return slowPeakBytes.get();
+    }
+
+    /** Recipients removed from their rooms for reading too slowly. */
+    long slowRemovedCount() {
+        return slowRemoved.sum();
+    }
+
     private static Channel channelOf(LocalClientSession session) {
         Connection connection = session.getConnection();
         if (connection == null || CONTEXT == null || connection.isClosed()
@@ -186,7 +258,7 @@ final class EventLoopWriteBatches {
         private final EventLoopWriteBatches owner;
         Channel[] channels = new Channel[32];
         RenderedStanza[] stanzas = new RenderedStanza[32];
-        String[] recipients = new String[32];
+        Jid[] recipients = new Jid[32];
         int size;
 
         Writes(EventLoop loop, EventLoopWriteBatches owner) {
@@ -194,7 +266,7 @@ final class EventLoopWriteBatches {
             this.owner = owner;
         }
 
-        void add(Channel channel, RenderedStanza stanza, String escapedRecipient) {
+        void add(Channel channel, RenderedStanza stanza, Jid recipient) {
             if (size == channels.length) {
                 int n = size * 2;
                 channels = java.util.Arrays.copyOf(channels, n);
@@ -203,7 +275,7 @@ final class EventLoopWriteBatches {
             }
             channels[size] = channel;
             stanzas[size] = stanza;
-            recipients[size] = escapedRecipient;
+            recipients[size] = recipient;
             size++;
         }
 
@@ -217,15 +289,21 @@ final class EventLoopWriteBatches {
                     gone++;
                     continue;
                 }
-                byte[] prefix = stanzas[i].prefixUtf8();
-                byte[] suffix = stanzas[i].suffixUtf8();
-                String to = recipients[i];
-                ByteBuf buf = ch.alloc().buffer(prefix.length + ByteBufUtil.utf8Bytes(to) + suffix.length);
-                buf.writeBytes(prefix);
-                ByteBufUtil.writeUtf8(buf, to);
-                buf.writeBytes(suffix);
-                ch.write(buf, ch.voidPromise());
-                done++;
+                HeldWrites held = ch.attr(HELD).get();
+                if ((held == null || held.isEmpty()) && ch.isWritable()) {
+                    writeTo(ch, stanzas[i], Xml.escapeAttribute(recipients[i].toString()));
+                    done++;
+                    continue;
+                }
+                if (held == null) {
+                    held = new HeldWrites(ch, owner);
+                    ch.attr(HELD).set(held);
+                    ch.pipeline().addFirst(held);
+                }
+                held.hold(stanzas[i], recipients[i]);
+                if (ch.isWritable()) {
+                    held.drain(); // it drained since the last writability event: keep order, write what waits
+                }
             }
             for (int i = 0; i < size; i++) {
                 Channel ch = channels[i];
@@ -253,5 +331,152 @@ final class EventLoopWriteBatches {
                 owner.closed.add(gone);
             }
         }
+    }
+
+    /** Encodes one stanza into a buffer from the channel's allocator and writes it (not flushed). */
+    static int writeTo(Channel ch, RenderedStanza stanza, String escapedTo) {
+        byte[] prefix = stanza.prefixUtf8();
+        byte[] suffix = stanza.suffixUtf8();
+        int length = prefix.length + ByteBufUtil.utf8Bytes(escapedTo) + suffix.length;
+        ByteBuf buf = ch.alloc().buffer(length);
+        buf.writeBytes(prefix);
+        ByteBufUtil.writeUtf8(buf, escapedTo);
+        buf.writeBytes(suffix);
+        ch.write(buf, ch.voidPromise());
+        return length;
+    }
+
+    /**
+     * One slow recipient's waiting stanzas, in order, and the pipeline handler that writes them when its channel
+     * becomes writable again. Touched only on the channel's event loop. Stays in the pipeline once added (cheap: it
+     * only passes events on); it holds no stanza once the recipient has caught up.
+     */
+    static final class HeldWrites extends ChannelInboundHandlerAdapter {
+        private final Channel channel;
+        private final EventLoopWriteBatches owner;
+        private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+        private long bytes;
+        /** Removal was asked for; until the recipient catches up, what does not fit is dropped, not asked again. */
+        private boolean removing;
+
+        HeldWrites(Channel channel, EventLoopWriteBatches owner) {
+            this.channel = channel;
+            this.owner = owner;
+        }
+
+        boolean isEmpty() {
+            return waiting.isEmpty();
+        }
+
+        /** Queues a stanza behind the others, then keeps the recipient within the bound (see the class note). */
+        void hold(RenderedStanza stanza, Jid recipient) {
+            String to = Xml.escapeAttribute(recipient.toString());
+            int length = stanza.prefixUtf8().length + ByteBufUtil.utf8Bytes(to) + stanza.suffixUtf8().length;
+            long max = owner.recipientMaxQueuedBytes;
+            long inChannel = pendingInChannel();
+            if (removing && bytes + inChannel + length > max) {
+                drop(1); // the recipient is being removed: what does not fit goes (the removal's own presence fits)
+                return;
+            }
+            waiting.addLast(new Waiting(stanza, to, length, isPresence(stanza)));
+            bytes += length;
+            while (bytes + inChannel > max) {
+                if (!shedOldestPresence()) {
+                    remove(recipient);
+                    break;
+                }
+            }
+            long total = bytes + inChannel;
+            if (total > owner.slowPeakBytes.get()) {
+                owner.slowPeakBytes.accumulateAndGet(total, Math::max);
+            }
+        }
+
+        private long pendingInChannel() {
+            ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
+            return out == null ? 0 : out.totalPendingWriteBytes();
+        }
+
+        private boolean shedOldestPresence() {
+            for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+                Waiting w = it.next();
+                if (w.presence) {
+                    it.remove();
+                    bytes -= w.length;
+                    owner.presencesShed.increment();
+                    owner.droppedSink.accept(1);
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void remove(Jid recipient) {
+            int n = waiting.size();
+            waiting.clear();
+            bytes = 0;
+            drop(n);
+            removing = true;
+            owner.slowRemoved.increment();
+            owner.removedSink.run();
+            LOG.info("MUC Scale: {} reads too slowly (more than {} bytes waiting); removing it from its rooms",
+                    recipient, owner.recipientMaxQueuedBytes);
+            try {
+                owner.slowRecipient.accept(recipient);
+            } catch (RuntimeException e) {
+                LOG.warn("MUC Scale: could not remove the slow recipient {}", recipient, e);
+            }
+        }
+
+        private void drop(int n) {
+            if (n > 0) {
+                owner.slowDropped.add(n);
+                owner.droppedSink.accept(n);
+            }
+        }
+
+        /** Writes what waits while the channel takes it; the recipient is no longer slow once nothing waits. */
+        void drain() {
+            int n = 0;
+            while (!waiting.isEmpty() && channel.isWritable()) {
+                Waiting w = waiting.pollFirst();
+                bytes -= w.length;
+                writeTo(channel, w.stanza, w.escapedTo);
+                n++;
+            }
+            if (n > 0) {
+                owner.written.add(n);
+                channel.flush();
+            }
+            if (waiting.isEmpty()) {
+                removing = false;
+            }
+        }
+
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
+            if (ctx.channel().isWritable()) {
+                drain();
+            }
+            super.channelWritabilityChanged(ctx);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+            if (!waiting.isEmpty()) {
+                owner.closed.add(waiting.size());
+                waiting.clear();
+                bytes = 0;
+            }
+            super.channelInactive(ctx);
+        }
+
+        private static boolean isPresence(RenderedStanza stanza) {
+            byte[] p = stanza.prefixUtf8();
+            return p.length > 1 && p[0] == '<' && p[1] == 'p';
+        }
+    }
+
+    private record Waiting(RenderedStanza stanza, String escapedTo, int length, boolean presence) {
     }
 }

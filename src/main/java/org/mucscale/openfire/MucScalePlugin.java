@@ -96,6 +96,8 @@ public final class MucScalePlugin implements Plugin {
         registrations.push("engine", engine);
         delivery.registerGauges(engine.metrics().registry());
         delivery.recordWriteLatency(engine.metrics()::recordWriteLatencyNs);
+        delivery.recipientMaxQueuedBytes(settings.get(OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES));
+        delivery.slowRecipients(engine.muc(), engine.metrics());
 
         BuiltInMucFilter builtInFilter = new BuiltInMucFilter(engine::filter, server.getMultiUserChatManager(),
                 xmppDomain, settings.get(OpenfireSettings.FILTER_BUILTIN_MUC));
@@ -105,6 +107,7 @@ public final class MucScalePlugin implements Plugin {
             delivery.directLocal(s.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
             delivery.rawLocal(s.get(OpenfireSettings.RAW_LOCAL_DELIVERY));
             delivery.batchedWrites(s.get(OpenfireSettings.BATCHED_WRITES));
+            delivery.recipientMaxQueuedBytes(s.get(OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES));
             builtInFilter.enabled(s.get(OpenfireSettings.FILTER_BUILTIN_MUC));
             prometheus.apply(s);
         }));

@@ -69,6 +69,9 @@ public final class OpenfireDelivery implements Delivery {
             "org.jivesoftware.openfire.filetransfer.DefaultFileTransferManager$MetaFileTransferInterceptor",
             "org.jivesoftware.openfire.vcard.xep0398.PresenceEnhancer");
 
+    /** The reason a slow recipient and its rooms see with status 333. */
+    static final String SLOW_REASON = "Removed because your client did not read the room's traffic fast enough";
+
     private final RoutingTable routingTable;
     private final PacketRouter router;
     private final InterceptorManager interceptors;
@@ -104,6 +107,21 @@ public final class OpenfireDelivery implements Delivery {
     /** Turns batched raw writes on or off (dynamic setting; needs raw local delivery). */
     public void batchedWrites(boolean on) {
         this.batchedWrites = on;
+    }
+
+    /** Bytes one slow recipient may have waiting on the batched path (dynamic setting). */
+    public void recipientMaxQueuedBytes(long bytes) {
+        batches.recipientMaxQueuedBytes(bytes);
+    }
+
+    /**
+     * Connects the slow-recipient bound to the engine: a recipient over it is removed from its rooms by
+     * {@code service} and the drops and removals are counted in {@code metrics} (dashboard, Prometheus).
+     */
+    public void slowRecipients(org.mucscale.engine.muc.MucService service,
+                               org.mucscale.engine.metrics.MucScaleMetrics metrics) {
+        batches.onSlowRecipient(jid -> service.removeSlowRecipient(jid, SLOW_REASON), metrics::outboundDropped,
+                metrics::slowRecipientRemoved);
     }
 
     @Override
@@ -239,6 +257,14 @@ public final class OpenfireDelivery implements Delivery {
         registry.register("mucscale.openfire.delivery.batch-dropped",
                 (com.codahale.metrics.Gauge<Long>) this::batchDroppedCount);
         registry.register("mucscale.openfire.write-batches", (com.codahale.metrics.Gauge<Long>) this::batchCount);
+        registry.register("mucscale.openfire.delivery.presences-shed",
+                (com.codahale.metrics.Gauge<Long>) batches::presencesShedCount);
+        registry.register("mucscale.openfire.delivery.slow-dropped",
+                (com.codahale.metrics.Gauge<Long>) batches::slowDroppedCount);
+        registry.register("mucscale.openfire.delivery.slow-recipients-removed",
+                (com.codahale.metrics.Gauge<Long>) batches::slowRemovedCount);
+        registry.register("mucscale.openfire.delivery.slow-peak-bytes",
+                (com.codahale.metrics.Gauge<Long>) batches::slowPeakBytes);
     }
 
     /** Stanzas written as rendered text straight to local sessions' connections. */

@@ -26,13 +26,21 @@ public final class OpenfireSettings {
             "mucscale.openfire.batched-writes", true, true,
             "With raw local delivery, gather a room thread's deliveries per network event loop and hand each event loop one batch (written through the connection's full Netty pipeline, one flush per connection) instead of two thread hand-offs per delivery through Openfire's connection.");
 
+    public static final Setting<Long> RECIPIENT_MAX_QUEUED_BYTES = Setting.ofLong(
+            "mucscale.openfire.recipient-max-queued-bytes", 1024L * 1024, 64L * 1024, 1024L * 1024 * 1024, true,
+            "With batched writes, bytes of the service's stanzas that may wait for one client that reads slowly (in "
+                    + "its connection's buffer and queued behind it). Beyond it the client's oldest waiting presence "
+                    + "is dropped first; when none is left the client is removed from its rooms (status 333) and what "
+                    + "waited for it is dropped. Counted as mucscale.delivery.dropped and "
+                    + "mucscale.delivery.slow-recipients.removed.");
+
     public static final Setting<Boolean> FILTER_BUILTIN_MUC = Setting.ofBoolean("mucscale.openfire.filter-builtin-muc",
             true, true,
             "Run the content filter on group messages sent to Openfire's own MUC services (once per message, "
                     + "before the room sees it).");
 
     public static final List<Setting<?>> ALL = List.of(SUBDOMAIN, DIRECT_LOCAL_DELIVERY, RAW_LOCAL_DELIVERY,
-            BATCHED_WRITES, FILTER_BUILTIN_MUC);
+            BATCHED_WRITES, RECIPIENT_MAX_QUEUED_BYTES, FILTER_BUILTIN_MUC);
 
     /** Null when {@code s} is one DNS label (letters, digits, hyphens; 1-63 characters), else what is allowed. */
     static String subdomainProblem(String s) {

@@ -9,7 +9,8 @@ import org.mucscale.standalone.StandaloneSettings.WriteQueueOverflow;
 public record ComponentConfig(String serverHost, int serverPort, String domain, String secret,
                               Duration connectTimeout, Duration handshakeTimeout, Duration keepaliveInterval,
                               Duration reconnectInitialDelay, Duration reconnectMaxDelay, int maxStanzaBytes,
-                              long writeQueueMaxBytes, WriteQueueOverflow writeQueueOverflow) {
+                              long writeQueueMaxBytes, WriteQueueOverflow writeQueueOverflow,
+                              long writeQueueHighWaterBytes, Duration writeQueueMaxWait) {
 
     public static ComponentConfig from(Settings s) {
         String secret = s.get(StandaloneSettings.COMPONENT_SECRET);
@@ -24,11 +25,20 @@ public record ComponentConfig(String serverHost, int serverPort, String domain, 
                     + StandaloneSettings.RECONNECT_INITIAL_DELAY.key() + " (" + initial.toMillis() + "), was "
                     + max.toMillis());
         }
+        long maxBytes = s.get(StandaloneSettings.WRITE_QUEUE_MAX_BYTES);
+        long highWater = s.get(StandaloneSettings.WRITE_QUEUE_HIGH_WATER_BYTES);
+        if (highWater == 0) {
+            highWater = maxBytes / 4;
+        } else if (highWater >= maxBytes) {
+            throw new InvalidSettingException(StandaloneSettings.WRITE_QUEUE_HIGH_WATER_BYTES.key() + " must be below "
+                    + StandaloneSettings.WRITE_QUEUE_MAX_BYTES.key() + " (" + maxBytes + "), was " + highWater);
+        }
         return new ComponentConfig(s.get(StandaloneSettings.SERVER_HOST).trim(), s.get(StandaloneSettings.SERVER_PORT),
                 s.get(StandaloneSettings.COMPONENT_DOMAIN).toLowerCase(java.util.Locale.ROOT), secret,
                 s.get(StandaloneSettings.CONNECT_TIMEOUT), s.get(StandaloneSettings.HANDSHAKE_TIMEOUT),
                 s.get(StandaloneSettings.KEEPALIVE_INTERVAL), initial, max, s.get(StandaloneSettings.MAX_STANZA_BYTES),
-                s.get(StandaloneSettings.WRITE_QUEUE_MAX_BYTES), s.get(StandaloneSettings.WRITE_QUEUE_OVERFLOW));
+                maxBytes, s.get(StandaloneSettings.WRITE_QUEUE_OVERFLOW), highWater,
+                s.get(StandaloneSettings.WRITE_QUEUE_MAX_WAIT));
     }
 
     @Override

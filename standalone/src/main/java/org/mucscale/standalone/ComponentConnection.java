@@ -1,5 +1,6 @@
 package org.mucscale.standalone;
 
+import com.codahale.metrics.Gauge;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -21,6 +22,7 @@ import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IdleStatus;
 import org.apache.mina.core.session.IoSession;
 import org.apache.mina.transport.socket.nio.NioSocketConnector;
+import org.mucscale.engine.metrics.MucScaleMetrics;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
@@ -42,6 +44,13 @@ import org.slf4j.LoggerFactory;
  * then MINA's queue order. Reconnects run on one scheduler thread.
  * Outbound bytes are bounded by {@code writeQueueMaxBytes}; beyond it the configured overflow policy applies and the
  * stanza is counted ({@link ComponentStats#outboundDroppedQueueFull()}) and logged, never silently dropped.
+ *
+ * <p>Back-pressure (issue 18): a slow server must not make the link drop stanzas for every occupant. When a room
+ * thread hands over a batch and more than {@code writeQueueHighWaterBytes} wait in MINA's queue, that thread pauses
+ * (so its shard drains no more commands, and its own bounded queue refuses senders with resource-constraint) until
+ * the queue is down to half of the high-water mark, woken by MINA's {@code messageSent}. A pause is bounded by
+ * {@code writeQueueMaxWait}, after which the overflow policy above applies; it ends at once when the stream closes or
+ * the service stops ({@link #stopBackPressure}). Threads that do not batch (the I/O thread) never pause.
  */
 public final class ComponentConnection implements Delivery, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ComponentConnection.class);
@@ -80,6 +89,16 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private final LongAdder connectFailures = new LongAdder();
     private final LongAdder handlerFailures = new LongAdder();
     private final LongAdder writeRequests = new LongAdder();
+    private final LongAdder backPressurePauses = new LongAdder();
+    private final LongAdder backPressureTimeouts = new LongAdder();
+    /** Room threads paused for the write queue wait on this monitor; MINA's thread wakes them below low water. */
+    private final Object drained = new Object();
+    /** Paused threads (written under {@link #drained}). */
+    private volatile int pausedThreads;
+    /** The service is stopping: nobody pauses any more. */
+    private volatile boolean noBackPressure;
+    private final long lowWaterBytes;
+    private volatile MucScaleMetrics metrics;
     /** The outbound batch of each thread that has called {@link #flush}; absent for every other thread. */
     private final ThreadLocal<Batch> batches = new ThreadLocal<>();
     private final AtomicLong lastDropLogNs = new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NS);
@@ -87,6 +106,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
 
     public ComponentConnection(ComponentConfig config) {
         this.config = config;
+        this.lowWaterBytes = config.writeQueueHighWaterBytes() / 2;
         this.streamHeader = ("<?xml version='1.0'?><stream:stream xmlns='" + COMPONENT_NS
                 + "' xmlns:stream='http://etherx.jabber.org/streams' to='" + config.domain() + "'>")
                 .getBytes(StandardCharsets.UTF_8);
@@ -173,7 +193,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         return new ComponentStats(stanzasReceived.sum(), stanzasSent.sum(), bytesSent.sum(), droppedQueueFull.sum(),
                 droppedDisconnected.sum(), streamErrorsSent.sum(), streamErrorsReceived.sum(), handshakes.sum(),
                 connectFailures.sum(), handlerFailures.sum(), s == null ? 0 : s.getScheduledWriteBytes(),
-                writeRequests.sum());
+                writeRequests.sum(), backPressurePauses.sum(), backPressureTimeouts.sum());
     }
 
     @Override
@@ -238,7 +258,10 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         write(s, IoBuffer.wrap(bytes), bytes.length);
     }
 
-    /** Enqueues what this thread gathered as one write; the first call makes the calling thread batch. */
+    /**
+     * Enqueues what this thread gathered as one write, then pauses while the write queue is above its high-water mark
+     * (back-pressure); the first call makes the calling thread batch.
+     */
     @Override
     public void flush() {
         Batch b = batches.get();
@@ -247,6 +270,70 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             return;
         }
         writeBatch(b);
+        awaitDrain(b.session);
+    }
+
+    /** Where the link's drops and the queue depth are counted besides {@link #stats} (dashboard, Prometheus). */
+    public void metrics(MucScaleMetrics m) {
+        this.metrics = m;
+        if (m != null) {
+            m.registry().register("mucscale.standalone.link.queued-bytes", (Gauge<Long>) () -> {
+                IoSession s = readySession;
+                return s == null ? 0L : s.getScheduledWriteBytes();
+            });
+            m.registry().register("mucscale.standalone.link.back-pressure.pauses",
+                    (Gauge<Long>) backPressurePauses::sum);
+        }
+    }
+
+    /**
+     * The service is stopping: room threads paused for the write queue go on now, and none pauses again (what no
+     * longer fits meets the overflow policy). Called before the engine stops, so a stop never waits for a slow server.
+     */
+    public void stopBackPressure() {
+        noBackPressure = true;
+        wakePaused();
+    }
+
+    /**
+     * Pauses the calling room thread while more than the high-water mark waits for {@code s}, until the queue is at
+     * low water, the stream goes, the service stops or {@code writeQueueMaxWait} has passed.
+     */
+    private void awaitDrain(IoSession s) {
+        long maxWaitNs = config.writeQueueMaxWait().toNanos();
+        if (s == null || maxWaitNs == 0 || noBackPressure
+                || s.getScheduledWriteBytes() <= config.writeQueueHighWaterBytes()) {
+            return;
+        }
+        backPressurePauses.increment();
+        long deadline = System.nanoTime() + maxWaitNs;
+        synchronized (drained) {
+            pausedThreads++;
+            try {
+                while (s.getScheduledWriteBytes() > lowWaterBytes && !noBackPressure && !stopping
+                        && readySession == s) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        backPressureTimeouts.increment();
+                        reportDrop("the server has not read for " + config.writeQueueMaxWait().toMillis()
+                                + " ms; room threads go on and the write queue's limit applies", false);
+                        return;
+                    }
+                    // in slices, so a wake-up that raced the check costs at most one slice
+                    drained.wait(Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(left))));
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt(); // a stop that ran out of patience: go on
+            } finally {
+                pausedThreads--;
+            }
+        }
+    }
+
+    private void wakePaused() {
+        synchronized (drained) {
+            drained.notifyAll();
+        }
     }
 
     /**
@@ -264,6 +351,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             b.session = s;
         } else if (b.buffer.position() + length > BATCH_MAX_BYTES) {
             writeBatch(b); // a large fan-out goes out in 64 KiB writes, not one buffer of megabytes
+            awaitDrain(s);
         }
         return b;
     }
@@ -311,7 +399,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private boolean admit(IoSession s, int length, Batch batch) {
         if (s == null) {
             droppedDisconnected.increment();
-            reportDrop("no stream to the server is up (reconnecting)");
+            reportDrop("no stream to the server is up (reconnecting)", true);
             return false;
         }
         long gathered = batch == null ? 0 : batch.buffer.position();
@@ -319,10 +407,10 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             droppedQueueFull.increment();
             if (config.writeQueueOverflow() == StandaloneSettings.WriteQueueOverflow.RECONNECT) {
                 reportDrop("the write queue to the server is full (" + config.writeQueueMaxBytes()
-                        + " bytes); reconnecting");
+                        + " bytes); reconnecting", true);
                 s.closeNow();
             } else {
-                reportDrop("the write queue to the server is full (" + config.writeQueueMaxBytes() + " bytes)");
+                reportDrop("the write queue to the server is full (" + config.writeQueueMaxBytes() + " bytes)", true);
             }
             return false;
         }
@@ -361,9 +449,15 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         }
     }
 
-    /** Logs dropped stanzas at most once per 10 s, with the count since the last line. */
-    private void reportDrop(String why) {
-        dropsSinceLog.incrementAndGet();
+    /** Counts a dropped stanza ({@code dropped}) and logs at most once per 10 s, with the count since the last line. */
+    private void reportDrop(String why, boolean dropped) {
+        if (dropped) {
+            dropsSinceLog.incrementAndGet();
+            MucScaleMetrics m = metrics;
+            if (m != null) {
+                m.outboundDropped(1);
+            }
+        }
         long now = System.nanoTime();
         long last = lastDropLogNs.get();
         if (now - last >= DROP_LOG_INTERVAL_NS && lastDropLogNs.compareAndSet(last, now)) {
@@ -377,6 +471,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     @Override
     public void close() {
         stopping = true;
+        stopBackPressure();
         IoSession s = readySession;
         readySession = null;
         if (s != null && s.isConnected()) {
@@ -639,6 +734,13 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         }
 
         @Override
+        public void messageSent(IoSession session, Object message) {
+            if (pausedThreads > 0 && session.getScheduledWriteBytes() <= lowWaterBytes) {
+                wakePaused();
+            }
+        }
+
+        @Override
         public void sessionIdle(IoSession session, IdleStatus status) {
             if (status == IdleStatus.WRITER_IDLE) {
                 session.write(IoBuffer.wrap(new byte[] {' '}));
@@ -657,6 +759,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             boolean wasReady = readySession == session;
             if (wasReady) {
                 readySession = null;
+                wakePaused(); // paused room threads go on: their stanzas meet the reconnect
             }
             if (a != null && !a.authenticated) {
                 a.fail(new ComponentException("the server at " + where() + " closed the connection before the "

@@ -15,9 +15,12 @@ package org.mucscale.standalone;
  * @param handlerFailures stanzas the engine threw on (logged; the stream goes on)
  * @param queuedBytes bytes waiting in the write queue to the server now (0 when disconnected)
  * @param writeRequests buffers handed to MINA: one per room-thread batch, or per stanza from other threads
+ * @param backPressurePauses times a room thread paused because the write queue was above its high-water mark
+ * @param backPressureTimeouts pauses that ended at write-queue-max-wait with the queue still above low water
  */
 public record ComponentStats(long stanzasReceived, long stanzasSent, long bytesSent, long outboundDroppedQueueFull,
                              long outboundDroppedDisconnected, long streamErrorsSent, long streamErrorsReceived,
                              long handshakes, long connectFailures, long handlerFailures,
-                             long queuedBytes, long writeRequests) {
+                             long queuedBytes, long writeRequests, long backPressurePauses,
+                             long backPressureTimeouts) {
 }

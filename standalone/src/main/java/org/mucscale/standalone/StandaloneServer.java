@@ -83,6 +83,7 @@ public final class StandaloneServer implements AutoCloseable {
                     m.recordWriteLatencyNs(ns);
                 }
             });
+            connection.metrics(engine.metrics());
             if (clustered) {
                 // the server may accept one link per component address (Prosody): a node that starts while another
                 // holds it waits in the background and takes the link over when the holder goes
@@ -131,6 +132,7 @@ public final class StandaloneServer implements AutoCloseable {
         }
         closed = true;
         try {
+            connection.stopBackPressure(); // a stop never waits for a slow server
             engine.close();
         } finally {
             connection.close();

@@ -74,6 +74,20 @@ public final class StandaloneSettings {
             "What happens to a stanza when the outbound queue is full: DROP_NEWEST or RECONNECT; both are counted "
                     + "and logged.");
 
+    public static final Setting<Long> WRITE_QUEUE_HIGH_WATER_BYTES = Setting.ofLong(
+            "mucscale.standalone.write-queue-high-water-bytes", 0L, 0L, 4L * 1024 * 1024 * 1024, false,
+            "Back-pressure: when this many bytes wait in the outbound queue to the server, the room threads that "
+                    + "feed it pause until it is down to half of this (their own queues then fill and senders are told "
+                    + "resource-constraint), instead of the link dropping stanzas. 0: a quarter of "
+                    + "write-queue-max-bytes. Must be below write-queue-max-bytes.");
+
+    public static final Setting<Duration> WRITE_QUEUE_MAX_WAIT = Setting.ofDuration(
+            "mucscale.standalone.write-queue-max-wait", Duration.ofSeconds(30), Duration.ZERO, Duration.ofMinutes(10),
+            false,
+            "Longest a room thread pauses for the outbound queue to drain (back-pressure); after it the stanza "
+                    + "meets write-queue-max-bytes and the overflow policy. 0 turns back-pressure off. A stop never "
+                    + "waits for it.");
+
     // ---- clustering of standalone nodes: an embedded Hazelcast member per node (HazelcastClusterTransport)
 
     public static final Setting<Boolean> CLUSTER_ENABLED = Setting.ofBoolean("mucscale.standalone.cluster-enabled",
@@ -112,7 +126,7 @@ public final class StandaloneSettings {
     public static final List<Setting<?>> ALL = List.of(SERVER_HOST, SERVER_PORT, COMPONENT_DOMAIN, COMPONENT_SECRET,
             CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT, KEEPALIVE_INTERVAL,
             RECONNECT_INITIAL_DELAY, RECONNECT_MAX_DELAY, MAX_STANZA_BYTES, WRITE_QUEUE_MAX_BYTES,
-            WRITE_QUEUE_OVERFLOW, CLUSTER_ENABLED, CLUSTER_MEMBERS, CLUSTER_BIND_ADDRESS, CLUSTER_PORT, CLUSTER_NAME,
+            WRITE_QUEUE_OVERFLOW, WRITE_QUEUE_HIGH_WATER_BYTES, WRITE_QUEUE_MAX_WAIT, CLUSTER_ENABLED, CLUSTER_MEMBERS, CLUSTER_BIND_ADDRESS, CLUSTER_PORT, CLUSTER_NAME,
             CLUSTER_FAILURE_TIMEOUT);
 
     static String hostRule(String value) {

@@ -38,6 +38,8 @@ public final class DashboardData implements AutoCloseable {
             "gcPauseMaxMs", "gcPauses",
             "messagesPerSec", "deliveriesPerSec", "floodRejectionsPerSec", "storeCommitsPerSec", "storeSpilledPerSec",
             "storeDeadLettersPerSec", "heapUsedMiB", "allocationMiBPerSec", "threads", "rooms", "occupants",
+            // Slow consumers: what the host adapter shed, and recipients it removed from their rooms (issue 18).
+            "outboundDroppedPerSec", "slowRecipientsRemovedPerSec",
             // Cluster: null (a gap) while no cluster view is set, so a single server's charts show nothing there.
             "clusterRelaysSentPerSec", "clusterRelaysReceivedPerSec", "clusterForwardsPerSec",
             "clusterReplicationWritesPerSec", "clusterRelayLatencyP99Ms"};
@@ -70,6 +72,8 @@ public final class DashboardData implements AutoCloseable {
     private long lastCommitted;
     private long lastSpilled;
     private long lastDeadLetters;
+    private long lastOutboundDropped;
+    private long lastSlowRemoved;
     private long lastGcPauses;
     private long lastAllocated;
     private final Map<String, Long> lastFilterCounts = new HashMap<>();
@@ -190,6 +194,10 @@ public final class DashboardData implements AutoCloseable {
         lastSpilled = metrics.storeSpilled.getCount();
         put(i, "storeDeadLettersPerSec", (metrics.storeDeadLetters.getCount() - lastDeadLetters) / seconds);
         lastDeadLetters = metrics.storeDeadLetters.getCount();
+        put(i, "outboundDroppedPerSec", (metrics.outboundDropped.getCount() - lastOutboundDropped) / seconds);
+        lastOutboundDropped = metrics.outboundDropped.getCount();
+        put(i, "slowRecipientsRemovedPerSec", (metrics.slowRecipientsRemoved.getCount() - lastSlowRemoved) / seconds);
+        lastSlowRemoved = metrics.slowRecipientsRemoved.getCount();
 
         long allocated = gc.allocatedBytesEstimate();
         allocationBytesPerSecond = Math.max(0, allocated - lastAllocated) / seconds;

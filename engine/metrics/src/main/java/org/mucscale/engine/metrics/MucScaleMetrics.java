@@ -98,6 +98,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter storeCommitted;
     final Counter storeSpilled;
     final Counter storeDeadLetters;
+    final Counter outboundDropped;
+    final Counter slowRecipientsRemoved;
     final Counter gcPauses;
     final Counter gcCycles;
     final Counter probesSent;
@@ -171,6 +173,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeCommitted = registry.counter("mucscale.store.committed");
         storeSpilled = registry.counter("mucscale.store.spilled");
         storeDeadLetters = registry.counter("mucscale.store.dead.letters");
+        outboundDropped = registry.counter("mucscale.delivery.dropped");
+        slowRecipientsRemoved = registry.counter("mucscale.delivery.slow-recipients.removed");
         gcPauses = registry.counter("mucscale.jvm.gc.pauses");
         gcCycles = registry.counter("mucscale.jvm.gc.cycles");
         probesSent = registry.counter("mucscale.probe.sent");
@@ -342,6 +346,19 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     public void storeDeadLettered(int messages) {
         storeDeadLetters.inc(messages);
+    }
+
+    /**
+     * Outbound stanzas the host adapter did not deliver under its overflow policy (a slow recipient's shed presences
+     * and queued stanzas, the component link's overflow); any thread, lock-free.
+     */
+    public void outboundDropped(long stanzas) {
+        outboundDropped.inc(stanzas);
+    }
+
+    /** A recipient removed from its rooms because it read too slowly (status 333); any thread, lock-free. */
+    public void slowRecipientRemoved() {
+        slowRecipientsRemoved.inc();
     }
 
     /** A relay sent to another cluster node (called on room threads; lock-free). */

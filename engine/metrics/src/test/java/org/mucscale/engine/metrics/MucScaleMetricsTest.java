@@ -175,6 +175,28 @@ class MucScaleMetricsTest {
     }
 
     @Test
+    void dashboardJson_slowConsumers_showDropsAndRemovalsAsRates() throws Exception {
+        ManualClock clock = new ManualClock();
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {
+            metrics.dashboard().sampleNow();
+            clock.advanceMs(5_000);
+            metrics.outboundDropped(10);
+            metrics.outboundDropped(5);
+            metrics.slowRecipientRemoved();
+            metrics.dashboard().sampleNow();
+
+            String json = metrics.dashboard().json(900);
+
+            assertThat(JsonProbe.lastInColumn(json, "outboundDroppedPerSec")).isEqualTo(3.0);
+            assertThat(JsonProbe.lastInColumn(json, "slowRecipientsRemovedPerSec")).isEqualTo(0.2);
+            java.io.StringWriter prometheus = new java.io.StringWriter();
+            metrics.writePrometheus(prometheus);
+            assertThat(prometheus.toString()).contains("mucscale_delivery_dropped").contains("15.0")
+                    .contains("mucscale_delivery_slow_recipients_removed");
+        }
+    }
+
+    @Test
     void dashboardJson_clustered_showsViewRatesLatenciesAndTotals() {
         ManualClock clock = new ManualClock();
         try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {

@@ -544,6 +544,29 @@ public final class MucService {
     }
 
     /**
+     * Removes one user session from every room here, because the host could not get stanzas to it fast enough (its
+     * outbound bytes passed the adapter's bound): the others see it leave with status 333 and {@code reason}. Never
+     * waits: safe from a network thread. A room thread whose queue is full gets the task from a pool thread instead.
+     */
+    public void removeSlowRecipient(Jid realJid, String reason) {
+        Objects.requireNonNull(realJid, "realJid");
+        java.util.function.Predicate<Jid> slow = realJid::equals;
+        for (RoomShard s : shards) {
+            java.util.function.Consumer<RoomShard> task = shard -> {
+                for (Room r : new ArrayList<>(shard.rooms.values())) {
+                    r.removeSessionsWhere(slow, reason);
+                    if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
+                        shard.markDirty(r);
+                    }
+                }
+            };
+            if (!s.offer(new Command(task))) {
+                CompletableFuture.runAsync(() -> runOnShard(s, task));
+            }
+        }
+    }
+
+    /**
      * Replicates every room here in full, with its in-memory history as its tail, and waits until done: when a
      * second node joins, everything this node served alone gets its first copy.
      */

@@ -264,9 +264,14 @@ final class Room {
      * with status 333 (XEP-0045: removed because of a technical problem), as if their server had bounced.
      */
     void removeSessionsWhere(java.util.function.Predicate<Jid> gone) {
+        removeSessionsWhere(gone, null);
+    }
+
+    /** As above, with a reason the occupants see (a recipient that read too slowly, say). */
+    void removeSessionsWhere(java.util.function.Predicate<Jid> gone, String reason) {
         for (Occupant o : occupantsSnapshot()) {
             if (gone.test(o.realJid)) {
-                removeOccupant(o, "unavailable", new int[] {333}, null, null, null, true);
+                removeOccupant(o, "unavailable", new int[] {333}, reason, null, null, true);
             }
         }
     }
