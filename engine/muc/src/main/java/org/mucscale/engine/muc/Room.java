@@ -348,6 +348,8 @@ final class Room {
         }
         if (shard.content.admitNickname(c, jid, nick)) {
             join(c, nick, !nick.equals(c.to.resource()));
+        } else if (locked && occupantCount == 0) {
+            shard.removeRoom(this); // created for this refused join: nobody could ever enter it
         }
     }
 

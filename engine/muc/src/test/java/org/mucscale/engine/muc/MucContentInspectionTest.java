@@ -294,6 +294,16 @@ class MucContentInspectionTest extends MucTestBase {
     }
 
     @Test
+    void nickname_refusedWhileCreatingARoom_leavesNoRoomBehind() {
+        List<XmlElement> got = join(carol, "fresh", "spammer");
+        assertThat(errorCondition(only(got))).isEqualTo("not-acceptable");
+        XmlElement info = iq(dave, room("fresh"), "get", XmlElement.builder("query",
+                "http://jabber.org/protocol/disco#info").build());
+        assertThat(errorCondition(info)).isEqualTo("item-not-found");
+        assertThat(statusCodes(selfPresence(join(dave, "fresh", "Dave")))).as("anyone may create it").contains(201);
+    }
+
+    @Test
     void nickname_notInspected_whenTheInspectorSaysSo() {
         inspector.nicknames = false;
         List<XmlElement> got = join(carol, "r1", "spammer");
