@@ -1095,6 +1095,10 @@ final class Room {
                 reply(c, Condition.JID_MALFORMED, "the invitation needs a valid 'to' address");
                 return;
             }
+            XmlElement reason = shard.content.admitReason(c, jid, sender.nick, invite.child("reason"));
+            if (reason == ContentInspection.REFUSED) {
+                return; // before a members-only room makes the invitee a member
+            }
             if (membersOnly) {
                 if (!sender.affiliation.atLeast(Affiliation.ADMIN)) {
                     reply(c, Condition.FORBIDDEN, "only admins may invite to this members-only room");
@@ -1103,10 +1107,6 @@ final class Room {
                 if (!affiliationOf(invitee.bare()).atLeast(Affiliation.MEMBER)) {
                     setAffiliation(invitee.bare(), Affiliation.MEMBER);
                 }
-            }
-            XmlElement reason = shard.content.admitReason(c, jid, sender.nick, invite.child("reason"));
-            if (reason == ContentInspection.REFUSED) {
-                return;
             }
             XmlElement.Builder inv = XmlElement.builder("invite").attribute("from", c.from.toString());
             if (reason != null) {

@@ -233,6 +233,15 @@ class MucContentInspectionTest extends MucTestBase {
     }
 
     @Test
+    void invitationReason_refused_membersOnlyRoomGrantsNoMembership() {
+        configure(alice, "r1", "muc#roomconfig_membersonly", "1");
+        out.clear();
+        send(invite(alice, "carol@example.org", "buy spam"));
+        assertRejected(alice, Jid.parse("carol@example.org"));
+        assertThat(errorCondition(only(join(carol, "r1", "Carol")))).isEqualTo("registration-required");
+    }
+
+    @Test
     void declineReason_isInspected() {
         send(XmlElement.builder("message").attribute("from", carol.toString()).attribute("to", room("r1").toString())
                 .child(XmlElement.builder("x", NS_USER).child(XmlElement.builder("decline")
