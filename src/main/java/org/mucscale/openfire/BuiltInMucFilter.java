@@ -8,27 +8,26 @@ import org.jivesoftware.openfire.muc.MultiUserChatManager;
 import org.jivesoftware.openfire.session.ClientSession;
 import org.jivesoftware.openfire.session.Session;
 import org.mucscale.engine.filter.ContentFilter;
-import org.mucscale.engine.filter.FilterVerdict;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.xmpp.packet.JID;
-import org.xmpp.packet.Message;
 import org.xmpp.packet.Packet;
 import org.xmpp.packet.PacketError;
 
 /**
- * Runs mucscale's content filter on group messages sent to Openfire's own MUC services (conference.example.org etc.).
+ * Runs mucscale's content filter on what clients send to Openfire's own MUC services (conference.example.org etc.):
+ * group and private messages, invitations, room configuration forms and nicknames; {@link BuiltInMucContent} says
+ * which parts of each are checked and how they are acted on.
  *
  * <p>Openfire calls a global interceptor 2 + 4N times for one groupchat message in a room of N local occupants (the
  * sender's inbound stanza, the room's N per-occupant copies routed back in with a null session, and N outgoing pairs).
  * This filter acts exactly once: inbound ({@code incoming}), before processing ({@code !processed}), on a client's own
- * stanza ({@code session instanceof ClientSession}), a {@code groupchat} message addressed to a room of a registered
- * MUC service. Everything else returns after a few field checks, without allocating.
+ * stanza ({@code session instanceof ClientSession}), addressed to a room or an occupant of a registered MUC service.
+ * Stanzas to anything else return after a few field checks.
  *
  * <ul>
- *   <li>MASK: the body and subject are replaced by their masked text before the room sees them;</li>
+ *   <li>MASK: every masked text is replaced in place before the room sees it (XHTML-IM removed);</li>
  *   <li>REJECT: {@link PacketRejectedException} with a {@code not-acceptable} error carrying the policy's text, which
- *       Openfire returns to the sender; the room never sees the message;</li>
+ *       Openfire returns to the sender; the room never sees the stanza (refused nicknames and configuration forms
+ *       always get this error, whatever the action);</li>
  *   <li>DROP: {@link PacketRejectedException} without an error: nobody is told (the filter counts it);</li>
  *   <li>FLAG: delivered unchanged; the filter records it (metrics and dashboard).</li>
  * </ul>
@@ -37,8 +36,6 @@ import org.xmpp.packet.PacketError;
  * is safe for concurrent {@code inspect} calls.
  */
 public final class BuiltInMucFilter implements PacketInterceptor {
-
-    private static final Logger LOG = LoggerFactory.getLogger(BuiltInMucFilter.class);
 
     private final Supplier<ContentFilter> filter;
     private final MultiUserChatManager mucManager;
@@ -69,11 +66,10 @@ public final class BuiltInMucFilter implements PacketInterceptor {
     @Override
     public void interceptPacket(Packet packet, Session session, boolean incoming, boolean processed)
             throws PacketRejectedException {
-        if (!incoming || processed || !enabled || !(session instanceof ClientSession)
-                || !(packet instanceof Message message) || message.getType() != Message.Type.groupchat) {
+        if (!incoming || processed || !enabled || !(session instanceof ClientSession)) {
             return;
         }
-        JID to = message.getTo();
+        JID to = packet.getTo();
         if (to == null || to.getNode() == null || !isBuiltInMucDomain(to.getDomain())) {
             return;
         }
@@ -81,35 +77,17 @@ public final class BuiltInMucFilter implements PacketInterceptor {
         if (f == null) {
             return;
         }
-        String body = message.getBody();
-        String subject = message.getSubject();
-        if (body == null && subject == null) {
+        BuiltInMucContent.Refusal refusal = BuiltInMucContent.check(f, packet.getElement(), to.toBareJID(),
+                to.getResource());
+        if (refusal == null) {
             return;
         }
-        FilterVerdict verdict = f.inspect(to.toBareJID(), body, subject);
-        if (verdict.clean()) {
-            return;
+        PacketRejectedException rejected = new PacketRejectedException("mucscale content filter");
+        if (refusal.errorText() != null) {
+            rejected.setRejectionError(new PacketError(PacketError.Condition.not_acceptable, PacketError.Type.modify,
+                    refusal.errorText()));
         }
-        switch (verdict.action()) {
-            case MASK -> {
-                if (verdict.maskedBody() != null) {
-                    message.setBody(verdict.maskedBody());
-                }
-                if (verdict.maskedSubject() != null) {
-                    message.setSubject(verdict.maskedSubject());
-                }
-            }
-            case REJECT -> {
-                PacketRejectedException rejected = new PacketRejectedException("mucscale content filter");
-                rejected.setRejectionError(new PacketError(PacketError.Condition.not_acceptable,
-                        PacketError.Type.modify, verdict.senderError()));
-                throw rejected;
-            }
-            case DROP -> throw new PacketRejectedException("mucscale content filter");
-            case FLAG -> LOG.debug("MUC Scale flagged a message in {}", to);
-            default -> {
-            }
-        }
+        throw rejected;
     }
 
     boolean isBuiltInMucDomain(String domain) {

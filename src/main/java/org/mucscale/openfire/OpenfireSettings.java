@@ -36,8 +36,8 @@ public final class OpenfireSettings {
 
     public static final Setting<Boolean> FILTER_BUILTIN_MUC = Setting.ofBoolean("mucscale.openfire.filter-builtin-muc",
             true, true,
-            "Run the content filter on group messages sent to Openfire's own MUC services (once per message, "
-                    + "before the room sees it).");
+            "Run the content filter on what clients send to Openfire's own MUC services (messages, invitations, "
+                    + "room configuration forms, nicknames; once, before the room sees it).");
 
     public static final List<Setting<?>> ALL = List.of(SUBDOMAIN, DIRECT_LOCAL_DELIVERY, RAW_LOCAL_DELIVERY,
             BATCHED_WRITES, RECIPIENT_MAX_QUEUED_BYTES, FILTER_BUILTIN_MUC);

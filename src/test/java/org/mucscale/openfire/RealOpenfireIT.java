@@ -241,7 +241,43 @@ class RealOpenfireIT {
         chat(alice, bob, "lobby@mucscale." + DOMAIN, "hello from alice", "hello from alice");
         // Openfire's built-in MUC with the content filter interceptor: masked before the room sees it.
         chat(alice, bob, "general@conference." + DOMAIN, "this is shit", "this is ****");
+        builtInMuc_secondBodyMasked_nicknameRefused(alice, bob, "filter18@conference." + DOMAIN);
         assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    /**
+     * Issue 18.1 in Openfire's own MUC: a second body with xml:lang is masked too (the interceptor used to read only
+     * {@code Message.getBody()}), and a nickname matching the lists is refused with the interceptor's error.
+     */
+    static void builtInMuc_secondBodyMasked_nicknameRefused(XMPPTCPConnection from, XMPPTCPConnection to, String room)
+            throws Exception {
+        MultiUserChat a = MultiUserChatManager.getInstanceFor(from).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat b = MultiUserChatManager.getInstanceFor(to).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat.MucCreateConfigFormHandle created = a.createOrJoin(Resourcepart.from("a-18"));
+        if (created != null) {
+            created.makeInstant();
+        }
+        org.jivesoftware.smack.XMPPException.XMPPErrorException refused = org.assertj.core.api.Assertions
+                .catchThrowableOfType(org.jivesoftware.smack.XMPPException.XMPPErrorException.class,
+                        () -> b.join(Resourcepart.from("shithead")));
+        assertThat(refused).as("join with a nickname on the lists").isNotNull();
+        assertThat(refused.getStanzaError().getCondition())
+                .isEqualTo(org.jivesoftware.smack.packet.StanzaError.Condition.not_acceptable);
+        assertThat(refused.getStanzaError().getDescriptiveText()).isEqualTo("the nickname is not allowed in this room");
+
+        BlockingQueue<Message> received = new ArrayBlockingQueue<>(16);
+        b.addMessageListener(m -> {
+            if (m.getBody() != null) {
+                received.offer(m);
+            }
+        });
+        b.join(Resourcepart.from("b-18"));
+        a.sendMessage(a.buildMessage().addBody(null, "hello").addBody("de", "this is shit"));
+        Message m = received.poll(20, TimeUnit.SECONDS);
+        assertThat(m).as("message in " + room).isNotNull();
+        assertThat(m.getBodies()).extracting(Message.Body::getMessage).containsExactlyInAnyOrder("hello", "this is ****");
+        a.leave();
+        b.leave();
     }
 
     /**

@@ -14,11 +14,12 @@ import java.util.Set;
  * benchmarks) with {@link #builder()}.
  *
  * @param extraEntries entries given in code, added to the lists read from files
+ * @param nicknames whether hosts also check nicknames (the filter itself checks whatever text it is given)
  */
 public record FilterConfig(boolean enabled, Action defaultAction, Set<String> languages, Severity minSeverity,
                            boolean builtinLists, List<Path> extraLists, List<Path> extraAllowLists,
                            boolean guardCommonWords, Path policyFile, String rejectMessage, char maskChar,
-                           List<ListEntry> extraEntries) {
+                           List<ListEntry> extraEntries, boolean nicknames) {
 
     public FilterConfig {
         Objects.requireNonNull(defaultAction, "defaultAction");
@@ -36,7 +37,8 @@ public record FilterConfig(boolean enabled, Action defaultAction, Set<String> la
                 settings.get(FilterSettings.BUILTIN_LISTS), paths(settings.get(FilterSettings.EXTRA_LISTS)),
                 paths(settings.get(FilterSettings.EXTRA_ALLOW_LISTS)), settings.get(FilterSettings.GUARD_COMMON_WORDS),
                 settings.get(FilterSettings.POLICY_FILE).isBlank() ? null : Path.of(settings.get(FilterSettings.POLICY_FILE).strip()),
-                settings.get(FilterSettings.REJECT_MESSAGE), settings.get(FilterSettings.MASK_CHAR).charAt(0), List.of());
+                settings.get(FilterSettings.REJECT_MESSAGE), settings.get(FilterSettings.MASK_CHAR).charAt(0), List.of(),
+                settings.get(FilterSettings.NICKNAMES));
     }
 
     public static Builder builder() {
@@ -80,6 +82,7 @@ public record FilterConfig(boolean enabled, Action defaultAction, Set<String> la
         private String rejectMessage = FilterSettings.REJECT_MESSAGE.defaultValue();
         private char maskChar = '*';
         private final List<ListEntry> extraEntries = new ArrayList<>();
+        private boolean nicknames = FilterSettings.NICKNAMES.defaultValue();
 
         public Builder enabled(boolean v) { enabled = v; return this; }
         public Builder defaultAction(Action v) { defaultAction = v; return this; }
@@ -93,10 +96,11 @@ public record FilterConfig(boolean enabled, Action defaultAction, Set<String> la
         public Builder rejectMessage(String v) { rejectMessage = v; return this; }
         public Builder maskChar(char v) { maskChar = v; return this; }
         public Builder entries(List<ListEntry> v) { extraEntries.addAll(v); return this; }
+        public Builder nicknames(boolean v) { nicknames = v; return this; }
 
         public FilterConfig build() {
             return new FilterConfig(enabled, defaultAction, languages, minSeverity, builtinLists, extraLists,
-                    extraAllowLists, guardCommonWords, policyFile, rejectMessage, maskChar, extraEntries);
+                    extraAllowLists, guardCommonWords, policyFile, rejectMessage, maskChar, extraEntries, nicknames);
         }
     }
 }

@@ -45,8 +45,12 @@ public final class FilterSettings {
             "The character that replaces each masked character.",
             v -> v == null ? "one character" : (v.length() == 1 && !Character.isWhitespace(v.charAt(0)) ? null : "one character"));
 
+    public static final Setting<Boolean> NICKNAMES = Setting.ofBoolean("mucscale.filter.nicknames", true, true,
+            "Whether nicknames are checked too: a matching one is refused (not-acceptable) at join and nick change,"
+                    + " whatever the room's action except FLAG.");
+
     public static final List<Setting<?>> ALL = List.of(ENABLED, DEFAULT_ACTION, LANGUAGES, MIN_SEVERITY, BUILTIN_LISTS,
-            EXTRA_LISTS, EXTRA_ALLOW_LISTS, GUARD_COMMON_WORDS, POLICY_FILE, REJECT_MESSAGE, MASK_CHAR);
+            EXTRA_LISTS, EXTRA_ALLOW_LISTS, GUARD_COMMON_WORDS, POLICY_FILE, REJECT_MESSAGE, MASK_CHAR, NICKNAMES);
 
     private FilterSettings() {
     }

@@ -3,8 +3,10 @@ package org.mucscale.engine.muc;
 import org.mucscale.engine.stanza.Jid;
 
 /**
- * Content filter port: called once per groupchat message (on the room's thread, before broadcast), so it must be
- * fast and must not block. The default passes everything.
+ * Content filter port: called on the room's thread before anything is relayed, so it must be fast and must not block.
+ * An ordinary message is one call (its body and subject); every further rendered text (another body or subject, an
+ * XHTML-IM body, a private message, an invitation reason, a room name or description, a nickname) is a call of its
+ * own with the text as {@code body} (see {@code ContentInspection}). The default passes everything.
  */
 public interface MessageInspector {
 
@@ -37,8 +39,13 @@ public interface MessageInspector {
         }
     }
 
-    /** Inspects one message; {@code body} or {@code subject} may be null. Never returns null. */
+    /** Inspects one text; {@code body} or {@code subject} may be null, {@code nick} too (a non-occupant's decline). Never returns null. */
     Verdict inspect(Jid room, String nick, Jid realJid, String body, String subject);
+
+    /** Whether nicknames are inspected too, at join and nick change (the filter's {@code nicknames} setting). */
+    default boolean inspectsNicknames() {
+        return false;
+    }
 
     MessageInspector PASS_ALL = (room, nick, realJid, body, subject) -> Verdict.PASS;
 }

@@ -346,12 +346,16 @@ final class Room {
         if (self != null) {
             if (Nicknames.key(nick).equals(self.nickKey)) {
                 updatePresence(self, s);
-            } else {
+            } else if (shard.content.admitNickname(c, jid, nick)) {
                 changeNick(self, nick, c);
             }
             return;
         }
-        join(c, nick, !nick.equals(c.to.resource()));
+        if (shard.content.admitNickname(c, jid, nick)) {
+            join(c, nick, !nick.equals(c.to.resource()));
+        } else if (locked && occupantCount == 0) {
+            shard.removeRoom(this); // created for this refused join: nobody could ever enter it
+        }
     }
 
     private void join(Command c, String nick, boolean nickModified) {
@@ -842,8 +846,8 @@ final class Room {
             reply(c, Condition.NOT_ACCEPTABLE, "join the room before sending messages to it");
             return;
         }
-        String body = s.childText("body");
-        XmlElement subjectElement = s.child("subject");
+        String body = ContentInspection.plainBody(s);
+        XmlElement subjectElement = ContentInspection.plainSubject(s);
         String newSubject = subjectElement == null ? null : subjectElement.text();
         if (sender.role == Role.VISITOR) {
             reply(c, Condition.FORBIDDEN, "visitors may not speak in this moderated room");
@@ -854,18 +858,18 @@ final class Room {
                 reply(c, Condition.FORBIDDEN, "you may not change the subject of this room");
                 return;
             }
-        } else if (body == null) {
+        } else if (body == null && !ContentInspection.rendersOtherText(s)) {
             // chat states and other body-less content: rate-limited like messages (each is a full fan-out), then
             // broadcast, but neither filtered, logged nor kept in history
             if (withinLimits(c, sender, null, null)) {
-                broadcastMessage(c, sender, s, null, null, false, null);
+                broadcastMessage(c, sender, s, false, null);
             }
             return;
         }
         if (!withinLimits(c, sender, body, newSubject)) {
             return;
         }
-        MessageInspector.Verdict verdict = ctx.inspector.inspect(jid, sender.nick, sender.realJid, body, newSubject);
+        MessageInspector.Verdict verdict = shard.content.inspectMessage(jid, sender.nick, sender.realJid, s);
         MessageInspector.Action action = verdict.action();
         if (action != MessageInspector.Action.PASS) {
             ctx.listener.filtered(jid, action);
@@ -885,6 +889,7 @@ final class Room {
                     if (newSubject != null && verdict.subject() != null) {
                         newSubject = verdict.subject();
                     }
+                    s = shard.content.masked(s);
                 }
                 default -> {
                 }
@@ -898,9 +903,7 @@ final class Room {
             reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
             return;
         }
-        boolean masked = action == MessageInspector.Action.MASK;
-        XmlElement sent = broadcastMessage(c, sender, s, masked ? body : null, masked ? newSubject : null, true,
-                stanzaId);
+        XmlElement sent = broadcastMessage(c, sender, s, true, stanzaId);
         tailSeq++;
         if (ctx.replication.active()) {
             shard.addTail(new TailRecord(jid, tailSeq, stanzaId, sender.nick, sender.realJid, nowMillis, body,
@@ -986,8 +989,8 @@ final class Room {
      * Builds the room's copy of a groupchat message once, renders it once and delivers it to every occupant
      * (the sender included: XEP-0045 reflection). Foreign stanza-ids claiming to be by this room are stripped.
      */
-    private XmlElement broadcastMessage(Command c, Occupant sender, XmlElement original, String maskedBody,
-                                        String maskedSubject, boolean counted, String stanzaId) {
+    private XmlElement broadcastMessage(Command c, Occupant sender, XmlElement original, boolean counted,
+                                        String stanzaId) {
         XmlElement.Builder m = XmlElement.builder("message").attribute("from", sender.occupantJid.toString())
                 .attribute("type", "groupchat");
         String id = original.attribute("id");
@@ -1000,15 +1003,6 @@ final class Room {
                     continue;
                 }
                 if ("x".equals(e.name()) && NS_MUC_USER.equals(e.namespace()) || Stanzas.isRoomAssigned(e)) {
-                    continue;
-                }
-                if (maskedBody != null && "body".equals(e.name()) && Stanzas.isContentNamespace(e.namespace())) {
-                    m.textChild("body", maskedBody);
-                    continue;
-                }
-                if (maskedSubject != null && "subject".equals(e.name())
-                        && Stanzas.isContentNamespace(e.namespace())) {
-                    m.textChild("subject", maskedSubject);
                     continue;
                 }
                 m.child(e);
@@ -1065,10 +1059,14 @@ final class Room {
                     + ctx.config.occupantMessagesPerSecond + " messages per second");
             return;
         }
-        XmlElement.Builder m = c.stanza.toBuilder().attribute("from", sender.occupantJid.toString())
+        XmlElement admitted = shard.content.admitPrivateMessage(c, jid, sender);
+        if (admitted == null) {
+            return;
+        }
+        XmlElement.Builder m = admitted.toBuilder().attribute("from", sender.occupantJid.toString())
                 .attribute("to", target.realJid.toString());
         m.removeChildren("x").removeChildren("occupant-id");
-        for (XmlElement e : c.stanza.elements()) {
+        for (XmlElement e : admitted.elements()) {
             if (("x".equals(e.name()) && !NS_MUC_USER.equals(e.namespace()))
                     || ("occupant-id".equals(e.name()) && !Stanzas.isRoomAssigned(e))) {
                 m.child(e);
@@ -1102,6 +1100,10 @@ final class Room {
                 reply(c, Condition.JID_MALFORMED, "the invitation needs a valid 'to' address");
                 return;
             }
+            XmlElement reason = shard.content.admitReason(c, jid, sender.nick, invite.child("reason"));
+            if (reason == ContentInspection.REFUSED) {
+                return; // before a members-only room makes the invitee a member
+            }
             if (membersOnly) {
                 if (!sender.affiliation.atLeast(Affiliation.ADMIN)) {
                     reply(c, Condition.FORBIDDEN, "only admins may invite to this members-only room");
@@ -1112,7 +1114,6 @@ final class Room {
                 }
             }
             XmlElement.Builder inv = XmlElement.builder("invite").attribute("from", c.from.toString());
-            XmlElement reason = invite.child("reason");
             if (reason != null) {
                 inv.child(reason);
             }
@@ -1131,8 +1132,12 @@ final class Room {
             reply(c, Condition.JID_MALFORMED, "the decline needs a valid 'to' address");
             return;
         }
+        XmlElement reason = shard.content.admitReason(c, jid, sender == null ? null : sender.nick,
+                decline.child("reason"));
+        if (reason == ContentInspection.REFUSED) {
+            return;
+        }
         XmlElement.Builder dec = XmlElement.builder("decline").attribute("from", c.from.bare().toString());
-        XmlElement reason = decline.child("reason");
         if (reason != null) {
             dec.child(reason);
         }
@@ -1594,6 +1599,10 @@ final class Room {
         }
         if (sub.ownersOrNull() != null && sub.ownersOrNull().isEmpty()) {
             reply(c, Condition.NOT_ACCEPTABLE, "a room needs at least one owner");
+            return;
+        }
+        Occupant owner = byRealJid.get(c.from);
+        if (!shard.content.admitConfiguration(c, jid, owner == null ? null : owner.nick, sub)) {
             return;
         }
         boolean wasLocked = locked;

@@ -29,6 +29,8 @@ final class RoomShard implements Runnable {
 
     final int index;
     final ServiceContext ctx;
+    /** The content filter's view of every rendered text, for this shard's rooms (scratch state: this thread only). */
+    final ContentInspection content;
     private final ManyToOneCommandQueue<Command> queue;
     /** Rooms owned by this shard; touched by this thread only. */
     final Map<Jid, Room> rooms = new HashMap<>();
@@ -55,6 +57,7 @@ final class RoomShard implements Runnable {
     RoomShard(int index, ServiceContext ctx, int queueCapacity) {
         this.index = index;
         this.ctx = ctx;
+        this.content = new ContentInspection(ctx);
         this.queue = new ManyToOneCommandQueue<>(queueCapacity);
         this.thread = new Thread(this, "mucscale-room-" + index);
         this.thread.setDaemon(true);

@@ -27,4 +27,9 @@ final class FilterInspector implements MessageInspector {
             case FLAG -> Verdict.FLAG;
         };
     }
+
+    @Override
+    public boolean inspectsNicknames() {
+        return filter.config().nicknames();
+    }
 }

@@ -16,6 +16,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
 import org.mucscale.engine.store.RoomLogRecord;
 import org.mucscale.engine.store.StandaloneDataSource;
@@ -120,6 +121,32 @@ class MucScaleEngineTest {
             await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("type=\"error\"")
                     && x.contains("not-acceptable")));
             assertThat(out.to("alice@example.org/a")).noneMatch(x -> x.contains("<body>fucking"));
+        }
+    }
+
+    /** Issue 18.1 through the real filter: a second body is masked, and nicknames follow mucscale.filter.nicknames. */
+    @Test
+    void everyBodyAndNicknames_goThroughTheRealFilter_nicknamesSwitchable() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out)) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(XmlElement.builder("message").attribute("type", "groupchat")
+                    .attribute("from", "alice@example.org/a").attribute("to", "lobby@" + SERVICE)
+                    .textChild("body", "hello")
+                    .child(XmlElement.builder("body").attribute("xml:lang", "de").text("you fucking idiot").build())
+                    .build());
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("xml:lang=\"de\"")));
+            assertThat(out.to("alice@example.org/a")).noneMatch(x -> x.contains("fucking"));
+
+            engine.process(join("bob@example.org/b", "lobby", "fuckface"));
+            await(() -> out.to("bob@example.org/b").stream().anyMatch(x -> x.contains("not-acceptable")));
+            assertThat(out.to("alice@example.org/a")).noneMatch(x -> x.contains("fuckface"));
+
+            assertThat(engine.reconfigure(engine.settings().withText("mucscale.filter.nicknames", "false"))).isEmpty();
+            await(() -> !engine.filter().config().nicknames());
+            engine.process(join("bob@example.org/b", "lobby", "fuckface"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("lobby@" + SERVICE + "/fuckface")));
         }
     }
 
