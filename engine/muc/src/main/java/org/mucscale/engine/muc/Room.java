@@ -63,8 +63,8 @@ final class Room {
     private final Map<Jid, Occupant> byRealJid = new HashMap<>();
     private final HistoryRing history;
     private final TokenBucket roomBucket;
-    private final FloodGuard guard;
-    private final Invitations invitations;
+    final FloodGuard guard;
+    final Invitations invitations;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
