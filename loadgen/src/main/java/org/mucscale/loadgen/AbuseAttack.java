@@ -12,7 +12,7 @@ import java.util.concurrent.locks.LockSupport;
  * The attacks of the {@code abuse} scenario, played by extra accounts (not room members, never senders of measured
  * messages) against the run's largest room while the normal occupants keep chatting: rejoin floods (join, a burst of
  * messages, leave, again), join/leave churn, nickname-change spam, invitation spam, forged declines, and room-creation
- * spam. One thread ({@code loadgen-abuse}) sends; each attacker plays one kind, in turn, at {@code abuse.ratePerSec}
+ * spam (a new room per stanza, all kept). One thread ({@code loadgen-abuse}) sends; each attacker plays one kind, in turn, at {@code abuse.ratePerSec}
  * stanzas per second over all attackers. Every attack stanza carries the id {@code ab-<kind>-<n>}, so the error
  * replies (counted on the processor threads by {@link #received}) say which attack was refused and how.
  */
@@ -105,10 +105,8 @@ final class AbuseAttack implements Runnable {
                     + "<invite to='" + randomUser(n) + "'><reason>free gold</reason></invite></x></message>";
             case "decline" -> "<message id='" + id + "' to='" + victimRoom + "'><x xmlns='http://jabber.org/protocol/"
                     + "muc#user'><decline to='" + randomUser(n) + "'><reason>reflected</reason></decline></x></message>";
-            case "create" -> {
-                String room = "lgabuse" + a + "x" + (n / 2) + "@" + mucDomain;
-                yield n % 2 == 0 ? join(room, nick, id) : leave(room, nick, id);
-            }
+            // a new room each time, kept (the attacker stays in every one)
+            case "create" -> join("lgabuse" + a + "x" + n + "@" + mucDomain, nick, id);
             default -> throw new IllegalStateException(kind);
         };
     }

@@ -124,10 +124,10 @@ public final class MucSettings {
                     + " restart) before its rate applies.");
 
     public static final Setting<Integer> USER_JOINS_PER_MINUTE = Setting.ofInt("mucscale.muc.user-joins-per-minute",
-            600, 1, 6_000_000, true, "Joins (room creations included) one user may make per minute across all rooms"
+            120, 1, 6_000_000, true, "Joins (room creations included) one user may make per minute across all rooms"
                     + " of this node.");
 
-    public static final Setting<Integer> USER_JOIN_BURST = Setting.ofInt("mucscale.muc.user-join-burst", 100, 1,
+    public static final Setting<Integer> USER_JOIN_BURST = Setting.ofInt("mucscale.muc.user-join-burst", 60, 1,
             1_000_000, true, "Joins one user may make at once across all rooms (e.g. bookmarks at login) before its"
                     + " rate applies.");
 
