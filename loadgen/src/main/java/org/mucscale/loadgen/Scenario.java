@@ -68,9 +68,10 @@ public record Scenario(
 
     /**
      * The abuse phase (off while {@code attackers} is 0): after the levels, {@code windowS} seconds of normal messages at
-     * {@code normalRatePerSec} without attack, then as long again with {@code attackers} extra accounts playing the
+     * {@code normalRatePerSec} without attack, then twice as long with {@code attackers} extra accounts playing the
      * {@code kinds} of attack ({@link AbuseAttack#KINDS}) against the largest room at {@code ratePerSec} stanzas per
-     * second; the two windows' latency percentiles are the normal occupants' p99 without and with the attack.
+     * second, measured as two windows: the onset (the limits' bursts are still there to spend) and the sustained attack
+     * (only their refill passes). The windows' percentiles are the normal occupants' latency without and with attack.
      */
     public record Abuse(int attackers, double ratePerSec, double normalRatePerSec, int windowS, List<String> kinds) {
     }

@@ -70,7 +70,7 @@ class AbuseAgainstMucscaleTest {
                 assertThat(s.get("deliveries").asLong()).isEqualTo(s.get("expectedDeliveries").asLong());
                 List<String> windows = new ArrayList<>();
                 result.get("levels").forEach(l -> windows.add(l.get("kind").asText()));
-                assertThat(windows).contains("abuse-baseline", "abuse-attack");
+                assertThat(windows).contains("abuse-baseline", "abuse-attack-onset", "abuse-attack-sustained");
 
                 JsonNode abuse = result.get("abuse");
                 assertThat(abuse.get("stanzasSent").asLong()).isPositive();
