@@ -84,12 +84,12 @@ class AbuseAgainstMucscaleTest {
                         .anyMatch(k -> k.equals("decline message not-acceptable"))
                         .anyMatch(k -> k.equals("create presence not-allowed")
                                 || k.equals("create presence resource-constraint"));
-                // every forged decline was refused: none was relayed
+                // the server refused every forged decline (none relayed) and counted each on its metrics (the
+                // dashboard's flood line); the attacker saw the errors, but the last one may cross its stream close
+                long declines = abuse.get("sentByKind").get("decline").asLong();
+                assertThat(mucscale.engine().metrics().floodRejections("UNSOLICITED_DECLINE")).isEqualTo(declines);
                 assertThat(abuse.get("refusedByKindStanzaCondition").get("decline message not-acceptable").asLong())
-                        .isEqualTo(abuse.get("sentByKind").get("decline").asLong());
-                // and the server counted them on its metrics (the dashboard's flood line)
-                assertThat(mucscale.engine().metrics().floodRejections("UNSOLICITED_DECLINE"))
-                        .isEqualTo(abuse.get("sentByKind").get("decline").asLong());
+                        .isBetween(declines - 1, declines);
             }
         }
     }
