@@ -7,7 +7,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.RepeatedTest;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.stanza.Jid;
 
@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@link UserLimits} is shared by every room thread without a lock: several threads taking tokens and reserving rooms
- * for the same users, while another sweeps continuously, must grant exactly the budget and count every room.
+ * for the same users, while another sweeps continuously, must grant exactly the budget and count every room. (The
+ * first design, with one atomic per field, granted 502 of 500 in 1 of 30 repetitions here.)
  */
 class UserLimitsConcurrencyTest {
     private static final int THREADS = 4;
@@ -24,7 +25,8 @@ class UserLimitsConcurrencyTest {
         return MucConfig.from(Settings.fromText(MucSettings.ALL, s));
     }
 
-    @Test
+    /** Repeated: the race it guards against (a token taken on an entry a sweep removes) is rare per run. */
+    @RepeatedTest(50)
     void joins_concurrentRoomThreads_grantExactlyTheBurst_whileSweeping() throws Exception {
         MucConfig cfg = config(Map.of("mucscale.muc.user-join-burst", "500", "mucscale.muc.user-joins-per-minute", "1"));
         UserLimits limits = new UserLimits();
@@ -41,7 +43,7 @@ class UserLimitsConcurrencyTest {
         assertThat(granted.get()).isEqualTo(500);
     }
 
-    @Test
+    @RepeatedTest(20)
     void rooms_concurrentCreationsAndReleases_neverPassTheCap_andCountEveryRoom() throws Exception {
         UserLimits limits = new UserLimits();
         Jid user = Jid.parse("carol@example.org");
