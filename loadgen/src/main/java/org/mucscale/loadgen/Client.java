@@ -61,6 +61,8 @@ final class Client implements XmlScanner.Sink {
     volatile long joinSentNs;
     volatile long firstJoinSentNs;
     private volatile boolean wantJoin;
+    /** Set on the abuse scenario's attackers when the attack starts; their stanzas then go there. */
+    volatile AbuseAttack attack;
     private SeqTracker tracker;
 
     /** Joined occupants of this client's room minus itself, fixed when messaging starts; -1 when not in the run. */
@@ -214,6 +216,12 @@ final class Client implements XmlScanner.Sink {
             return;
         }
         int nameLen = nameEnd - nameStart;
+        AbuseAttack atk = attack;
+        if (atk != null && (Bytes.equalsAscii(b, nameStart, nameEnd, "message")
+                || Bytes.equalsAscii(b, nameStart, nameEnd, "presence"))) {
+            atk.received(b, start, end, nameStart, nameEnd, startTagEnd); // an attacker counts its refusals
+            return;
+        }
         // fast path: groupchat deliveries
         if (nameLen == 7 && b[nameStart] == 'm' && Bytes.equalsAscii(b, nameStart, nameEnd, "message")) {
             onMessage(b, start, end, startTagEnd);

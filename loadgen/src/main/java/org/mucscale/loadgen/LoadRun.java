@@ -61,6 +61,9 @@ public final class LoadRun {
 
     private RoomState[] rooms;
     private Client[] clients;
+    /** The abuse phase's extra accounts (each alone in a home room of its own), or none. */
+    private Client[] attackers = new Client[0];
+    private AbuseAttack attack;
     private NioSocketConnector connector;
     private volatile SslFilter sslFilter;
     private final AtomicInteger pendingLogins = new AtomicInteger();
@@ -173,6 +176,20 @@ public final class LoadRun {
                     room.members[slot] = c;
                     clients[i++] = c;
                 }
+            }
+        }
+        int n = scenario.abuse().attackers();
+        if (n > 0) {
+            attackers = new Client[n];
+            clients = java.util.Arrays.copyOf(clients, clients.length + n);
+            for (int k = 0; k < n; k++) {
+                String user = scenario.accounts().prefix() + (scenario.accounts().firstIndex() + scenario.users() + k);
+                RoomState home = new RoomState(-1 - k, scenario.rooms().prefix() + "home" + k + "@"
+                        + scenario.server().mucDomain(), 1);
+                Client c = new Client(this, i, user, home, 0);
+                home.members[0] = c;
+                attackers[k] = c;
+                clients[i++] = c;
             }
         }
     }
@@ -304,6 +321,9 @@ public final class LoadRun {
         threadCpuBeforeMessages = ProcStat.ownThreadCpuMs();
         try {
             levelsAndSoak(eligible);
+            if (attackers.length > 0 && eligible.length > 0 && !pastDeadline()) {
+                abusePhase(eligible);
+            }
         } finally {
             threadCpuAfterMessages = ProcStat.ownThreadCpuMs();
         }
@@ -339,6 +359,63 @@ public final class LoadRun {
             Sampler.Window w = sampler.endWindow();
             levelResults.add(windowNode("soak", 0, scenario.soak().ratePerSec(), w, w.p99Ms() <= threshold));
         }
+    }
+
+    /**
+     * The same normal traffic without, then with, the attack (same rate, same duration, same occupants), so the two
+     * windows' p99 compare the normal occupants' latency in one run.
+     */
+    private void abusePhase(Client[] eligible) {
+        Scenario.Abuse ab = scenario.abuse();
+        double rate = ab.normalRatePerSec();
+        if (scenario.levels().warmupS() > 0) {
+            phase("abuse warm-up " + fmtRate(rate) + " msg/s");
+            pace(eligible, rate, scenario.levels().warmupS());
+        }
+        double threshold = scenario.levels().p99ThresholdMs();
+        phase("abuse baseline " + fmtRate(rate) + " msg/s");
+        sampler.beginWindow();
+        pace(eligible, rate, ab.windowS());
+        Sampler.Window quiet = sampler.endWindow();
+        levelResults.add(windowNode("abuse-baseline", 0, rate, quiet, quiet.p99Ms() <= threshold));
+        RoomState victim = rooms[0];
+        for (RoomState r : rooms) {
+            if (r.members.length > victim.members.length) {
+                victim = r;
+            }
+        }
+        attack = new AbuseAttack(this, attackers, victim.jid);
+        for (Client c : attackers) {
+            c.attack = attack;
+        }
+        Thread t = new Thread(attack, "loadgen-abuse");
+        t.setDaemon(true);
+        phase("abuse attack onset " + fmtRate(ab.ratePerSec()) + "/s + " + fmtRate(rate) + " msg/s");
+        sampler.beginWindow();
+        t.start();
+        Sampler.Window onset;
+        Sampler.Window sustained;
+        try {
+            pace(eligible, rate, ab.windowS());
+            onset = sampler.endWindow();
+            levelResults.add(windowNode("abuse-attack-onset", 0, rate, onset, onset.p99Ms() <= threshold));
+            // the attackers' bursts are spent by now: what passes is the limits' refill rate
+            phase("abuse attack sustained " + fmtRate(ab.ratePerSec()) + "/s + " + fmtRate(rate) + " msg/s");
+            sampler.beginWindow();
+            pace(eligible, rate, ab.windowS());
+        } finally {
+            attack.stop();
+            try {
+                t.join(5_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        sustained = sampler.endWindow();
+        levelResults.add(windowNode("abuse-attack-sustained", 0, rate, sustained, sustained.p99Ms() <= threshold));
+        say("abuse: normal occupants' p99 " + quiet.p99Ms() + " ms without the attack, " + onset.p99Ms()
+                + " ms in its first " + ab.windowS() + " s, " + sustained.p99Ms() + " ms in the next "
+                + ab.windowS() + " s (" + victim.jid + ")");
     }
 
     private static String fmtRate(double r) {
@@ -533,6 +610,9 @@ public final class LoadRun {
         }
         root.put("stoppedBy", stoppedBy);
         root.set("scenario", ScenarioLoader.toTree(scenario));
+        if (attack != null) {
+            root.set("abuse", attack.report(mapper));
+        }
 
         ObjectNode s = root.putObject("summary");
         s.put("users", scenario.users());

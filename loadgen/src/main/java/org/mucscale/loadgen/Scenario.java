@@ -19,7 +19,8 @@ public record Scenario(
         Levels levels,
         Soak soak,
         RampDown rampDown,
-        Run run) {
+        Run run,
+        Abuse abuse) {
 
     /** Target server. {@code tls}: none, starttls (when offered) or required; {@code sasl}: PLAIN or SCRAM-SHA-1. */
     public record Server(String host, int port, String domain, String mucDomain, String tls, String sasl) {
@@ -63,6 +64,16 @@ public record Scenario(
 
     /** After sending stops: wait up to drainMs for outstanding deliveries, then leave and disconnect. */
     public record RampDown(int drainMs, int leavePerSec) {
+    }
+
+    /**
+     * The abuse phase (off while {@code attackers} is 0): after the levels, {@code windowS} seconds of normal messages at
+     * {@code normalRatePerSec} without attack, then twice as long with {@code attackers} extra accounts playing the
+     * {@code kinds} of attack ({@link AbuseAttack#KINDS}) against the largest room at {@code ratePerSec} stanzas per
+     * second, measured as two windows: the onset (the limits' bursts are still there to spend) and the sustained attack
+     * (only their refill passes). The windows' percentiles are the normal occupants' latency without and with attack.
+     */
+    public record Abuse(int attackers, double ratePerSec, double normalRatePerSec, int windowS, List<String> kinds) {
     }
 
     /** Hard deadline for the whole run, and the progress line interval. */

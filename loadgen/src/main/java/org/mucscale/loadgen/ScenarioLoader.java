@@ -25,7 +25,7 @@ import java.util.Set;
  */
 public final class ScenarioLoader {
     /** The scenarios shipped in the jar, in the order {@code list} shows them. */
-    public static final List<String> BUILT_IN = List.of("smoke", "ref-5000", "rooms50", "joinstorm", "soak");
+    public static final List<String> BUILT_IN = List.of("smoke", "ref-5000", "rooms50", "joinstorm", "soak", "abuse");
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
@@ -293,6 +293,13 @@ public final class ScenarioLoader {
         require(s.rampDown().drainMs() >= 0 && s.rampDown().drainMs() <= 600_000, "rampDown.drainMs", s.rampDown().drainMs(), "0 to 600000");
         require(s.rampDown().leavePerSec() >= 1, "rampDown.leavePerSec", s.rampDown().leavePerSec(), "1 or more");
         require(s.run().deadlineS() >= 5 && s.run().deadlineS() <= 8 * 86_400, "run.deadlineS", s.run().deadlineS(), "5 to 691200");
+        Scenario.Abuse ab = s.abuse();
+        require(ab.attackers() >= 0 && ab.attackers() <= 10_000, "abuse.attackers", ab.attackers(), "0 (off) to 10000");
+        require(ab.ratePerSec() > 0 && ab.ratePerSec() <= 1_000_000, "abuse.ratePerSec", ab.ratePerSec(), "above 0 and up to 1000000");
+        require(ab.normalRatePerSec() > 0 && ab.normalRatePerSec() <= 1_000_000, "abuse.normalRatePerSec", ab.normalRatePerSec(), "above 0 and up to 1000000");
+        require(ab.windowS() >= 1 && ab.windowS() <= 3600, "abuse.windowS", ab.windowS(), "1 to 3600");
+        require(!ab.kinds().isEmpty() && AbuseAttack.KINDS.containsAll(ab.kinds()), "abuse.kinds", ab.kinds(),
+                "a non-empty list of " + String.join(", ", AbuseAttack.KINDS));
         require(s.run().progressIntervalS() >= 1 && s.run().progressIntervalS() <= 3600, "run.progressIntervalS", s.run().progressIntervalS(), "1 to 3600");
     }
 

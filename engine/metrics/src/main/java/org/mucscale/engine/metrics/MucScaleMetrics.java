@@ -39,7 +39,7 @@ import java.util.function.LongSupplier;
  *       host's write of those bytes to the socket (one sample per message and write)</li>
  *   <li>{@code mucscale.muc.fanout}, {@code mucscale.muc.messages}, {@code mucscale.muc.deliveries}</li>
  *   <li>{@code mucscale.filter.time.ns}, {@code mucscale.filter.actions.<list>.<action>}, {@code mucscale.filter.acted},
- *       {@code mucscale.filter.flood.rejections}</li>
+ *       {@code mucscale.filter.flood.rejections} (all limits), {@code .rejections.<limit>}</li>
  *   <li>{@code mucscale.store.commit.latency.ns} (enqueue to commit), {@code mucscale.store.batch.size},
  *       {@code mucscale.store.batch.time.ns}, {@code mucscale.store.spilled}, {@code mucscale.store.dead.letters}</li>
  *   <li>{@code mucscale.queue.<name>.depth}, {@code mucscale.muc.rooms}, {@code mucscale.muc.occupants},
@@ -125,6 +125,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter>> filterActions = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, Counter> filterActionsByKey = new ConcurrentHashMap<>();
     final ConcurrentHashMap<String, LongSupplier> queueDepths = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Counter> floodRejectionsByLimit = new ConcurrentHashMap<>();
     private volatile LongSupplier rooms = () -> 0;
     private volatile LongSupplier occupants = () -> 0;
 
@@ -326,6 +327,27 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A message refused by flood control. */
     public void floodRejected(String room) {
         floodRejections.inc();
+    }
+
+    /**
+     * A stanza refused by flood control, naming the limit (e.g. "OCCUPANT_JOIN_RATE", "UNSOLICITED_DECLINE"): counted
+     * in the total the dashboard charts and in {@code mucscale.filter.flood.rejections.<limit>}. Limits are a small
+     * fixed set, so their counters are created once each.
+     */
+    public void floodRejected(String room, String limit) {
+        floodRejections.inc();
+        Counter c = floodRejectionsByLimit.get(limit);
+        if (c == null) {
+            c = floodRejectionsByLimit.computeIfAbsent(limit, l -> registry.counter("mucscale.filter.flood.rejections."
+                    + l.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9_]", "_")));
+        }
+        c.inc();
+    }
+
+    /** Refusals of one flood limit so far (tests, admin page). */
+    public long floodRejections(String limit) {
+        Counter c = floodRejectionsByLimit.get(limit);
+        return c == null ? 0 : c.getCount();
     }
 
     /** One message's time from enqueue in the write-behind store to its commit. */

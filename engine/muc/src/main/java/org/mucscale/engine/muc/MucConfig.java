@@ -40,6 +40,21 @@ public final class MucConfig {
     final boolean logAllRooms;
     final String stanzaIdNode;
     final boolean occupantIds;
+    final int rateMemorySeconds;
+    final int occupantJoinsPerMinute;
+    final int occupantJoinBurst;
+    final int roomJoinsPerMinute;
+    final int roomJoinBurst;
+    final int userJoinsPerMinute;
+    final int userJoinBurst;
+    final int userInvitesPerMinute;
+    final int userInviteBurst;
+    final int roomInvitesPerMinute;
+    final int roomInviteBurst;
+    final int invitationTtlSeconds;
+    final int maxPendingInvitations;
+    final int maxRoomsPerUser;
+    final int maxRooms;
 
     private MucConfig(Settings s) {
         serviceName = s.get(MucSettings.SERVICE_NAME);
@@ -70,6 +85,21 @@ public final class MucConfig {
         logAllRooms = s.get(MucSettings.LOG_ALL_ROOMS);
         stanzaIdNode = s.get(MucSettings.STANZA_ID_NODE);
         occupantIds = s.get(MucSettings.OCCUPANT_IDS);
+        rateMemorySeconds = s.get(MucSettings.RATE_MEMORY_SECONDS);
+        occupantJoinsPerMinute = s.get(MucSettings.OCCUPANT_JOINS_PER_MINUTE);
+        occupantJoinBurst = s.get(MucSettings.OCCUPANT_JOIN_BURST);
+        roomJoinsPerMinute = s.get(MucSettings.ROOM_JOINS_PER_MINUTE);
+        roomJoinBurst = s.get(MucSettings.ROOM_JOIN_BURST);
+        userJoinsPerMinute = s.get(MucSettings.USER_JOINS_PER_MINUTE);
+        userJoinBurst = s.get(MucSettings.USER_JOIN_BURST);
+        userInvitesPerMinute = s.get(MucSettings.USER_INVITES_PER_MINUTE);
+        userInviteBurst = s.get(MucSettings.USER_INVITE_BURST);
+        roomInvitesPerMinute = s.get(MucSettings.ROOM_INVITES_PER_MINUTE);
+        roomInviteBurst = s.get(MucSettings.ROOM_INVITE_BURST);
+        invitationTtlSeconds = s.get(MucSettings.INVITATION_TTL_SECONDS);
+        maxPendingInvitations = s.get(MucSettings.MAX_PENDING_INVITATIONS);
+        maxRoomsPerUser = s.get(MucSettings.MAX_ROOMS_PER_USER);
+        maxRooms = s.get(MucSettings.MAX_ROOMS);
     }
 
     /** Copies {@code dynamic}'s values but keeps the values of settings that need a restart from {@code running}. */
@@ -101,6 +131,21 @@ public final class MucConfig {
         moderatorsExempt = dynamic.moderatorsExempt;
         maxNicknameLength = dynamic.maxNicknameLength;
         logAllRooms = dynamic.logAllRooms;
+        rateMemorySeconds = dynamic.rateMemorySeconds;
+        occupantJoinsPerMinute = dynamic.occupantJoinsPerMinute;
+        occupantJoinBurst = dynamic.occupantJoinBurst;
+        roomJoinsPerMinute = dynamic.roomJoinsPerMinute;
+        roomJoinBurst = dynamic.roomJoinBurst;
+        userJoinsPerMinute = dynamic.userJoinsPerMinute;
+        userJoinBurst = dynamic.userJoinBurst;
+        userInvitesPerMinute = dynamic.userInvitesPerMinute;
+        userInviteBurst = dynamic.userInviteBurst;
+        roomInvitesPerMinute = dynamic.roomInvitesPerMinute;
+        roomInviteBurst = dynamic.roomInviteBurst;
+        invitationTtlSeconds = dynamic.invitationTtlSeconds;
+        maxPendingInvitations = dynamic.maxPendingInvitations;
+        maxRoomsPerUser = dynamic.maxRoomsPerUser;
+        maxRooms = dynamic.maxRooms;
     }
 
     /** {@code next}'s dynamic values on top of this running configuration; the others stay until a restart. */

@@ -44,7 +44,27 @@ public interface MucListener {
     }
 
     /** Which flood limit was hit. */
-    enum FloodLimit { OCCUPANT_RATE, ROOM_RATE, MESSAGE_SIZE, MESSAGE_LINES, STANZA_SIZE }
+    enum FloodLimit {
+        OCCUPANT_RATE, ROOM_RATE, MESSAGE_SIZE, MESSAGE_LINES, STANZA_SIZE,
+        /** One user's joins (and nickname changes) in one room. */
+        OCCUPANT_JOIN_RATE,
+        /** One user's nickname changes in one room (the same budget as joins). */
+        NICK_CHANGE_RATE,
+        /** All users' joins in one room. */
+        ROOM_JOIN_RATE,
+        /** One user's joins across rooms, room creations included. */
+        USER_JOIN_RATE,
+        /** One user's invitations across rooms. */
+        USER_INVITE_RATE,
+        /** All invitations relayed by one room. */
+        ROOM_INVITE_RATE,
+        /** A decline with no pending invitation behind it (would reflect a message from the room to anyone). */
+        UNSOLICITED_DECLINE,
+        /** A user already created {@code max-rooms-per-user} rooms that still exist. */
+        ROOMS_PER_USER,
+        /** The node holds {@code max-rooms} rooms. */
+        ROOMS_PER_SERVICE
+    }
 
     MucListener NONE = new MucListener() {
     };

@@ -101,12 +101,75 @@ public final class MucSettings {
             "Whether rooms add XEP-0421 occupant ids (stable per user and room while the service runs) to presence and"
                     + " messages.");
 
+    // Flood control beyond messages (issue 18): churn, invitations and room creation. Rates are per minute because
+    // the sane values are small; each limit is a token bucket of `burst` refilled at the rate.
+
+    public static final Setting<Integer> RATE_MEMORY_SECONDS = Setting.ofInt("mucscale.muc.rate-memory-seconds", 600, 1,
+            86_400, true, "How long a user's budgets in a room (messages, presence, joins) outlive their last occupant"
+                    + " session, so leaving and rejoining does not refill them; keep it above the slowest refill time.");
+
+    public static final Setting<Integer> OCCUPANT_JOINS_PER_MINUTE = Setting.ofInt(
+            "mucscale.muc.occupant-joins-per-minute", 20, 1, 60_000, true,
+            "Joins and nickname changes one user (bare JID) may make in one room per minute; leaves are never refused"
+                    + " but spend the same budget.");
+
+    public static final Setting<Integer> OCCUPANT_JOIN_BURST = Setting.ofInt("mucscale.muc.occupant-join-burst", 10, 1,
+            10_000, true, "Joins and nickname changes of one user in one room at once before its rate applies.");
+
+    public static final Setting<Integer> ROOM_JOINS_PER_MINUTE = Setting.ofInt("mucscale.muc.room-joins-per-minute",
+            6_000, 1, 6_000_000, true, "Joins and nickname changes one room accepts per minute from all users together.");
+
+    public static final Setting<Integer> ROOM_JOIN_BURST = Setting.ofInt("mucscale.muc.room-join-burst", 1_000, 1,
+            1_000_000, true, "Joins and nickname changes one room accepts at once (e.g. everyone rejoining after a"
+                    + " restart) before its rate applies.");
+
+    public static final Setting<Integer> USER_JOINS_PER_MINUTE = Setting.ofInt("mucscale.muc.user-joins-per-minute",
+            120, 1, 6_000_000, true, "Joins (room creations included) one user may make per minute across all rooms"
+                    + " of this node.");
+
+    public static final Setting<Integer> USER_JOIN_BURST = Setting.ofInt("mucscale.muc.user-join-burst", 60, 1,
+            1_000_000, true, "Joins one user may make at once across all rooms (e.g. bookmarks at login) before its"
+                    + " rate applies.");
+
+    public static final Setting<Integer> USER_INVITES_PER_MINUTE = Setting.ofInt(
+            "mucscale.muc.user-invites-per-minute", 20, 1, 60_000, true,
+            "Invitations one user may send per minute across all rooms of this node.");
+
+    public static final Setting<Integer> USER_INVITE_BURST = Setting.ofInt("mucscale.muc.user-invite-burst", 20, 1,
+            10_000, true, "Invitations one user may send at once before its rate applies.");
+
+    public static final Setting<Integer> ROOM_INVITES_PER_MINUTE = Setting.ofInt(
+            "mucscale.muc.room-invites-per-minute", 120, 1, 600_000, true,
+            "Invitations one room relays per minute from all its occupants together.");
+
+    public static final Setting<Integer> ROOM_INVITE_BURST = Setting.ofInt("mucscale.muc.room-invite-burst", 50, 1,
+            100_000, true, "Invitations one room relays at once before its rate applies.");
+
+    public static final Setting<Integer> INVITATION_TTL_SECONDS = Setting.ofInt("mucscale.muc.invitation-ttl-seconds",
+            3_600, 1, 604_800, true, "How long a relayed invitation may be declined; a decline with no pending"
+                    + " invitation from its addressee is refused, never relayed.");
+
+    public static final Setting<Integer> MAX_PENDING_INVITATIONS = Setting.ofInt(
+            "mucscale.muc.max-pending-invitations", 1_000, 1, 1_000_000, true,
+            "Invitations one room remembers for declines; beyond, the oldest is forgotten (its decline is refused).");
+
+    public static final Setting<Integer> MAX_ROOMS_PER_USER = Setting.ofInt("mucscale.muc.max-rooms-per-user", 100, 1,
+            10_000_000, true, "Rooms one user may have created that still exist on this node (service admins are"
+                    + " exempt); more creations get not-allowed.");
+
+    public static final Setting<Integer> MAX_ROOMS = Setting.ofInt("mucscale.muc.max-rooms", 100_000, 1, 100_000_000,
+            true, "Rooms this node holds at most; creating more gets resource-constraint (concurrent creations on"
+                    + " several room threads may pass it by at most one per thread).");
+
     public static final List<Setting<?>> ALL = List.of(SERVICE_NAME, SHARD_THREADS, COMMAND_QUEUE_CAPACITY,
             ROOM_CREATION, ROOM_CREATORS, SERVICE_ADMINS, HISTORY_SIZE, DEFAULT_MAX_OCCUPANTS,
             DEFAULT_PRESENCE_POLICY, PRESENCE_BROADCAST_LIMIT, DEFAULT_PUBLIC, DEFAULT_PERSISTENT,
             DEFAULT_NON_ANONYMOUS, DEFAULT_PARTICIPANTS_CHANGE_SUBJECT, PRIVATE_MESSAGES, OCCUPANT_MESSAGES_PER_SECOND,
             OCCUPANT_BURST, ROOM_MESSAGES_PER_SECOND, ROOM_BURST, MAX_MESSAGE_BYTES, MAX_MESSAGE_LINES,
-            MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS);
+            MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS,
+            RATE_MEMORY_SECONDS, OCCUPANT_JOINS_PER_MINUTE, OCCUPANT_JOIN_BURST, ROOM_JOINS_PER_MINUTE, ROOM_JOIN_BURST,
+            USER_JOINS_PER_MINUTE, USER_JOIN_BURST, USER_INVITES_PER_MINUTE, USER_INVITE_BURST, ROOM_INVITES_PER_MINUTE,
+            ROOM_INVITE_BURST, INVITATION_TTL_SECONDS, MAX_PENDING_INVITATIONS, MAX_ROOMS_PER_USER, MAX_ROOMS);
 
     static String checkJidList(String value) {
         if (value == null) {

@@ -63,6 +63,10 @@ final class Room {
     private final Map<Jid, Occupant> byRealJid = new HashMap<>();
     private final HistoryRing history;
     private final TokenBucket roomBucket;
+    final FloodGuard guard;
+    final Invitations invitations;
+    /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
+    UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
     String subject = "";
     /** Counter of accepted messages, numbering the room's replicated tail (clustering). */
@@ -85,6 +89,8 @@ final class Room {
         this.presencePolicy = c.defaultPresencePolicy;
         this.history = new HistoryRing(c.historySize);
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
+        this.guard = new FloodGuard(ctx, jid);
+        this.invitations = new Invitations(ctx);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -113,7 +119,12 @@ final class Room {
                 reply(ctx, c, Condition.JID_MALFORMED, "the nickname is not acceptable");
                 return null;
             }
+            UserLimits.Entry reservation = FloodGuard.admitCreation(ctx, c);
+            if (reservation == null) {
+                return null;
+            }
             Room room = new Room(shard, c.roomJid);
+            room.createdBy = reservation;
             room.locked = true;
             room.affiliations.put(Stanzas.userKey(c.from), Affiliation.OWNER);
             shard.addRoom(room);
@@ -234,7 +245,7 @@ final class Room {
                 continue;
             }
             Occupant o = new Occupant(oi.nick(), occupantJid, oi.realJid(), oi.role(), oi.affiliation(),
-                    oi.presence(), new TokenBucket(ctx.config.occupantBurst, ctx.clock.nanoTime()));
+                    oi.presence(), room.guard.budgetOf(Stanzas.userKey(oi.realJid())).messages);
             o.occupantId = oi.occupantId();
             ctx.placement.sessionSeen(oi.realJid(), oi.node());
             room.addOccupant(o);
@@ -363,6 +374,9 @@ final class Room {
         Jid bare = c.from.bare();
         Affiliation aff = affiliationOf(bare);
         boolean creating = locked && occupantCount == 0 && aff == Affiliation.OWNER;
+        if (!creating && !guard.admitJoin(c, Stanzas.userKey(c.from))) {
+            return;
+        }
         if (locked && aff != Affiliation.OWNER) {
             reply(c, Condition.ITEM_NOT_FOUND, "the room is locked until its owner configures it");
             return;
@@ -401,7 +415,7 @@ final class Room {
             return;
         }
         Occupant o = new Occupant(nick, occupantJid, c.from, defaultRole(aff), aff, s,
-                new TokenBucket(ctx.config.occupantBurst, ctx.clock.nanoTime()));
+                guard.budgetOf(Stanzas.userKey(c.from)).messages);
         if (ctx.config.occupantIds) {
             o.occupantId = ctx.occupantId(jid, o.bareJid);
         }
@@ -490,6 +504,7 @@ final class Room {
     }
 
     private void leave(Occupant o, XmlElement unavailable) {
+        guard.leaving(o);
         removeOccupant(o, "unavailable", null, null, null, unavailable, true);
     }
 
@@ -504,6 +519,9 @@ final class Room {
             newOccupantJid = jid.withResource(newNick);
         } catch (Jid.InvalidJidException e) {
             reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable: " + e.getMessage());
+            return;
+        }
+        if (!guard.admitNickChange(c, o)) {
             return;
         }
         // unavailable from the old nick with 303 and the new nick, then available from the new nick (XEP-0045 7.6)
@@ -576,6 +594,7 @@ final class Room {
         occupants[occupantCount++] = o;
         byNick.put(o.nickKey, o);
         byRealJid.put(o.realJid, o);
+        guard.entered(o);
         ctx.occupantCount.incrementAndGet();
         ctx.populationChanged();
     }
@@ -589,6 +608,7 @@ final class Room {
         occupantCount = last;
         byNick.remove(o.nickKey);
         byRealJid.remove(o.realJid);
+        guard.departed(o);
         ctx.occupantCount.decrementAndGet();
         ctx.populationChanged();
     }
@@ -1100,6 +1120,9 @@ final class Room {
                 reply(c, Condition.JID_MALFORMED, "the invitation needs a valid 'to' address");
                 return;
             }
+            if (!guard.admitInvite(c, sender)) {
+                return;
+            }
             XmlElement reason = shard.content.admitReason(c, jid, sender.nick, invite.child("reason"));
             if (reason == ContentInspection.REFUSED) {
                 return; // before a members-only room makes the invitee a member
@@ -1124,12 +1147,19 @@ final class Room {
             delivery.send(XmlElement.builder("message").attribute("from", jid.toString())
                     .attribute("to", invitee.toString()).attribute("id", c.stanza.attribute("id"))
                     .child(ux.build()).build());
+            invitations.relayed(c.from, invitee);
             return;
         }
         XmlElement decline = x.child("decline");
-        Jid inviter = Jid.tryParse(decline.attribute("to"));
+        String to = decline.attribute("to");
+        Jid named = to == null ? null : Jid.tryParse(to);
+        if (to != null && named == null) {
+            reply(c, Condition.JID_MALFORMED, "the decline's 'to' is not a valid address");
+            return;
+        }
+        Jid inviter = invitations.takeFor(c.from, named); // only real pending invitations: no reflection
         if (inviter == null) {
-            reply(c, Condition.JID_MALFORMED, "the decline needs a valid 'to' address");
+            guard.refuseDecline(c);
             return;
         }
         XmlElement reason = shard.content.admitReason(c, jid, sender == null ? null : sender.nick,

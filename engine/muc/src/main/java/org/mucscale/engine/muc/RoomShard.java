@@ -328,6 +328,7 @@ final class RoomShard implements Runnable {
 
     void removeRoom(Room room) {
         if (rooms.remove(room.jid) != null) {
+            releaseCreator(room);
             ctx.roomCount.decrementAndGet();
             ctx.directory.remove(room.jid);
             ctx.populationChanged();
@@ -343,10 +344,19 @@ final class RoomShard implements Runnable {
      */
     void detachRoom(Room room) {
         if (rooms.remove(room.jid) != null) {
+            releaseCreator(room);
             ctx.roomCount.decrementAndGet();
             ctx.occupantCount.addAndGet(-room.occupantCount());
             ctx.directory.remove(room.jid);
             ctx.populationChanged();
+        }
+    }
+
+    /** The room no longer counts against its creator's {@code max-rooms-per-user}. */
+    private void releaseCreator(Room room) {
+        if (room.createdBy != null) {
+            ctx.userLimits.releaseRoom(room.createdBy);
+            room.createdBy = null;
         }
     }
 

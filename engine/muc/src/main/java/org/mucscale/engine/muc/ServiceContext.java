@@ -29,6 +29,8 @@ final class ServiceContext {
     final ConcurrentHashMap<Jid, String> directory = new ConcurrentHashMap<>();
     final AtomicInteger roomCount = new AtomicInteger();
     final AtomicInteger occupantCount = new AtomicInteger();
+    /** Limits per user across rooms (joins, invitations, rooms created); lock-free, see {@link UserLimits}. */
+    final UserLimits userLimits = new UserLimits();
 
     ServiceContext(Jid serviceJid, MucConfig config, Delivery delivery, Clock clock, MessageInspector inspector,
                    RoomLogSink logSink, RoomRepository repository, MucListener listener, RoomPlacement placement,

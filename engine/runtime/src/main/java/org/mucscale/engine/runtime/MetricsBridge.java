@@ -26,7 +26,7 @@ final class MetricsBridge {
 
             @Override
             public void floodRejected(Jid room, FloodLimit limit) {
-                m.floodRejected(room.toString());
+                m.floodRejected(room.toString(), limit.name());
             }
 
             @Override

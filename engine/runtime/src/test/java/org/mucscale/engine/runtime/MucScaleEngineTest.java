@@ -74,6 +74,27 @@ class MucScaleEngineTest {
     }
 
     @Test
+    void abuseRefusals_reachTheMetrics_perLimitAndInTheDashboardTotal() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out)) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            // a decline nobody was invited for: the room must not reflect it to the victim
+            engine.process(org.mucscale.engine.stanza.XmlElement.builder("message")
+                    .attribute("from", "mallory@evil.example/x").attribute("to", "lobby@" + SERVICE)
+                    .child(org.mucscale.engine.stanza.XmlElement.builder("x", "http://jabber.org/protocol/muc#user")
+                            .child(org.mucscale.engine.stanza.XmlElement.builder("decline")
+                                    .attribute("to", "victim@elsewhere.example").build()).build()).build());
+            await(() -> engine.metrics().floodRejections("UNSOLICITED_DECLINE") == 1);
+            assertThat(engine.metrics().registry().getCounters().get("mucscale.filter.flood.rejections").getCount())
+                    .isEqualTo(1);
+            assertThat(engine.metrics().registry().getCounters())
+                    .containsKey("mucscale.filter.flood.rejections.unsolicited_decline");
+            assertThat(out.to("victim@elsewhere.example")).isEmpty();
+        }
+    }
+
+    @Test
     void probe_measuresItsOwnMessages_throughTheRealPath_andNeverReachesTheHost() throws Exception {
         RecordingDelivery out = new RecordingDelivery();
         try (MucScaleEngine engine = start(out, "mucscale.metrics.probe-interval", "100")) {
