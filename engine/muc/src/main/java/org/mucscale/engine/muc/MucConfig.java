@@ -40,6 +40,7 @@ public final class MucConfig {
     final boolean logAllRooms;
     final String stanzaIdNode;
     final boolean occupantIds;
+    final long roomStoreTimeoutMs;
 
     private MucConfig(Settings s) {
         serviceName = s.get(MucSettings.SERVICE_NAME);
@@ -70,6 +71,7 @@ public final class MucConfig {
         logAllRooms = s.get(MucSettings.LOG_ALL_ROOMS);
         stanzaIdNode = s.get(MucSettings.STANZA_ID_NODE);
         occupantIds = s.get(MucSettings.OCCUPANT_IDS);
+        roomStoreTimeoutMs = s.get(MucSettings.ROOM_STORE_TIMEOUT).toMillis();
     }
 
     /** Copies {@code dynamic}'s values but keeps the values of settings that need a restart from {@code running}. */
@@ -101,6 +103,7 @@ public final class MucConfig {
         moderatorsExempt = dynamic.moderatorsExempt;
         maxNicknameLength = dynamic.maxNicknameLength;
         logAllRooms = dynamic.logAllRooms;
+        roomStoreTimeoutMs = dynamic.roomStoreTimeoutMs;
     }
 
     /** {@code next}'s dynamic values on top of this running configuration; the others stay until a restart. */

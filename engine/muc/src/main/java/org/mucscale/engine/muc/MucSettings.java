@@ -101,12 +101,19 @@ public final class MucSettings {
             "Whether rooms add XEP-0421 occupant ids (stable per user and room while the service runs) to presence and"
                     + " messages.");
 
+    public static final Setting<java.time.Duration> ROOM_STORE_TIMEOUT = Setting.ofDuration(
+            "mucscale.muc.room-store-timeout", java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(100),
+            java.time.Duration.ofMinutes(10), true,
+            "How long a persistent room's change may wait for the database before it is logged as overdue (the room"
+                    + " goes on meanwhile), and how long a stop waits for unstored room changes.");
+
     public static final List<Setting<?>> ALL = List.of(SERVICE_NAME, SHARD_THREADS, COMMAND_QUEUE_CAPACITY,
             ROOM_CREATION, ROOM_CREATORS, SERVICE_ADMINS, HISTORY_SIZE, DEFAULT_MAX_OCCUPANTS,
             DEFAULT_PRESENCE_POLICY, PRESENCE_BROADCAST_LIMIT, DEFAULT_PUBLIC, DEFAULT_PERSISTENT,
             DEFAULT_NON_ANONYMOUS, DEFAULT_PARTICIPANTS_CHANGE_SUBJECT, PRIVATE_MESSAGES, OCCUPANT_MESSAGES_PER_SECOND,
             OCCUPANT_BURST, ROOM_MESSAGES_PER_SECOND, ROOM_BURST, MAX_MESSAGE_BYTES, MAX_MESSAGE_LINES,
-            MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS);
+            MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS,
+            ROOM_STORE_TIMEOUT);
 
     static String checkJidList(String value) {
         if (value == null) {

@@ -279,7 +279,7 @@ final class Room {
 
     private void saveIfPersistent() {
         if (persistent && !locked) {
-            ctx.repository.save(snapshot());
+            shard.storeWrites.save(snapshot());
         }
     }
 
@@ -1615,9 +1615,9 @@ final class Room {
             occupants[i].invalidatePresence();
         }
         if (persistent) {
-            ctx.repository.save(snapshot());
+            shard.storeWrites.save(snapshot());
         } else if (wasPersistent) {
-            ctx.repository.delete(jid);
+            shard.storeWrites.delete(jid);
         }
         updateDirectory();
         if (!wasLocked) {
@@ -1705,7 +1705,7 @@ final class Room {
             }
         }
         if (persistent) {
-            ctx.repository.delete(jid);
+            shard.storeWrites.delete(jid);
         }
         history.clear();
         shard.removeRoom(this);
