@@ -142,6 +142,7 @@ final class RoomStoreWorkers {
         }
         writers.shutdownNow();
         try {
+            timer.awaitTermination(1, TimeUnit.SECONDS);
             if (!writers.awaitTermination(1, TimeUnit.SECONDS)) {
                 LOG.warn("mucscale: a persistent-room writer is still blocked in the database after stop;"
                         + " it is a daemon thread and ends with the database call");
