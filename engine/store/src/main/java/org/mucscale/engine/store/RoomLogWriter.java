@@ -8,6 +8,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -76,6 +79,7 @@ public final class RoomLogWriter implements AutoCloseable {
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong spilled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong durableTimeouts = new AtomicLong();
 
     public RoomLogWriter(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                          StoreListener listener) {
@@ -195,6 +199,50 @@ public final class RoomLogWriter implements AutoCloseable {
         }
         record.enqueueNanos = clock.nanoTime();
         return w.append(record);
+    }
+
+    /**
+     * Write-ahead mode, for a room thread that must not broadcast a message before its append is durable:
+     * {@link #appendDurable}, waiting at most {@code timeoutMs} ({@code mucscale.store.write-ahead-timeout}). A wait
+     * that ends unconfirmed, because the disk does not answer in time or the waiting thread is interrupted (the
+     * service's stop), gives REJECTED, so the message is refused rather than broadcast; the append is withdrawn unless
+     * the write-ahead log already took it for writing (then it is stored as usual). An interrupted caller keeps its
+     * interrupt status. Records queued by others are not affected: the log writes all of them before it closes.
+     */
+    public OfferResult appendDurableWithin(RoomLogRecord record, long timeoutMs) {
+        CompletableFuture<OfferResult> done = appendDurable(record);
+        try {
+            return done.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            done.cancel(false);
+            rejected.incrementAndGet();
+            listener.rejected();
+            long n = durableTimeouts.incrementAndGet();
+            if (n < 10 || Long.bitCount(n) == 1) {
+                LOG.warn("mucscale store: the write-ahead log did not confirm a message of {} within {} ms"
+                        + " (mucscale.store.write-ahead-timeout); it is refused to its sender ({} so far)",
+                        record.roomJid(), timeoutMs, n);
+            }
+            return OfferResult.REJECTED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            done.cancel(false);
+            rejected.incrementAndGet();
+            listener.rejected();
+            return OfferResult.REJECTED;
+        } catch (ExecutionException e) {
+            return OfferResult.REJECTED;
+        }
+    }
+
+    /** Write-ahead appends not confirmed within their wait so far. */
+    public long durableTimeouts() {
+        return durableTimeouts.get();
+    }
+
+    /** Tests only: the write-ahead flusher waits for {@code latch} before its next group (null: no wait). */
+    void holdWriteAheadForTest(CountDownLatch latch) {
+        wal.holdForTest(latch);
     }
 
     /**
