@@ -36,6 +36,7 @@ import org.mucscale.testkit.MariaDbServer;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RoomThreadStallTest {
     private static final Duration STALL = Duration.ofSeconds(30);
+    private static final int POOL = 10;
     private static final String ALICE = "alice@example.org/a";
     private static final String BOB = "bob@example.org/b";
     private static final String CAROL = "carol@example.org/c";
@@ -48,7 +49,9 @@ class RoomThreadStallTest {
     @BeforeAll
     void startServer() {
         server = MariaDbServer.startNew();
-        pool = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(), 8);
+        pool = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(), POOL);
+        // every connection open before the pause: the writers then block inside the database, not in the pool
+        pool.setMinimumIdle(POOL);
     }
 
     @AfterAll
@@ -79,6 +82,7 @@ class RoomThreadStallTest {
             createRooms(engine, out);
             long pid = server.pid();
             int sent = 0;
+            awaitFullPool();
             pause(pid);
             try {
                 long resumeAt = System.nanoTime() + STALL.toNanos();
@@ -116,6 +120,54 @@ class RoomThreadStallTest {
             int expected = sent;
             await(() -> engine.store().history("chat@" + SERVICE, 1000, 0).stream()
                     .filter(r -> r.body() != null && r.body().startsWith("during the stall ")).count() == expected,
+                    Duration.ofSeconds(60));
+        }
+    }
+
+    @Test
+    void stop_whileTheDatabaseIsPaused_returns_andLosesNoLoggedMessage() throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        long pid = server.pid();
+        int sent = 0;
+        MucScaleEngine engine = start(out, "mucscale.muc.room-store-timeout", "2000",
+                "mucscale.store.drain-timeout", "1000", "mucscale.store.batch-size", "16");
+        try {
+            createRooms(engine, out);
+            awaitFullPool();
+            // a steady stream, so that the writer lanes are inside the database when it is paused and stay blocked
+            for (; sent < 1500; sent++) {
+                engine.process(groupchat(BOB, "chat", "before the stop " + sent));
+                if (sent == 500) {
+                    pause(pid);
+                    engine.process(subject(ALICE, "keep", "abandoned at stop"));
+                }
+                Thread.sleep(1);
+            }
+            int expected = sent;
+            await(() -> bodiesTo(out, CAROL, "before the stop ") == expected);
+            // the stop neither waits for the hung room write nor for the writer lanes beyond their bounds
+            assertTimeoutPreemptively(Duration.ofSeconds(120), engine::close);
+            assertThat(engine.muc()).isNull();
+            assertThat(processState(pid)).as("MariaDB still paused during the whole stop").isEqualTo('T');
+            // what is on disk when the stop returns is all a process that exits now leaves behind
+            Files.createDirectories(dir.resolve("spill-at-stop"));
+            try (var files = Files.list(dir.resolve("spill"))) {
+                for (Path f : files.filter(f -> f.getFileName().toString().startsWith("spill-")).toList()) {
+                    Files.copy(f, dir.resolve("spill-at-stop").resolve(f.getFileName()));
+                }
+            }
+        } finally {
+            // the hung server dies instead of waking up: what a blocked writer lane held is never committed by it
+            server.kill();
+            server.start();
+            engine.close();
+        }
+        // every message that was broadcast is in the room log after the next start (replayed from the spill files)
+        int expected = sent;
+        try (MucScaleEngine again = start(new RecordingDelivery(), "mucscale.store.spill-directory",
+                dir.resolve("spill-at-stop").toString())) {
+            await(() -> again.store().history("chat@" + SERVICE, 5000, 0).stream()
+                    .filter(r -> r.body() != null && r.body().startsWith("before the stop ")).count() == expected,
                     Duration.ofSeconds(60));
         }
     }
@@ -170,6 +222,10 @@ class RoomThreadStallTest {
         while (!check.ok() && System.nanoTime() < deadlineNanos) {
             Thread.sleep(10);
         }
+    }
+
+    private void awaitFullPool() throws Exception {
+        await(() -> pool.getHikariPoolMXBean().getTotalConnections() == POOL, Duration.ofSeconds(60));
     }
 
     static void pause(long pid) throws Exception {

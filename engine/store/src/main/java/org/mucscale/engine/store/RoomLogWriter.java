@@ -634,6 +634,59 @@ public final class RoomLogWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * At close, after the lanes' grace: a lane still blocked in the database (a server that stopped answering without
+     * dropping the connection) never drains. What it holds and what is still queued goes to the spill file for the
+     * next start, so a stop loses nothing; should the lane's batch commit later after all, the room log's key makes
+     * the replayed copies duplicates that are skipped. The lane's records keep their write-ahead segment (the lane
+     * releases it if it commits; otherwise the next start replays it).
+     */
+    private void spillLeftBehind() {
+        int blocked = 0;
+        int held = 0;
+        for (Lane lane : lanes) {
+            if (!lane.thread.isAlive()) {
+                continue;
+            }
+            blocked++;
+            int n = lane.inFlightCount;
+            for (int i = 0; i < n; i++) {
+                RoomLogRecord r = lane.batch[i];
+                if (r == null) {
+                    continue;
+                }
+                try {
+                    spill.append(r);
+                    held++;
+                } catch (IOException e) {
+                    LOG.error("mucscale store: could not spill message {} of room {} on shutdown: {}", r.stanzaId(),
+                            r.roomJid(), e.toString());
+                }
+            }
+        }
+        RoomLogRecord[] chunk = new RoomLogRecord[config.batchSize()];
+        int queued = 0;
+        while (true) {
+            int n;
+            synchronized (takeLock) {
+                n = queue.peekInto(chunk, chunk.length);
+                queue.release(n);
+            }
+            if (n == 0) {
+                break;
+            }
+            queued += n;
+            spillAll(chunk, n);
+            java.util.Arrays.fill(chunk, 0, n, null);
+        }
+        if (blocked > 0) {
+            spilled.addAndGet(held);
+            listener.spilled(held);
+            LOG.warn("mucscale store: {} writer lanes were still blocked in the database at shutdown; their {} messages"
+                    + " and the {} still queued are in the spill files for the next start", blocked, held, queued);
+        }
+    }
+
     private void closeSpill() {
         try {
             spill.force();
@@ -734,6 +787,7 @@ public final class RoomLogWriter implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
+            spillLeftBehind();
         } else {
             drain(lanes[0]);
         }
