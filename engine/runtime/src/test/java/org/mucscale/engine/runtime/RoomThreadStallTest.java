@@ -103,6 +103,8 @@ class RoomThreadStallTest {
                 // ... and all of that while the server was still paused, with the room's change not yet stored
                 assertThat(processState(pid)).as("MariaDB still paused").isEqualTo('T');
                 assertThat(engine.muc().roomStoreOverdue()).isGreaterThanOrEqualTo(1);
+                assertThat(engine.metrics().registry().getCounters().get("mucscale.muc.room-store.overdue").getCount())
+                        .isGreaterThanOrEqualTo(1);
             } finally {
                 resume(pid);
             }
