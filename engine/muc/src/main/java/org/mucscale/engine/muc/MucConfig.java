@@ -55,6 +55,7 @@ public final class MucConfig {
     final int maxPendingInvitations;
     final int maxRoomsPerUser;
     final int maxRooms;
+    final long roomStoreTimeoutMs;
 
     private MucConfig(Settings s) {
         serviceName = s.get(MucSettings.SERVICE_NAME);
@@ -100,6 +101,7 @@ public final class MucConfig {
         maxPendingInvitations = s.get(MucSettings.MAX_PENDING_INVITATIONS);
         maxRoomsPerUser = s.get(MucSettings.MAX_ROOMS_PER_USER);
         maxRooms = s.get(MucSettings.MAX_ROOMS);
+        roomStoreTimeoutMs = s.get(MucSettings.ROOM_STORE_TIMEOUT).toMillis();
     }
 
     /** Copies {@code dynamic}'s values but keeps the values of settings that need a restart from {@code running}. */
@@ -146,6 +148,7 @@ public final class MucConfig {
         maxPendingInvitations = dynamic.maxPendingInvitations;
         maxRoomsPerUser = dynamic.maxRoomsPerUser;
         maxRooms = dynamic.maxRooms;
+        roomStoreTimeoutMs = dynamic.roomStoreTimeoutMs;
     }
 
     /** {@code next}'s dynamic values on top of this running configuration; the others stay until a restart. */

@@ -43,6 +43,14 @@ public interface MucListener {
     default void population(int rooms, int occupants) {
     }
 
+    /** The database has not confirmed a persistent room's write within {@code mucscale.muc.room-store-timeout}. */
+    default void roomStoreOverdue(Jid room) {
+    }
+
+    /** A persistent room's write failed (it is retried unless its data was refused). */
+    default void roomStoreFailed(Jid room) {
+    }
+
     /** Which flood limit was hit. */
     enum FloodLimit {
         OCCUPANT_RATE, ROOM_RATE, MESSAGE_SIZE, MESSAGE_LINES, STANZA_SIZE,

@@ -138,6 +138,21 @@ public final class MucService {
                 return;
             }
         }
+        RoomStoreWorkers workers = ctx.roomStoreWorkers;
+        if (workers != null) {
+            List<RoomStoreHandOff> handOffs = new ArrayList<>();
+            for (RoomShard s : shards) {
+                handOffs.add(s.storeWrites);
+            }
+            // the room threads have ended (joined above), so their hand-offs are read here safely
+            workers.stop(handOffs, ctx.config.roomStoreTimeoutMs);
+        }
+    }
+
+    /** Persistent-room writes the database did not confirm within {@code mucscale.muc.room-store-timeout}, so far. */
+    public long roomStoreOverdue() {
+        RoomStoreWorkers w = ctx.roomStoreWorkers;
+        return w == null ? 0 : w.overdue.get();
     }
 
     /**
@@ -670,8 +685,23 @@ public final class MucService {
         }
     }
 
-    /** Waits until every queued command has run (tests). */
+    /** Waits until every queued command has run and every persistent-room write has ended, at most 10 s (tests). */
     void awaitIdle() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            int unfinished = 0;
+            for (RoomShard s : shards) {
+                unfinished += onShard(s, shard -> shard.storeWrites.unfinished());
+            }
+            if (unfinished == 0 || System.nanoTime() > deadline) {
+                return;
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L);
+        }
+    }
+
+    /** Waits until every command queued now has run, not for persistent-room writes (tests). */
+    void awaitQueues() {
         for (RoomShard s : shards) {
             onShard(s, shard -> null);
         }

@@ -160,6 +160,11 @@ public final class MucSettings {
     public static final Setting<Integer> MAX_ROOMS = Setting.ofInt("mucscale.muc.max-rooms", 100_000, 1, 100_000_000,
             true, "Rooms this node holds at most; creating more gets resource-constraint (concurrent creations on"
                     + " several room threads may pass it by at most one per thread).");
+    public static final Setting<java.time.Duration> ROOM_STORE_TIMEOUT = Setting.ofDuration(
+            "mucscale.muc.room-store-timeout", java.time.Duration.ofSeconds(10), java.time.Duration.ofMillis(100),
+            java.time.Duration.ofMinutes(10), true,
+            "How long a persistent room's change may wait for the database before it is logged as overdue (the room"
+                    + " goes on meanwhile), and how long a stop waits for unstored room changes.");
 
     public static final List<Setting<?>> ALL = List.of(SERVICE_NAME, SHARD_THREADS, COMMAND_QUEUE_CAPACITY,
             ROOM_CREATION, ROOM_CREATORS, SERVICE_ADMINS, HISTORY_SIZE, DEFAULT_MAX_OCCUPANTS,
@@ -169,7 +174,8 @@ public final class MucSettings {
             MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS,
             RATE_MEMORY_SECONDS, OCCUPANT_JOINS_PER_MINUTE, OCCUPANT_JOIN_BURST, ROOM_JOINS_PER_MINUTE, ROOM_JOIN_BURST,
             USER_JOINS_PER_MINUTE, USER_JOIN_BURST, USER_INVITES_PER_MINUTE, USER_INVITE_BURST, ROOM_INVITES_PER_MINUTE,
-            ROOM_INVITE_BURST, INVITATION_TTL_SECONDS, MAX_PENDING_INVITATIONS, MAX_ROOMS_PER_USER, MAX_ROOMS);
+            ROOM_INVITE_BURST, INVITATION_TTL_SECONDS, MAX_PENDING_INVITATIONS, MAX_ROOMS_PER_USER, MAX_ROOMS,
+            ROOM_STORE_TIMEOUT);
 
     static String checkJidList(String value) {
         if (value == null) {

@@ -295,7 +295,7 @@ final class Room {
 
     private void saveIfPersistent() {
         if (persistent && !locked) {
-            ctx.repository.save(snapshot());
+            shard.storeWrites.save(snapshot());
         }
     }
 
@@ -1659,9 +1659,9 @@ final class Room {
             occupants[i].invalidatePresence();
         }
         if (persistent) {
-            ctx.repository.save(snapshot());
+            shard.storeWrites.save(snapshot());
         } else if (wasPersistent) {
-            ctx.repository.delete(jid);
+            shard.storeWrites.delete(jid);
         }
         updateDirectory();
         if (!wasLocked) {
@@ -1749,7 +1749,7 @@ final class Room {
             }
         }
         if (persistent) {
-            ctx.repository.delete(jid);
+            shard.storeWrites.delete(jid);
         }
         history.clear();
         shard.removeRoom(this);

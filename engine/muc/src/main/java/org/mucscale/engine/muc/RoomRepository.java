@@ -7,8 +7,10 @@ import org.mucscale.engine.stanza.Jid;
 
 /**
  * Persistent rooms: configuration and affiliations. {@link #loadAll()} is called once by {@link MucService#start()};
- * {@link #save} and {@link #delete} are called on a room thread when an owner changes a persistent room (never on the
- * message path), so implementations should be quick or hand the write off.
+ * {@link #save} and {@link #delete} are called on the service's room-store threads ({@link RoomStoreWorkers}), never
+ * on a room thread, one write per room at a time, in the order of the room's changes. They may block on the database;
+ * they throw when the write failed ({@link IllegalArgumentException}: the data can never be stored, not retried;
+ * anything else is retried with the room's newest state) and should answer an interrupt (the service's stop).
  */
 public interface RoomRepository {
 

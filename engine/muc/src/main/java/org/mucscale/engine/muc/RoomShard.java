@@ -34,6 +34,8 @@ final class RoomShard implements Runnable {
     private final ManyToOneCommandQueue<Command> queue;
     /** Rooms owned by this shard; touched by this thread only. */
     final Map<Jid, Room> rooms = new HashMap<>();
+    /** This thread's persistent-room writes, handed to the store's threads (never written on this thread). */
+    final RoomStoreHandOff storeWrites;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean parked;
@@ -59,6 +61,7 @@ final class RoomShard implements Runnable {
         this.ctx = ctx;
         this.content = new ContentInspection(ctx);
         this.queue = new ManyToOneCommandQueue<>(queueCapacity);
+        this.storeWrites = new RoomStoreHandOff(this, ctx.roomStoreWorkers);
         this.thread = new Thread(this, "mucscale-room-" + index);
         this.thread.setDaemon(true);
     }

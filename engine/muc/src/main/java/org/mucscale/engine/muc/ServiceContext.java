@@ -21,6 +21,8 @@ final class ServiceContext {
     final MessageInspector inspector;
     final RoomLogSink logSink;
     final RoomRepository repository;
+    /** Writes persistent rooms off the room threads; null without a repository. */
+    final RoomStoreWorkers roomStoreWorkers;
     final MucListener listener;
     final StanzaIds stanzaIds;
     final RoomPlacement placement;
@@ -42,6 +44,7 @@ final class ServiceContext {
         this.inspector = inspector;
         this.logSink = logSink;
         this.repository = repository;
+        this.roomStoreWorkers = repository == RoomRepository.NONE ? null : new RoomStoreWorkers(repository);
         this.listener = listener;
         this.placement = placement;
         this.replication = replication;

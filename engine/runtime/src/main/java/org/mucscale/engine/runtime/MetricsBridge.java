@@ -33,6 +33,16 @@ final class MetricsBridge {
             public void filtered(Jid room, MessageInspector.Action action) {
                 // counted per list by the filter listener below, which knows the list
             }
+
+            @Override
+            public void roomStoreOverdue(Jid room) {
+                m.registry().counter("mucscale.muc.room-store.overdue").inc();
+            }
+
+            @Override
+            public void roomStoreFailed(Jid room) {
+                m.registry().counter("mucscale.muc.room-store.failed").inc();
+            }
         };
     }
 

@@ -29,6 +29,7 @@ import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
 import org.mucscale.engine.store.RoomLogStore;
 import org.mucscale.engine.store.StoreConfig;
+import org.mucscale.engine.store.StoreSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,7 +160,8 @@ public final class MucScaleEngine implements AutoCloseable {
                 mb.cluster(node, node);
             }
             if (s != null) {
-                mb.logSink(new StoreLogSink(s)).repository(new StoreRoomRepository(s));
+                long durableTimeoutMs = settings.get(StoreSettings.WRITE_AHEAD_TIMEOUT).toMillis();
+                mb.logSink(new StoreLogSink(s, durableTimeoutMs)).repository(new StoreRoomRepository(s));
             }
             MucService service = mb.build();
             service.start();

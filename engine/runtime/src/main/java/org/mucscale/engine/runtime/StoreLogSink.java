@@ -1,6 +1,5 @@
 package org.mucscale.engine.runtime;
 
-import java.util.concurrent.CompletionException;
 import org.mucscale.engine.muc.MessageInspector;
 import org.mucscale.engine.muc.RoomLogSink;
 import org.mucscale.engine.stanza.Jid;
@@ -12,15 +11,19 @@ import org.mucscale.engine.store.RoomLogStore;
  * The MUC engine's log port, served by the write-behind store. In the default mode this only enqueues. In write-ahead
  * mode the room thread waits for the group-committed append before the message is broadcast: that is the point of the
  * mode (nothing an occupant received is lost on kill -9), and group commit shares one fsync among all rooms' waiting
- * messages, but it does bound each room to the disk's fsync rate.
+ * messages, but it does bound each room to the disk's fsync rate. The wait is bounded by
+ * {@code mucscale.store.write-ahead-timeout} and ends when the room thread is interrupted at stop: the message is then
+ * refused (resource-constraint), never broadcast unlogged.
  */
 final class StoreLogSink implements RoomLogSink {
     private final RoomLogStore store;
     private final boolean durable;
+    private final long durableTimeoutMs;
 
-    StoreLogSink(RoomLogStore store) {
+    StoreLogSink(RoomLogStore store, long durableTimeoutMs) {
         this.store = store;
         this.durable = store.config().durability() != DurabilityMode.BATCHED;
+        this.durableTimeoutMs = durableTimeoutMs;
     }
 
     @Override
@@ -32,10 +35,6 @@ final class StoreLogSink implements RoomLogSink {
         if (!durable) {
             return store.offer(record).accepted();
         }
-        try {
-            return store.appendDurable(record).join().accepted();
-        } catch (CompletionException e) {
-            return false;
-        }
+        return store.appendDurableWithin(record, durableTimeoutMs).accepted();
     }
 }

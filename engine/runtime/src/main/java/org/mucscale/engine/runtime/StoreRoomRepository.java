@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Persistent rooms in the database: the MUC engine's {@link StoredRoom} as key/value configuration plus affiliation
- * rows, and their recent messages from the room log as history after a restart. Called at start and on room threads
- * only when an owner changes a persistent room, never on the message path.
+ * rows, and their recent messages from the room log as history after a restart. Called at start, and for writes on
+ * the MUC service's room-store threads (never on a room thread); a failed write throws, and the caller retries.
  */
 final class StoreRoomRepository implements RoomRepository {
     private static final Logger LOG = LoggerFactory.getLogger(StoreRoomRepository.class);
@@ -86,7 +86,8 @@ final class StoreRoomRepository implements RoomRepository {
                 }
             }
         } catch (SQLException e) {
-            LOG.error("mucscale: persistent room {} could not be saved: {}", jid, e.getMessage());
+            // the room thread's hand-off logs it and retries with the room's newest state
+            throw new IllegalStateException("the database refused the write: " + e.getMessage(), e);
         }
     }
 
@@ -95,7 +96,7 @@ final class StoreRoomRepository implements RoomRepository {
         try {
             store.deleteRoom(room.toString());
         } catch (SQLException e) {
-            LOG.error("mucscale: persistent room {} could not be deleted: {}", room, e.getMessage());
+            throw new IllegalStateException("the database refused the deletion: " + e.getMessage(), e);
         }
     }
 

@@ -51,6 +51,11 @@ public final class RoomLogStore implements AutoCloseable {
         return writer.offer(record);
     }
 
+    /** Message path in write-ahead mode, waiting at most {@code timeoutMs}: {@link RoomLogWriter#appendDurableWithin}. */
+    public OfferResult appendDurableWithin(RoomLogRecord record, long timeoutMs) {
+        return writer.appendDurableWithin(record, timeoutMs);
+    }
+
     /** Message path in write-ahead mode: complete before broadcasting. See {@link RoomLogWriter#appendDurable}. */
     public CompletableFuture<OfferResult> appendDurable(RoomLogRecord record) {
         return writer.appendDurable(record);

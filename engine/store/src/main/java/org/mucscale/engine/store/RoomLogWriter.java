@@ -8,6 +8,9 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -76,6 +79,7 @@ public final class RoomLogWriter implements AutoCloseable {
     private final AtomicLong retries = new AtomicLong();
     private final AtomicLong spilled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
+    private final AtomicLong durableTimeouts = new AtomicLong();
 
     public RoomLogWriter(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                          StoreListener listener) {
@@ -195,6 +199,50 @@ public final class RoomLogWriter implements AutoCloseable {
         }
         record.enqueueNanos = clock.nanoTime();
         return w.append(record);
+    }
+
+    /**
+     * Write-ahead mode, for a room thread that must not broadcast a message before its append is durable:
+     * {@link #appendDurable}, waiting at most {@code timeoutMs} ({@code mucscale.store.write-ahead-timeout}). A wait
+     * that ends unconfirmed, because the disk does not answer in time or the waiting thread is interrupted (the
+     * service's stop), gives REJECTED, so the message is refused rather than broadcast; the append is withdrawn unless
+     * the write-ahead log already took it for writing (then it is stored as usual). An interrupted caller keeps its
+     * interrupt status. Records queued by others are not affected: the log writes all of them before it closes.
+     */
+    public OfferResult appendDurableWithin(RoomLogRecord record, long timeoutMs) {
+        CompletableFuture<OfferResult> done = appendDurable(record);
+        try {
+            return done.get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            done.cancel(false);
+            rejected.incrementAndGet();
+            listener.rejected();
+            long n = durableTimeouts.incrementAndGet();
+            if (n < 10 || Long.bitCount(n) == 1) {
+                LOG.warn("mucscale store: the write-ahead log did not confirm a message of {} within {} ms"
+                        + " (mucscale.store.write-ahead-timeout); it is refused to its sender ({} so far)",
+                        record.roomJid(), timeoutMs, n);
+            }
+            return OfferResult.REJECTED;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            done.cancel(false);
+            rejected.incrementAndGet();
+            listener.rejected();
+            return OfferResult.REJECTED;
+        } catch (ExecutionException e) {
+            return OfferResult.REJECTED;
+        }
+    }
+
+    /** Write-ahead appends not confirmed within their wait so far. */
+    public long durableTimeouts() {
+        return durableTimeouts.get();
+    }
+
+    /** Tests only: the write-ahead flusher waits for {@code latch} before its next group (null: no wait). */
+    void holdWriteAheadForTest(CountDownLatch latch) {
+        wal.holdForTest(latch);
     }
 
     /**
@@ -586,6 +634,59 @@ public final class RoomLogWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * At close, after the lanes' grace: a lane still blocked in the database (a server that stopped answering without
+     * dropping the connection) never drains. What it holds and what is still queued goes to the spill file for the
+     * next start, so a stop loses nothing; should the lane's batch commit later after all, the room log's key makes
+     * the replayed copies duplicates that are skipped. The lane's records keep their write-ahead segment (the lane
+     * releases it if it commits; otherwise the next start replays it).
+     */
+    private void spillLeftBehind() {
+        int blocked = 0;
+        int held = 0;
+        for (Lane lane : lanes) {
+            if (!lane.thread.isAlive()) {
+                continue;
+            }
+            blocked++;
+            int n = lane.inFlightCount;
+            for (int i = 0; i < n; i++) {
+                RoomLogRecord r = lane.batch[i];
+                if (r == null) {
+                    continue;
+                }
+                try {
+                    spill.append(r);
+                    held++;
+                } catch (IOException e) {
+                    LOG.error("mucscale store: could not spill message {} of room {} on shutdown: {}", r.stanzaId(),
+                            r.roomJid(), e.toString());
+                }
+            }
+        }
+        RoomLogRecord[] chunk = new RoomLogRecord[config.batchSize()];
+        int queued = 0;
+        while (true) {
+            int n;
+            synchronized (takeLock) {
+                n = queue.peekInto(chunk, chunk.length);
+                queue.release(n);
+            }
+            if (n == 0) {
+                break;
+            }
+            queued += n;
+            spillAll(chunk, n);
+            java.util.Arrays.fill(chunk, 0, n, null);
+        }
+        if (blocked > 0) {
+            spilled.addAndGet(held);
+            listener.spilled(held);
+            LOG.warn("mucscale store: {} writer lanes were still blocked in the database at shutdown; their {} messages"
+                    + " and the {} still queued are in the spill files for the next start", blocked, held, queued);
+        }
+    }
+
     private void closeSpill() {
         try {
             spill.force();
@@ -686,6 +787,7 @@ public final class RoomLogWriter implements AutoCloseable {
                     Thread.currentThread().interrupt();
                 }
             }
+            spillLeftBehind();
         } else {
             drain(lanes[0]);
         }

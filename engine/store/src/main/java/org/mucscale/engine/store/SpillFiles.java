@@ -21,7 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * it survive power loss too). The writer replays sealed files into the database and deletes each once committed.
  *
  * <p>Concurrency: producers append on the overflow path (rare; a monitor here is acceptable), writer lanes spill
- * on shutdown, lane 1 seals, replays and deletes. All file state is guarded by {@code this}.
+ * on shutdown, lane 1 seals, replays and deletes. All file state is guarded by {@code this}; an append holds it only
+ * for its write to the OS. fsyncs happen outside it, one at a time under {@code forceLock}, so a room thread that
+ * spills never waits for the disk (issue 18): a full file is handed to the next {@link #force()} instead of being
+ * fsynced by the producer that filled it, and {@link #force()} returns only when everything appended before it is
+ * on disk.
  */
 final class SpillFiles {
     static final int MAX_RECORDS_PER_FILE = 50_000;
@@ -29,6 +33,9 @@ final class SpillFiles {
     private final String runPrefix;
     private final AtomicLong pendingRecords = new AtomicLong();
     private FileChannel current;
+    /** Files closed for appends and not yet fsynced and closed (guarded by this). */
+    private final List<FileChannel> unforced = new ArrayList<>();
+    private final Object forceLock = new Object();
     private Path currentPath;
     private long currentRecords;
     private int fileCounter;
@@ -54,31 +61,55 @@ final class SpillFiles {
         currentRecords++;
         pendingRecords.incrementAndGet();
         if (currentRecords >= MAX_RECORDS_PER_FILE) {
-            // Bounded files keep a replay's memory bounded: the writer reads one file at a time.
-            current.force(false);
-            current.close();
+            // Bounded files keep a replay's memory bounded: the writer reads one file at a time. The producer does
+            // not fsync it: the next force() does.
+            unforced.add(current);
             current = null;
         }
     }
 
-    /** fsyncs the open spill file. */
-    synchronized void force() throws IOException {
-        if (current != null) {
-            current.force(false);
+    /** fsyncs every spill file appended to before this call (closing the full ones), outside the append monitor. */
+    void force() throws IOException {
+        synchronized (forceLock) {
+            List<FileChannel> full;
+            FileChannel open;
+            synchronized (this) {
+                full = new ArrayList<>(unforced);
+                unforced.clear();
+                open = current;
+            }
+            IOException failure = null;
+            for (FileChannel ch : full) {
+                try {
+                    ch.force(false);
+                    ch.close();
+                } catch (IOException e) {
+                    failure = e;
+                }
+            }
+            if (open != null) {
+                // only a force() closes a channel, and forces are serial: this one is still open
+                open.force(false);
+            }
+            if (failure != null) {
+                throw failure;
+            }
         }
     }
 
     /** Closes the open file (later appends start a new one) and lists every spill file, oldest first. */
-    synchronized List<Path> sealAndList() throws IOException {
-        if (current != null) {
-            current.force(false);
-            current.close();
-            current = null;
-        }
+    List<Path> sealAndList() throws IOException {
+        seal();
+        force();
         List<Path> files = new ArrayList<>();
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory, "spill-*.log")) {
-            for (Path p : ds) {
-                files.add(p);
+        synchronized (this) {
+            // a file opened by an append since the seal is still being written: not listed
+            try (DirectoryStream<Path> ds = Files.newDirectoryStream(directory, "spill-*.log")) {
+                for (Path p : ds) {
+                    if (current == null || !p.equals(currentPath)) {
+                        files.add(p);
+                    }
+                }
             }
         }
         files.sort(null);
@@ -128,10 +159,14 @@ final class SpillFiles {
         pendingRecords.addAndGet(-records);
     }
 
-    synchronized void close() throws IOException {
+    void close() throws IOException {
+        seal();
+        force();
+    }
+
+    private synchronized void seal() {
         if (current != null) {
-            current.force(false);
-            current.close();
+            unforced.add(current);
             current = null;
         }
     }

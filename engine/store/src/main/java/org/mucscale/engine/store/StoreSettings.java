@@ -50,6 +50,11 @@ public final class StoreSettings {
             "BATCHED keeps queued messages in memory; WRITE_AHEAD_LOG fsyncs each message to a local file before it"
                     + " is broadcast so a crash loses none.");
 
+    public static final Setting<Duration> WRITE_AHEAD_TIMEOUT = Setting.ofDuration(
+            "mucscale.store.write-ahead-timeout", Duration.ofSeconds(5), Duration.ofMillis(10), Duration.ofMinutes(10),
+            false, "WRITE_AHEAD_LOG only: longest a room waits for a message's fsync; a message not confirmed in time"
+                    + " is refused to its sender with resource-constraint instead of broadcast.");
+
     public static final Setting<Boolean> MYSQL_BULK_LOAD = Setting.ofBoolean("mucscale.store.mysql-bulk-load", true,
             false, "MySQL/MariaDB with mysql-connector-j: write batches with LOAD DATA LOCAL INFILE from memory (any"
                     + " warning re-runs the batch as INSERT); false, or a connection that refuses it, uses INSERT.");
@@ -95,7 +100,7 @@ public final class StoreSettings {
             OVERFLOW_POLICY, SPILL_DIRECTORY, RETRY_BACKOFF_MIN, RETRY_BACKOFF_MAX, DRAIN_TIMEOUT, DURABILITY, MYSQL_BULK_LOAD,
             WRITER_CONNECTIONS,
             RETENTION_MAX_AGE, RETENTION_MAX_MESSAGES, PURGE_INTERVAL, PURGE_BATCH_SIZE, JDBC_URL, JDBC_USER,
-            JDBC_PASSWORD, POOL_SIZE);
+            JDBC_PASSWORD, POOL_SIZE, WRITE_AHEAD_TIMEOUT);
 
     private static String directoryRule(String value) {
         if (value == null || value.isBlank() || value.indexOf('\0') >= 0) {

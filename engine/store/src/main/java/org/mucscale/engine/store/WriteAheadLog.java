@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
@@ -75,6 +76,7 @@ final class WriteAheadLog implements AutoCloseable {
     private final ConcurrentLinkedQueue<Pending> waiting = new ConcurrentLinkedQueue<>();
     private final Thread flusher;
     private volatile boolean running = true;
+    private volatile CountDownLatch holdForTest;
     private long nextSegmentNumber;
     private Segment current;
     private FileChannel channel;
@@ -159,12 +161,18 @@ final class WriteAheadLog implements AutoCloseable {
         while (running || !waiting.isEmpty()) {
             Pending p;
             while ((p = waiting.poll()) != null) {
-                group.add(p);
+                if (!p.done.isCancelled()) { // withdrawn by a caller that stopped waiting: never written
+                    group.add(p);
+                }
             }
             if (group.isEmpty()) {
                 retireIdleSegment();
                 LockSupport.parkNanos(1_000_000L);
                 continue;
+            }
+            CountDownLatch hold = holdForTest;
+            if (hold != null) {
+                awaitQuietly(hold);
             }
             try {
                 if (channel == null || currentBytes > SEGMENT_BYTES) {
@@ -198,6 +206,22 @@ final class WriteAheadLog implements AutoCloseable {
                 }
             }
             group.clear();
+        }
+    }
+
+    /**
+     * Tests only: the flusher waits for {@code latch} before writing its next group, as it would on a disk that does
+     * not answer (null: no wait).
+     */
+    void holdForTest(CountDownLatch latch) {
+        holdForTest = latch;
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
