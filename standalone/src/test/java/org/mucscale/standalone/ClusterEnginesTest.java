@@ -215,6 +215,33 @@ class ClusterEnginesTest {
         return bySender;
     }
 
+    private static List<Integer> sendersIn(int room, Predicate<Integer> senders) {
+        List<Integer> out = new ArrayList<>();
+        for (int s = 0; s < USERS; s++) {
+            if (senders.test(s) && roomsOf(s).contains(room)) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * What user u received of room r with this tag, per sender, once each sender's {@code count} messages are there
+     * or the wait timed out (the caller's comparison then says which are missing).
+     */
+    private Map<Integer, List<Integer>> awaitReceived(int u, int r, String tag, int count, List<Integer> roomSenders)
+            throws Exception {
+        try {
+            await(() -> {
+                Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
+                return roomSenders.stream().allMatch(s -> got.getOrDefault(s, List.of()).size() >= count);
+            }, "user " + u + " got every " + tag + " message of room " + r);
+        } catch (AssertionError timedOut) {
+            // the comparison that follows fails with the lists
+        }
+        return received(home(u), u, r, tag);
+    }
+
     private void assertEveryoneGotEverything(String tag, int perRoom, Predicate<Integer> receivers,
                                              Predicate<Integer> senders) throws Exception {
         List<Integer> expectedSeq = new ArrayList<>();
@@ -228,21 +255,8 @@ class ClusterEnginesTest {
             for (int k : roomsOf(i)) {
                 int u = i;
                 int r = k;
-                List<Integer> roomSenders = new ArrayList<>();
-                for (int s = 0; s < USERS; s++) {
-                    if (senders.test(s) && roomsOf(s).contains(r)) {
-                        roomSenders.add(s);
-                    }
-                }
-                try {
-                    await(() -> {
-                        Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
-                        return roomSenders.stream().allMatch(s -> got.getOrDefault(s, List.of()).size() >= perRoom);
-                    }, "user " + u + " got every " + tag + " message of room " + r);
-                } catch (AssertionError timedOut) {
-                    // say which ones are missing (the comparison below fails with the lists)
-                }
-                Map<Integer, List<Integer>> got = received(home(u), u, r, tag);
+                List<Integer> roomSenders = sendersIn(r, senders);
+                Map<Integer, List<Integer>> got = awaitReceived(u, r, tag, perRoom, roomSenders);
                 for (int s : roomSenders) {
                     assertThat(got.get(s)).as("user %d, room %d, sender %d: exactly once, in order", u, r, s)
                             .isEqualTo(expectedSeq);
@@ -407,21 +421,8 @@ class ClusterEnginesTest {
             for (int k : roomsOf(i)) {
                 int u = i;
                 int r = k;
-                List<Integer> roomSenders = new ArrayList<>();
-                for (int x = 0; x < USERS; x++) {
-                    if (survivor.test(x) && roomsOf(x).contains(r)) {
-                        roomSenders.add(x);
-                    }
-                }
-                try {
-                    await(() -> {
-                        Map<Integer, List<Integer>> got = received(home(u), u, r, "c");
-                        return roomSenders.stream().allMatch(x -> got.getOrDefault(x, List.of()).size() >= rounds);
-                    }, "user " + u + " got every c message of room " + r);
-                } catch (AssertionError notAll) {
-                    // see below which ones are missing
-                }
-                Map<Integer, List<Integer>> got = received(home(u), u, r, "c");
+                List<Integer> roomSenders = sendersIn(r, survivor);
+                Map<Integer, List<Integer>> got = awaitReceived(u, r, "c", rounds, roomSenders);
                 for (int x : roomSenders) {
                     List<Integer> seq = got.getOrDefault(x, List.of());
                     // once each, and in sender order from the stop on (a message the dying owner's link had lost

@@ -52,31 +52,26 @@ final class UserLimits {
 
     /** Takes one join token of this user; false when over the rate. */
     boolean admitJoin(Jid bare, long now, MucConfig cfg) {
-        sweepIfDue(now, cfg);
-        int perMinute = cfg.userJoinsPerMinute;
-        int burst = cfg.userJoinBurst;
-        while (true) {
-            Entry e = entry(bare);
-            State s = e.state.get();
-            if (s == DEAD) {
-                users.remove(bare, e);
-                continue;
-            }
-            long next = Gcra.admit(s.joinsTat(), now, perMinute, burst);
-            if (next == Gcra.REFUSED) {
-                return false;
-            }
-            if (e.state.compareAndSet(s, new State(next, s.invitesTat(), s.rooms()))) {
-                return true;
-            }
-        }
+        return admit(bare, now, cfg, cfg.userJoinsPerMinute, cfg.userJoinBurst, State::joinsTat,
+                (s, tat) -> new State(tat, s.invitesTat(), s.rooms()));
     }
 
     /** Takes one invitation token of this user; false when over the rate. */
     boolean admitInvite(Jid bare, long now, MucConfig cfg) {
+        return admit(bare, now, cfg, cfg.userInvitesPerMinute, cfg.userInviteBurst, State::invitesTat,
+                (s, tat) -> new State(s.joinsTat(), tat, s.rooms()));
+    }
+
+    /** A user's state with one budget's theoretical arrival time replaced. */
+    private interface WithTat {
+        State apply(State s, long tat);
+    }
+
+    /** One token of the budget {@code tat} reads and {@code with} replaces, by compare-and-set on the user's state. */
+    private boolean admit(Jid bare, long now, MucConfig cfg, int perMinute, int burst,
+                          java.util.function.ToLongFunction<State> tat,
+                          WithTat with) {
         sweepIfDue(now, cfg);
-        int perMinute = cfg.userInvitesPerMinute;
-        int burst = cfg.userInviteBurst;
         while (true) {
             Entry e = entry(bare);
             State s = e.state.get();
@@ -84,11 +79,11 @@ final class UserLimits {
                 users.remove(bare, e);
                 continue;
             }
-            long next = Gcra.admit(s.invitesTat(), now, perMinute, burst);
+            long next = Gcra.admit(tat.applyAsLong(s), now, perMinute, burst);
             if (next == Gcra.REFUSED) {
                 return false;
             }
-            if (e.state.compareAndSet(s, new State(s.joinsTat(), next, s.rooms()))) {
+            if (e.state.compareAndSet(s, with.apply(s, next))) {
                 return true;
             }
         }
