@@ -873,8 +873,11 @@ final class Room {
             reply(c, Condition.FORBIDDEN, "visitors may not speak in this moderated room");
             return;
         }
+        // a subject that comes with a body changes the room's subject only from those who may change it; from others
+        // it is an ordinary message (XEP-0045 §8.1: a subject change carries no body)
+        boolean maySetSubject = sender.isModerator() || (participantsChangeSubject && sender.role == Role.PARTICIPANT);
         if (subjectElement != null && body == null) {
-            if (!(sender.isModerator() || (participantsChangeSubject && sender.role == Role.PARTICIPANT))) {
+            if (!maySetSubject) {
                 reply(c, Condition.FORBIDDEN, "you may not change the subject of this room");
                 return;
             }
@@ -932,7 +935,7 @@ final class Room {
         if (body != null) {
             history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE));
         }
-        if (newSubject != null) {
+        if (newSubject != null && maySetSubject) {
             subject = newSubject;
             subjectMessage = body == null ? sent : XmlElement.builder("message")
                     .attribute("from", sender.occupantJid.toString()).attribute("type", "groupchat")

@@ -243,6 +243,12 @@ class MucContentInspectionTest extends MucTestBase {
 
     @Test
     void declineReason_isInspected() {
+        // a decline is relayed only for a real pending invitation (issue 18.2), so alice invites carol first
+        send(XmlElement.builder("message").attribute("from", alice.toString()).attribute("to", room("r1").toString())
+                .child(XmlElement.builder("x", NS_USER).child(XmlElement.builder("invite")
+                        .attribute("to", carol.bare().toString()).build()).build())
+                .build());
+        out.clear();
         send(XmlElement.builder("message").attribute("from", carol.toString()).attribute("to", room("r1").toString())
                 .child(XmlElement.builder("x", NS_USER).child(XmlElement.builder("decline")
                         .attribute("to", alice.bare().toString()).textChild("reason", "buy spam").build()).build())

@@ -98,6 +98,23 @@ class MucMessageTest extends MucTestBase {
     }
 
     @Test
+    void subjectWithABody_fromAParticipantWhoMayNotChangeIt_isAMessage_theSubjectStays() {
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob");
+        send(XmlElement.builder("message").attribute("from", alice.toString()).attribute("to", room("r1").toString())
+                .attribute("type", "groupchat").textChild("subject", "official").build());
+        out.clear();
+        send(XmlElement.builder("message").attribute("from", bob.toString()).attribute("to", room("r1").toString())
+                .attribute("type", "groupchat").textChild("subject", "hijacked").textChild("body", "hi").build());
+        assertThat(only(out.take(alice)).childText("body")).isEqualTo("hi");
+        XmlElement info = iq(carol, room("r1"), "get", XmlElement.builder("query",
+                "http://jabber.org/protocol/disco#info").build());
+        assertThat(info.toXml()).contains("official").doesNotContain("hijacked");
+        List<XmlElement> joined = join(carol, "r1", "Carol");
+        assertThat(joined.get(joined.size() - 1).childText("subject")).isEqualTo("official");
+    }
+
+    @Test
     void privateMessage_deliveredFromOccupantAddress_withMucUserX() {
         createInstant(alice, "r1", "Alice");
         join(bob, "r1", "Bob");
