@@ -18,6 +18,7 @@ import org.mucscale.engine.filter.FilterVerdict;
  *       the plain body), XEP-0066 {@code <desc>} and XEP-0444 {@code <reaction>} texts;</li>
  *   <li>invitation and decline {@code <reason>}s;</li>
  *   <li>the room name and description of a submitted configuration form;</li>
+ *   <li>the {@code <status>} texts of an available presence to {@code room/nick};</li>
  *   <li>the nickname of an available presence to {@code room/nick}, when {@code mucscale.filter.nicknames} is on.</li>
  * </ul>
  * The most severe verdict of all parts decides. Messages and reasons: REJECT refuses with the policy's text, DROP
@@ -57,8 +58,12 @@ final class BuiltInMucContent {
                 return x == null ? null : reasons(filter, x, room);
             }
             case "presence" -> {
-                if (type != null || nick == null || !filter.config().nicknames()) {
+                if (type != null || nick == null) {
                     return null;
+                }
+                Refusal status = statuses(filter, stanza, room);
+                if (status != null || !filter.config().nicknames()) {
+                    return status;
                 }
                 FilterVerdict v = filter.inspect(room, nick, null);
                 return v.clean() || v.action() == Action.FLAG ? null
@@ -118,6 +123,26 @@ final class BuiltInMucContent {
             }
         }
         return refusal(worst, errorText);
+    }
+
+    /**
+     * Every {@code <status>} of an available presence (clients show them all, whatever the language), masked in place;
+     * a refusal always carries an error, DROP too: a join that got no answer would hang its client.
+     */
+    private static Refusal statuses(ContentFilter filter, Element presence, String room) {
+        Action worst = null;
+        String errorText = null;
+        for (Element status : presence.elements("status")) {
+            FilterVerdict v = inspectText(filter, room, status);
+            if (rank(v.action()) > rank(worst)) {
+                worst = v.action();
+                errorText = v.senderError();
+            }
+        }
+        if (worst == Action.REJECT || worst == Action.DROP) {
+            return new Refusal(errorText != null ? errorText : "the presence status was refused by the content filter");
+        }
+        return null;
     }
 
     private static Refusal reasons(ContentFilter filter, Element mucUser, String room) {

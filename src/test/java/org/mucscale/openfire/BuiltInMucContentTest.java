@@ -171,6 +171,20 @@ class BuiltInMucContentTest {
     }
 
     @Test
+    void presenceStatus_maskedOrRefused_evenWithNicknamesOff() throws Exception {
+        String join = "<presence xmlns='jabber:client' to='" + ROOM + "/bob'><x xmlns='http://jabber.org/protocol/muc'/>"
+                + "<status>hi</status><status xml:lang='de'>shit happens</status></presence>";
+        Element p = parse(join);
+        assertThat(check(filter(Action.MASK, false), p)).isNull();
+        assertThat(texts(p, "status")).containsExactly("hi", "**** happens");
+        filter.close();
+        assertThat(check(filter(Action.REJECT, false), parse(join)).errorText()).isEqualTo(REJECT_TEXT);
+        filter.close();
+        assertThat(check(filter(Action.DROP, true), parse(join)).errorText()).as("a refused join always says so")
+                .isEqualTo("the presence status was refused by the content filter");
+    }
+
+    @Test
     void renderedText_deepNesting_doesNotOverflowTheStack() {
         Element html = DocumentHelper.createElement("html");
         Element e = html;

@@ -2,6 +2,7 @@ package org.mucscale.engine.muc;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 import org.mucscale.engine.muc.MessageInspector.Action;
 import org.mucscale.engine.muc.MessageInspector.Verdict;
@@ -182,6 +183,49 @@ final class ContentInspection {
             return REFUSED;
         }
         return v.action() == Action.MASK && v.body() != null ? withText(reason, v.body()) : reason;
+    }
+
+    /**
+     * An available presence as the room may show it: itself, a copy with each {@code <status>} text masked, or null
+     * when a status is refused (REJECT and DROP both answer not-acceptable: a join that got no answer would hang its
+     * client). Every {@code <status>} child counts, whatever its namespace or language, as clients show them all.
+     */
+    XmlElement admitStatus(Command c, Jid room, String nick) {
+        XmlElement presence = c.stanza;
+        List<Object> children = presence.children();
+        Map<XmlElement, String> maskedTexts = null;
+        for (int i = 0, n = children.size(); i < n; i++) {
+            if (!(children.get(i) instanceof XmlElement e) || !"status".equals(e.name())) {
+                continue;
+            }
+            String text = e.text();
+            if (text == null || text.isEmpty()) {
+                continue;
+            }
+            Verdict v = ctx.inspector.inspect(room, nick, c.from, text, null);
+            if (refused(c, room, v, "the presence status", false)) {
+                return null;
+            }
+            if (v.action() == Action.MASK && v.body() != null) {
+                if (maskedTexts == null) {
+                    maskedTexts = new java.util.IdentityHashMap<>();
+                }
+                maskedTexts.put(e, v.body());
+            }
+        }
+        if (maskedTexts == null) {
+            return presence;
+        }
+        XmlElement.Builder b = copyWithoutChildren(presence);
+        for (Object o : children) {
+            if (o instanceof XmlElement e) {
+                String masked = maskedTexts.get(e);
+                b.child(masked == null ? e : withText(e, masked));
+            } else {
+                b.text((String) o);
+            }
+        }
+        return b.build();
     }
 
     /**

@@ -354,23 +354,26 @@ final class Room {
                     + " formatting or unassigned characters)");
             return;
         }
+        XmlElement shown = shard.content.admitStatus(c, jid, nick); // its <status> texts, as others will see them
         if (self != null) {
+            if (shown == null) {
+                return;
+            }
             if (Nicknames.key(nick).equals(self.nickKey)) {
-                updatePresence(self, s);
+                updatePresence(self, shown);
             } else if (shard.content.admitNickname(c, jid, nick)) {
-                changeNick(self, nick, c);
+                changeNick(self, nick, c, shown);
             }
             return;
         }
-        if (shard.content.admitNickname(c, jid, nick)) {
-            join(c, nick, !nick.equals(c.to.resource()));
+        if (shown != null && shard.content.admitNickname(c, jid, nick)) {
+            join(c, shown, nick, !nick.equals(c.to.resource()));
         } else if (locked && occupantCount == 0) {
             shard.removeRoom(this); // created for this refused join: nobody could ever enter it
         }
     }
 
-    private void join(Command c, String nick, boolean nickModified) {
-        XmlElement s = c.stanza;
+    private void join(Command c, XmlElement s, String nick, boolean nickModified) {
         Jid bare = c.from.bare();
         Affiliation aff = affiliationOf(bare);
         boolean creating = locked && occupantCount == 0 && aff == Affiliation.OWNER;
@@ -508,7 +511,7 @@ final class Room {
         removeOccupant(o, "unavailable", null, null, null, unavailable, true);
     }
 
-    private void changeNick(Occupant o, String newNick, Command c) {
+    private void changeNick(Occupant o, String newNick, Command c, XmlElement presence) {
         String newKey = Nicknames.key(newNick);
         if (byNick.containsKey(newKey)) {
             reply(c, Condition.CONFLICT, "that nickname is in use in this room");
@@ -531,7 +534,7 @@ final class Room {
         o.nickKey = newKey;
         o.occupantJid = newOccupantJid;
         byNick.put(newKey, o);
-        o.presence = c.stanza;
+        o.presence = presence;
         o.invalidatePresence();
         broadcastPresence(o, null, null, null, new int[] {110}, null, null);
     }

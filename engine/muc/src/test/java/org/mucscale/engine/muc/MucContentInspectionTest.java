@@ -308,6 +308,43 @@ class MucContentInspectionTest extends MucTestBase {
         assertThat(filtered).containsExactly("REJECT", "MASK", "FLAG");
     }
 
+    private XmlElement presenceWithStatus(Jid from, String nick, String... statuses) {
+        XmlElement.Builder b = XmlElement.builder("presence").attribute("from", from.toString())
+                .attribute("to", occ("r1", nick).toString());
+        String[] langs = {null, "de"};
+        for (int i = 0; i < statuses.length; i++) {
+            b.child(text("status", null, langs[i % 2], statuses[i]));
+        }
+        return b.build();
+    }
+
+    @Test
+    void presenceStatus_isInspected_atJoin() {
+        send(presenceWithStatus(carol, "Carol", "buy spam"));
+        assertThat(errorCondition(only(out.take(carol)))).isEqualTo("not-acceptable");
+        assertThat(out.take(alice)).as("nobody saw the status").isEmpty();
+        send(presenceWithStatus(dave, "Dave", "hello", "darn it"));
+        XmlElement seen = only(out.take(alice));
+        assertThat(seen.attribute("from")).isEqualTo(occ("r1", "Dave").toString());
+        assertThat(seen.elements("status")).extracting(XmlElement::text).containsExactly("hello", "**** it");
+        assertThat(seen.elements("status").get(1).attribute("xml:lang")).isEqualTo("de");
+    }
+
+    @Test
+    void presenceStatus_isInspected_onUpdateAndNickChange() {
+        send(presenceWithStatus(bob, "Bob", "ok", "spam spam"));
+        assertThat(errorCondition(only(out.take(bob)))).isEqualTo("not-acceptable");
+        assertThat(out.take(alice)).isEmpty();
+        send(presenceWithStatus(bob, "Bobby", "darn"));
+        List<XmlElement> seen = out.take(alice);
+        assertThat(seen).hasSize(2); // unavailable as Bob (303), available as Bobby
+        assertThat(seen.get(1).childText("status")).isEqualTo("****");
+        // a newcomer sees the masked status too: it is what the room keeps
+        List<XmlElement> joined = join(dave, "r1", "Dave");
+        assertThat(joined).filteredOn(p -> occ("r1", "Bobby").toString().equals(p.attribute("from")))
+                .singleElement().extracting(p -> p.childText("status")).isEqualTo("****");
+    }
+
     @Test
     void nickname_refusedWhileCreatingARoom_leavesNoRoomBehind() {
         List<XmlElement> got = join(carol, "fresh", "spammer");
