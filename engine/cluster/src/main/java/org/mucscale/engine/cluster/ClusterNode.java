@@ -843,6 +843,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (int i = 0; i < skipped; i++) {
             listener.linkGapSkipped(fromNode);
         }
+        if (skipped > 0) {
+            gapSkipped(fromNode, skipped);
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong gapsSkipped = new java.util.concurrent.atomic.AtomicLong();
+
+    /** A message from another node never came and was given up on: an operator should hear of it (rate-limited). */
+    private void gapSkipped(String fromNode, int gaps) {
+        long total = gapsSkipped.addAndGet(gaps);
+        if (total <= 10 || Long.bitCount(total) == 1) {
+            LOG.warn("gave up waiting for a message from cluster node {} after {} ms (lost between nodes; {} so far)",
+                    fromNode, GAP_TIMEOUT_NANOS / 1_000_000, total);
+        }
     }
 
     /** A message and the node it came from, as the ordered links hold it. */
@@ -1215,6 +1229,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             int skipped = links.sweep(now, this::dispatch);
             if (skipped > 0) {
                 listener.linkGapSkipped("*");
+                gapSkipped("(any)", skipped);
             }
             admitEarlyResends();
             confirmHandled();
