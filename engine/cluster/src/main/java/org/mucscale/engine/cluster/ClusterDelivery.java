@@ -36,6 +36,10 @@ final class ClusterDelivery implements Delivery {
 
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
+        if (!node.everClustered()) {
+            host.deliver(stanza, recipient); // a node that was never clustered: not even a thread-local lookup
+            return;
+        }
         Gathered g = perThread.get();
         if (!node.clustered() && (g == null || g.size == 0 && g.chain.isDone())) {
             host.deliver(stanza, recipient);
@@ -55,6 +59,10 @@ final class ClusterDelivery implements Delivery {
 
     @Override
     public void send(XmlElement stanza) {
+        if (!node.everClustered()) {
+            host.send(stanza);
+            return;
+        }
         Gathered g = perThread.get();
         if (!node.clustered() && (g == null || g.size == 0 && g.chain.isDone())) {
             host.send(stanza);

@@ -190,6 +190,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return view.clustered();
     }
 
+    /** Set (for good) when the first view with another member arrives; before that, nothing can be gathered. */
+    private volatile boolean everClustered;
+
+    boolean everClustered() {
+        return everClustered;
+    }
+
     // ------------------------------------------------------------------------------------------- placement
 
     @Override
@@ -955,6 +962,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         View next = View.of(members);
         MucService service = muc;
         if (next.clustered()) {
+            everClustered = true;
             replicating = true;
             if (!old.clustered()) {
                 service.replicateAll(); // what this node served alone gets its first copy before anyone takes it over
