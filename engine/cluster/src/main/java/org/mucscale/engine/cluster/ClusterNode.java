@@ -352,6 +352,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             return kept.size();
         }
 
+        synchronized boolean departed() {
+            return departed;
+        }
+
         synchronized long letGo() {
             return letGo;
         }
@@ -431,7 +435,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private List<Unconfirmed.Kept> takeUnconfirmed(Set<String> departed) {
         List<Unconfirmed.Kept> all = new ArrayList<>();
         for (String node : departed) {
-            Unconfirmed u = unconfirmed.remove(node);
+            // left in the map, refusing additions, so a forward that read the old view routes again instead of
+            // starting a fresh record for a node that is gone (removed when the node is back in a view)
+            Unconfirmed u = unconfirmed.get(node);
             if (u == null) {
                 continue;
             }
@@ -447,6 +453,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
         }
         return all;
+    }
+
+    /** Drops the records of departed nodes that are members again (before the view that has them is used). */
+    private void forgetDeparted(List<String> members) {
+        for (String m : members) {
+            Unconfirmed u = unconfirmed.get(m);
+            if (u != null && u.departed()) {
+                unconfirmed.remove(m, u);
+            }
+        }
     }
 
     /** Sends {@code list} to the rooms' owners under {@code next}, marked as resent (on the cluster thread). */
@@ -984,6 +1000,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         previous = old;
         viewChangedNanos = System.nanoTime();
+        forgetDeparted(next.members()); // a node back in the view gets a fresh record
         if (departed.isEmpty()) {
             view = next;
             held.clear();
