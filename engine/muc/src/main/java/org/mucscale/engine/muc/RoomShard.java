@@ -235,7 +235,7 @@ final class RoomShard implements Runnable {
                 keys.add(acceptedKey(t.realJid(), id));
             }
         }
-        long now = System.nanoTime();
+        long now = ctx.clock.nanoTime();
         acceptedBefore.values().removeIf(a -> now - a.untilNanos() > 0);
         if (!keys.isEmpty()) {
             acceptedBefore.put(room, new AcceptedBefore(keys, now + ACCEPTED_BEFORE_NANOS));
@@ -250,7 +250,7 @@ final class RoomShard implements Runnable {
         if (a == null || id == null || c.from == null) {
             return false;
         }
-        if (System.nanoTime() - a.untilNanos() > 0) {
+        if (ctx.clock.nanoTime() - a.untilNanos() > 0) {
             acceptedBefore.remove(c.roomJid);
             return false;
         }
