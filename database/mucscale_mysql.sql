@@ -1,4 +1,4 @@
--- mucscale schema, version 2, for MySQL (Openfire database type "mysql").
+-- mucscale schema, version 3, for MySQL (Openfire database type "mysql").
 -- Openfire's SchemaManager runs this once when ofVersion has no 'mucscale' row; mucscale standalone runs it too.
 -- Format rules (Openfire): each statement ends with a semicolon at the end of a line, comments on their own lines.
 -- Tables are utf8mb4 with a binary collation: 4-byte characters (emoji) are stored, JIDs compare exactly.
@@ -21,6 +21,9 @@ CREATE TABLE mucscaleRoomLog (
   stanza        MEDIUMTEXT    NULL,
   PRIMARY KEY (roomJid, logTime, stanzaId)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+-- Archive lookups by stanza id (XEP-0313 before-id/after-id/ids, XEP-0425 moderation) walk the room's key too:
+-- (roomJid, stanzaId) finds a message's place in the room's time order without a scan.
+CREATE INDEX mucscaleRoomLog_room_id ON mucscaleRoomLog (roomJid, stanzaId);
 
 -- Rows the writer could not store (after isolating them from their batch), with the reason. The record is kept
 -- whole as base64 of the spill format so that parking it cannot fail for the same reason the insert did.
@@ -59,4 +62,18 @@ CREATE TABLE mucscaleAffiliation (
   PRIMARY KEY (roomJid, jid)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-INSERT INTO ofVersion (name, version) VALUES ('mucscale', 2);
+-- Messages the content filter flagged but delivered, waiting for a moderator's review (mucscale.filter.review-queue):
+-- one row per message until a moderator retracts or dismisses it.
+CREATE TABLE mucscaleReview (
+  stanzaId      VARCHAR(255)  NOT NULL,
+  roomJid       VARCHAR(255)  NOT NULL,
+  logTime       BIGINT        NOT NULL,
+  senderNick    VARCHAR(1023) NOT NULL,
+  senderJid     VARCHAR(3071) NULL,
+  body          MEDIUMTEXT    NULL,
+  terms         VARCHAR(2000) NULL,
+  PRIMARY KEY (roomJid, stanzaId),
+  INDEX mucscaleReview_logTime (logTime)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+INSERT INTO ofVersion (name, version) VALUES ('mucscale', 3);

@@ -1,4 +1,4 @@
--- mucscale schema, version 2, for PostgreSQL (Openfire database type "postgresql").
+-- mucscale schema, version 3, for PostgreSQL (Openfire database type "postgresql").
 -- Openfire's SchemaManager runs this once when ofVersion has no 'mucscale' row; mucscale standalone runs it too.
 -- Format rules (Openfire): each statement ends with a semicolon at the end of a line, comments on their own lines.
 
@@ -21,6 +21,9 @@ CREATE TABLE mucscaleRoomLog (
   stanza        TEXT          NULL,
   CONSTRAINT mucscaleRoomLog_pk PRIMARY KEY (roomJid, logTime, stanzaId)
 );
+-- Archive lookups by stanza id (XEP-0313 before-id/after-id/ids, XEP-0425 moderation) walk the room's key too:
+-- (roomJid, stanzaId) finds a message's place in the room's time order without a scan.
+CREATE INDEX mucscaleRoomLog_room_id ON mucscaleRoomLog (roomJid, stanzaId);
 
 -- Rows the writer could not store (after isolating them from their batch), with the reason. The record is kept
 -- whole as base64 of the spill format so that parking it cannot fail for the same reason the insert did.
@@ -59,4 +62,18 @@ CREATE TABLE mucscaleAffiliation (
   CONSTRAINT mucscaleAffiliation_pk PRIMARY KEY (roomJid, jid)
 );
 
-INSERT INTO ofVersion (name, version) VALUES ('mucscale', 2);
+-- Messages the content filter flagged but delivered, waiting for a moderator's review (mucscale.filter.review-queue):
+-- one row per message until a moderator retracts or dismisses it.
+CREATE TABLE mucscaleReview (
+  stanzaId      VARCHAR(255)  COLLATE "C" NOT NULL,
+  roomJid       VARCHAR(255)  NOT NULL,
+  logTime       BIGINT        NOT NULL,
+  senderNick    VARCHAR(1023) NOT NULL,
+  senderJid     VARCHAR(3071) NULL,
+  body          TEXT    NULL,
+  terms         VARCHAR(2000) NULL,
+  CONSTRAINT mucscaleReview_pk PRIMARY KEY (roomJid, stanzaId)
+);
+CREATE INDEX mucscaleReview_logTime ON mucscaleReview (logTime);
+
+INSERT INTO ofVersion (name, version) VALUES ('mucscale', 3);

@@ -35,7 +35,7 @@ import org.mucscale.engine.store.StoreTestSupport.CountingListener;
  */
 abstract class DatabaseContractTest {
     private static final String[] TABLES = {"mucscaleRoomLog", "mucscaleDeadLetter", "mucscaleAffiliation",
-        "mucscaleRoomConfig", "mucscaleRoom"};
+        "mucscaleRoomConfig", "mucscaleRoom", "mucscaleReview"};
     @TempDir
     Path dir;
     RoomLogStore store;
@@ -228,7 +228,7 @@ abstract class DatabaseContractTest {
         assertThat(SchemaInstaller.install(dataSource(), type())).as("version found before").isEqualTo(1);
 
         assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(SchemaInstaller.LATEST_VERSION)
-                .isEqualTo(2);
+                .isEqualTo(3);
         assertThat(allRows()).as("every row kept, every column intact").containsExactlyInAnyOrderElementsOf(rows);
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.executeQuery("SELECT logId FROM mucscaleRoomLog").close())
@@ -249,6 +249,73 @@ abstract class DatabaseContractTest {
                 .containsExactly("up-same-a", "up-same-b", "up-same-c");
         assertThat(reader.between("up-a@muc", 0, Long.MAX_VALUE, 1_000)).extracting(RoomLogRecord::logTimeMillis)
                 .hasSize(103).isSorted();
+    }
+
+    @Test
+    void upgrade_version2TableWithRows_keepsEveryRowAndAddsTheStanzaIdIndexAndReviewTable() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            for (String t : TABLES) {
+                s.execute("DROP TABLE " + t);
+            }
+            s.execute("DELETE FROM ofVersion WHERE name = 'mucscale'");
+            // the version 2 install script as released (a copy in src/test/resources)
+            SchemaInstaller.runScript(c, "schema-v2/mucscale_" + type().openfireName() + ".sql");
+        }
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(2);
+        assertThat(roomLogIndexColumns()).as("no stanza id index in version 2").doesNotContainKey("roomlog_room_id");
+        List<RoomLogRecord> rows = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            rows.add(record("v2-room@muc", i));
+        }
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            new RoomLogSql(type()).insert(c, rows.toArray(new RoomLogRecord[0]), 0, rows.size());
+            c.commit();
+        }
+
+        assertThat(SchemaInstaller.install(dataSource(), type())).as("version found before").isEqualTo(2);
+
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(3);
+        assertThat(allRows()).as("every row kept").containsExactlyInAnyOrderElementsOf(rows);
+        assertThat(roomLogIndexColumns()).containsEntry("roomlog_room_id", List.of("roomjid", "stanzaid"));
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            s.execute("INSERT INTO mucscaleReview (stanzaId, roomJid, logTime, senderNick, senderJid, body, terms)"
+                    + " VALUES ('r1', 'v2-room@muc', 1, 'n', NULL, 'b', 'x')");
+            try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM mucscaleReview")) {
+                rs.next();
+                assertThat(rs.getInt(1)).isEqualTo(1);
+            }
+        }
+    }
+
+    /** The room log's secondary indexes by lower-case name (without the table prefix), with their columns in order. */
+    private Map<String, List<String>> roomLogIndexColumns() throws SQLException {
+        Map<String, List<String>> out = new java.util.TreeMap<>();
+        try (Connection c = dataSource().getConnection()) {
+            for (String table : new String[] {"mucscaleRoomLog", "MUCSCALEROOMLOG", "mucscaleroomlog"}) {
+                try (ResultSet rs = c.getMetaData().getIndexInfo(null, null, table, false, false)) {
+                    while (rs.next()) {
+                        String name = rs.getString("INDEX_NAME");
+                        String column = rs.getString("COLUMN_NAME");
+                        if (name == null || column == null || !name.toLowerCase().startsWith("mucscaleroomlog_room_id")) {
+                            continue;
+                        }
+                        List<String> cols = out.computeIfAbsent("roomlog_room_id", k -> new ArrayList<>());
+                        int pos = rs.getInt("ORDINAL_POSITION");
+                        while (cols.size() < pos) {
+                            cols.add(null);
+                        }
+                        cols.set(pos - 1, column.toLowerCase());
+                    }
+                }
+                if (!out.isEmpty()) {
+                    break;
+                }
+            }
+        }
+        return out;
     }
 
     @Test
