@@ -1012,6 +1012,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     List<Unconfirmed.Kept> toResend = takeUnconfirmed(departed);
                     view = next;
                     held.clear();
+                    // resends other nodes sent here before this view made this node their rooms' owner go first:
+                    // what this node kept for the departed owner includes newer messages of the same senders,
+                    // which those nodes forwarded here after their resends (each link keeps its order)
+                    admitEarlyResends();
                     resend(next, toResend);
                 } finally {
                     resending = false;

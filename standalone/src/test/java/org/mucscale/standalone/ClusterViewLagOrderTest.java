@@ -1,0 +1,268 @@
+package org.mucscale.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mucscale.standalone.ClusterEnginesTest.await;
+import static org.mucscale.standalone.ClusterEnginesTest.groupchat;
+import static org.mucscale.standalone.ClusterEnginesTest.instantRoom;
+import static org.mucscale.standalone.ClusterEnginesTest.join;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.mucscale.engine.cluster.ClusterMap;
+import org.mucscale.engine.cluster.ClusterTransport;
+import org.mucscale.engine.cluster.Rendezvous;
+import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.runtime.MucScaleEngine;
+import org.mucscale.testkit.FreePort;
+
+/**
+ * Sender order across a re-home after a crash, when the new owner learns of the crash last. Three engines, each a real
+ * Hazelcast member: A (the sender's node), N (the room's owner once O is gone) and O (the room's owner, killed).
+ * N's view change is held back (its Hazelcast member sees the crash; only the report to the engine waits), so:
+ * A resends what O never confirmed to N, which N keeps until it owns the room; A forwards the sender's newer messages
+ * to N, which, still seeing O as owner, forwards them on to O and keeps them unconfirmed; then N's view changes.
+ * Every message sent after the kill must reach the room's occupants once and in the order sent.
+ */
+class ClusterViewLagOrderTest {
+    static final String SERVICE = "muc.example.org";
+    private static final Pattern BODY = Pattern.compile("<body>o\\|(\\d+)</body>");
+
+    private final List<ClusterEnginesTest.Node> nodes = new ArrayList<>();
+    private final Map<ClusterEnginesTest.Node, HeldViews> views = new HashMap<>();
+
+    /** The real transport, with the reports of view changes to the engine held back while {@link #hold} is on. */
+    static final class HeldViews implements ClusterTransport {
+        final HazelcastClusterTransport real;
+        private final Object lock = new Object();
+        private boolean holding;
+        private List<List<String>> held = new ArrayList<>();
+        private List<String> reported;
+        private Listener engine;
+
+        HeldViews(HazelcastClusterTransport real) {
+            this.real = real;
+        }
+
+        void hold() {
+            synchronized (lock) {
+                holding = true;
+            }
+        }
+
+        /** Reports every view held back, in order, and stops holding. */
+        void release() {
+            List<List<String>> pending;
+            synchronized (lock) {
+                holding = false;
+                pending = held;
+                held = new ArrayList<>();
+                if (!pending.isEmpty()) {
+                    reported = pending.get(pending.size() - 1);
+                }
+            }
+            for (List<String> v : pending) {
+                engine.membersChanged(v);
+            }
+        }
+
+        @Override
+        public String localNode() {
+            return real.localNode();
+        }
+
+        @Override
+        public List<String> members() {
+            synchronized (lock) {
+                return reported != null ? reported : real.members();
+            }
+        }
+
+        @Override
+        public void send(String node, byte[] message) {
+            real.send(node, message);
+        }
+
+        @Override
+        public ClusterMap map(String name) {
+            return real.map(name);
+        }
+
+        @Override
+        public void start(Listener listener) {
+            this.engine = listener;
+            real.start(new Listener() {
+                @Override
+                public void received(String fromNode, byte[] message) {
+                    listener.received(fromNode, message);
+                }
+
+                @Override
+                public void membersChanged(List<String> members) {
+                    synchronized (lock) {
+                        if (holding) {
+                            held.add(List.copyOf(members));
+                            return;
+                        }
+                        reported = List.copyOf(members);
+                    }
+                    listener.membersChanged(members);
+                }
+            });
+        }
+
+        @Override
+        public void stop() {
+            real.stop();
+        }
+    }
+
+    @AfterEach
+    void stopAll() {
+        for (ClusterEnginesTest.Node n : nodes) {
+            try {
+                n.engine.close();
+            } catch (RuntimeException ignored) {
+                // already stopped
+            }
+        }
+    }
+
+    private ClusterEnginesTest.Node startNode(String name, List<Integer> ports, int port) {
+        ClusterEnginesTest.Node node = new ClusterEnginesTest.Node(name);
+        Map<String, String> text = new HashMap<>();
+        text.put("mucscale.metrics.jmx-enabled", "false");
+        text.put("mucscale.metrics.http-port", "0");
+        text.put("mucscale.metrics.probe-enabled", "false");
+        text.put("mucscale.muc.stanza-id-node", name);
+        text.put("mucscale.muc.occupant-messages-per-second", "1000000");
+        text.put("mucscale.muc.occupant-burst", "1000000");
+        // the early resends must wait for N's view however long the test holds it
+        text.put("mucscale.cluster.handoff-timeout", "30000");
+        text.put("mucscale.standalone.cluster-enabled", "true");
+        text.put("mucscale.standalone.cluster-port", Integer.toString(port));
+        text.put("mucscale.standalone.cluster-members", ports.stream().map(p -> "127.0.0.1:" + p)
+                .reduce((a, b) -> a + "," + b).orElseThrow());
+        text.put("mucscale.standalone.cluster-name", "lag-" + ports.get(0));
+        Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
+        node.transport = HazelcastClusterTransport.create(settings);
+        HeldViews held = new HeldViews(node.transport);
+        node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(held).build();
+        node.engine.start();
+        nodes.add(node);
+        views.put(node, held);
+        return node;
+    }
+
+    @Test
+    void newOwnerLearnsOfTheCrashLast_sendersMessagesStillArriveOnceInOrder() throws Exception {
+        List<Integer> ports = List.of(FreePort.next(), FreePort.next(), FreePort.next());
+        for (int i = 0; i < 3; i++) {
+            startNode("n" + i, ports, ports.get(i));
+        }
+        await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == 3), "three members");
+
+        // roles: a room O owns now that N owns once O is gone, with A a third node
+        List<String> ids = nodes.stream().map(n -> n.engine.cluster().localNode()).toList();
+        String room = null;
+        ClusterEnginesTest.Node a = null;
+        ClusterEnginesTest.Node n = null;
+        ClusterEnginesTest.Node o = null;
+        for (int k = 0; k < 1000 && room == null; k++) {
+            String candidate = "lag" + k + "@" + SERVICE;
+            String owner3 = Rendezvous.owner(candidate, ids);
+            int oi = ids.indexOf(owner3);
+            int ai = (oi + 1) % 3;
+            int ni = (oi + 2) % 3;
+            for (int swap = 0; swap < 2 && room == null; swap++) {
+                if (Rendezvous.owner(candidate, List.of(ids.get(ai), ids.get(ni))).equals(ids.get(ni))) {
+                    room = candidate;
+                    a = nodes.get(ai);
+                    n = nodes.get(ni);
+                    o = nodes.get(oi);
+                }
+                int t = ai;
+                ai = ni;
+                ni = t;
+            }
+        }
+        assertThat(room).isNotNull();
+        String sender = "sender@example.org/r";
+        String onN = "listener-n@example.org/r";
+        String onA = "listener-a@example.org/r";
+        ClusterEnginesTest.Node home = a;
+        String r = room;
+        a.engine.process(join(sender, room, "sender"));
+        await(() -> home.of(sender).stream().anyMatch(x -> x.contains("code=\"201\"")), "room created");
+        a.engine.process(instantRoom(sender, room));
+        await(() -> home.of(sender).stream().anyMatch(x -> x.contains("type=\"result\"")), "room unlocked");
+        ClusterEnginesTest.Node nn = n;
+        n.engine.process(join(onN, room, "on-n"));
+        a.engine.process(join(onA, room, "on-a"));
+        await(() -> nn.of(onN).stream().anyMatch(x -> x.contains("code=\"110\"")), "listener on N joined");
+        await(() -> home.of(onA).stream().anyMatch(x -> x.contains("code=\"110\"")), "listener on A joined");
+
+        views.get(n).hold();
+        int killAt = 20;
+        int total = 0;
+        long start = System.nanoTime();
+        boolean released = false;
+        long aSawItAt = 0;
+        // bounded: at most 40 s of sending, 20 ms apart
+        for (int m = 0; m < 2000; m++) {
+            if (m == killAt) {
+                o.transport.terminate();
+                nodes.remove(o);
+            }
+            a.engine.process(groupchat(sender, r, "o|" + m, "o" + m));
+            total = m + 1;
+            if (m > killAt && aSawItAt == 0 && a.engine.cluster().members().size() == 2) {
+                aSawItAt = System.nanoTime();
+            }
+            // A has resent and forwarded newer messages to N for 1.5 s: now N learns of the crash
+            if (aSawItAt != 0 && !released && System.nanoTime() - aSawItAt > 1_500_000_000L) {
+                views.get(n).release();
+                released = true;
+            }
+            if (released && System.nanoTime() - aSawItAt > 3_000_000_000L) {
+                break;
+            }
+            Thread.sleep(20);
+        }
+        assertThat(released).as("A saw the crash within 40 s").isTrue();
+        assertThat(System.nanoTime() - start).isPositive();
+        int sent = total;
+        for (String listener : List.of(onN, onA)) {
+            ClusterEnginesTest.Node at = listener.equals(onN) ? n : a;
+            try {
+                await(() -> numbers(at, listener).contains(sent - 1), listener + " got the last message");
+            } catch (AssertionError timedOut) {
+                // the comparison below shows what arrived
+            }
+            List<Integer> got = numbers(at, listener);
+            List<Integer> afterKill = got.stream().filter(x -> x >= killAt).toList();
+            List<Integer> expected = new ArrayList<>();
+            for (int m = killAt; m < sent; m++) {
+                expected.add(m);
+            }
+            assertThat(afterKill).as("%s: every message from the kill on, once, in the order sent", listener)
+                    .isEqualTo(expected);
+        }
+    }
+
+    private static List<Integer> numbers(ClusterEnginesTest.Node node, String jid) {
+        List<Integer> out = new ArrayList<>();
+        for (String x : node.of(jid)) {
+            Matcher m = BODY.matcher(x);
+            if (x.startsWith("<message") && m.find()) {
+                out.add(Integer.parseInt(m.group(1)));
+            }
+        }
+        return out;
+    }
+}
