@@ -65,6 +65,7 @@ final class Room {
     private final TokenBucket roomBucket;
     final FloodGuard guard;
     final Invitations invitations;
+    final VoiceRequests voiceRequests;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
@@ -91,6 +92,7 @@ final class Room {
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
         this.invitations = new Invitations(ctx);
+        this.voiceRequests = new VoiceRequests(this, ctx);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -612,6 +614,7 @@ final class Room {
         byNick.remove(o.nickKey);
         byRealJid.remove(o.realJid);
         guard.departed(o);
+        voiceRequests.settled(o);
         ctx.occupantCount.decrementAndGet();
         ctx.populationChanged();
     }
@@ -630,6 +633,18 @@ final class Room {
 
     Occupant occupant(String nick) {
         return byNick.get(Nicknames.key(nick));
+    }
+
+    Occupant occupantAt(int index) {
+        return occupants[index];
+    }
+
+    /** A moderator approved a visitor's voice request (XEP-0045 8.6): broadcast as a role change. */
+    void grantVoice(Occupant visitor, Occupant moderator) {
+        boolean visibleBefore = broadcastsPresenceOf(visitor, occupantCount);
+        visitor.role = Role.PARTICIPANT;
+        visitor.invalidatePresence();
+        presenceChanged(visitor, visibleBefore, reasonAndActor(null, moderator.nick));
     }
 
     /** Throws when the array and both maps disagree (tests call this on the shard thread). */
@@ -858,6 +873,11 @@ final class Room {
         XmlElement x = s.child("x", NS_MUC_USER);
         if (x != null && (x.child("invite") != null || x.child("decline") != null)) {
             invitation(c, sender, x);
+            return;
+        }
+        XmlElement form = s.child("x", Stanzas.NS_DATA);
+        if (form != null && VoiceRequests.isRequestForm(form)) {
+            voiceRequests.handle(c, sender, form);
             return;
         }
         reply(c, Condition.NOT_ACCEPTABLE, "only groupchat messages and invitations may be sent to the room");
@@ -1291,6 +1311,7 @@ final class Room {
         if (ctx.config.occupantIds) {
             q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
         }
+        q.child(Stanzas.feature(VoiceRequests.FORM_TYPE));
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
@@ -1463,6 +1484,7 @@ final class Room {
             }
         }
         if (target.role != role) {
+            voiceRequests.settled(target);
             boolean visibleBefore = broadcastsPresenceOf(target, occupantCount);
             target.role = role;
             target.invalidatePresence();
