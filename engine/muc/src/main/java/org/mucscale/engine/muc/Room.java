@@ -52,6 +52,8 @@ final class Room {
     boolean loggingEnabled;
     PresencePolicy presencePolicy;
     Set<Role> presenceBroadcastRoles = EnumSet.of(Role.MODERATOR, Role.PARTICIPANT, Role.VISITOR);
+    /** Roles whose occupants may retrieve the member list besides admins and owners (muc#roomconfig_getmemberlist). */
+    Set<Role> memberListRoles = EnumSet.noneOf(Role.class);
     /** True from creation until the owner configures the room or accepts the instant room (XEP-0045 10.1). */
     boolean locked;
 
@@ -66,6 +68,7 @@ final class Room {
     final FloodGuard guard;
     final Invitations invitations;
     final VoiceRequests voiceRequests;
+    final Registration registration;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
@@ -93,6 +96,7 @@ final class Room {
         this.guard = new FloodGuard(ctx, jid);
         this.invitations = new Invitations(ctx);
         this.voiceRequests = new VoiceRequests(this, ctx);
+        this.registration = new Registration(this, ctx);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -169,6 +173,15 @@ final class Room {
         presencePolicy = stored.presencePolicy();
         stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
         affiliations.values().removeIf(a -> a == Affiliation.NONE);
+        registration.open = stored.registrationOpen();
+        memberListRoles = stored.memberListRoles().isEmpty() ? EnumSet.noneOf(Role.class)
+                : EnumSet.copyOf(stored.memberListRoles());
+        stored.reservedNicks().forEach((j, nick) -> {
+            Affiliation a = affiliations.get(Stanzas.userKey(j));
+            if (a != null && a != Affiliation.OUTCAST) {
+                registration.reserve(Stanzas.userKey(j), nick);
+            }
+        });
     }
 
     /** Refills the in-memory history of a restored room from the room log, so a restart does not empty it. */
@@ -292,7 +305,7 @@ final class Room {
     StoredRoom snapshot() {
         return new StoredRoom(jid, name, description, subject, isPublic, moderated, membersOnly, password,
                 maxOccupants, nonAnonymous, participantsChangeSubject, allowPrivateMessages, loggingEnabled,
-                presencePolicy, affiliations);
+                presencePolicy, affiliations, registration.open, memberListRoles, registration.reservedNicks());
     }
 
     private void saveIfPersistent() {
@@ -404,8 +417,8 @@ final class Room {
             }
         }
         String key = Nicknames.key(nick);
-        if (byNick.containsKey(key)) {
-            reply(c, Condition.CONFLICT, "that nickname is in use in this room");
+        if (byNick.containsKey(key) || registration.reservedByOther(key, bare)) {
+            reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
         if (occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
@@ -515,8 +528,8 @@ final class Room {
 
     private void changeNick(Occupant o, String newNick, Command c, XmlElement presence) {
         String newKey = Nicknames.key(newNick);
-        if (byNick.containsKey(newKey)) {
-            reply(c, Condition.CONFLICT, "that nickname is in use in this room");
+        if (byNick.containsKey(newKey) || registration.reservedByOther(newKey, o.bareJid)) {
+            reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
         Jid newOccupantJid;
@@ -1238,6 +1251,7 @@ final class Room {
                 }
             }
             case Stanzas.NS_PING -> result(c, null);
+            case Registration.NS_REGISTER -> registration.handle(c, get, payload);
             case NS_MUC_ADMIN -> {
                 if (get) {
                     adminGet(c, sender, payload);
@@ -1292,6 +1306,10 @@ final class Room {
     }
 
     private void discoInfo(Command c, String node) {
+        if (Registration.NODE_RESERVED_NICK.equals(node)) {
+            result(c, registration.reservedNickInfo(c.from));
+            return;
+        }
         if (node != null) {
             reply(c, Condition.ITEM_NOT_FOUND, "no such node");
             return;
@@ -1312,6 +1330,9 @@ final class Room {
             q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
         }
         q.child(Stanzas.feature(VoiceRequests.FORM_TYPE));
+        if (registration.open) {
+            q.child(Stanzas.feature(Registration.NS_REGISTER));
+        }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
@@ -1364,7 +1385,8 @@ final class Room {
                 reply(c, Condition.BAD_REQUEST, "unknown affiliation '" + affText + "'");
                 return;
             }
-            boolean memberMayList = wanted == Affiliation.MEMBER && membersOnly && actorAff == Affiliation.MEMBER;
+            boolean memberMayList = wanted == Affiliation.MEMBER && (membersOnly && actorAff == Affiliation.MEMBER
+                    || sender != null && memberListRoles.contains(sender.role));
             if (!actorAff.atLeast(Affiliation.ADMIN) && !memberMayList) {
                 reply(c, Condition.FORBIDDEN, "only admins and owners may list affiliations");
                 return;
@@ -1559,6 +1581,9 @@ final class Room {
         } else {
             affiliations.put(bare, aff);
         }
+        if (aff == Affiliation.NONE || aff == Affiliation.OUTCAST) {
+            registration.forget(bare);
+        }
         saveIfPersistent();
     }
 
@@ -1593,6 +1618,24 @@ final class Room {
                 o.role = newRole;
                 presenceChanged(o, visibleBefore, reasonAndActor(reason, actorNick));
             }
+        }
+    }
+
+    /** A user registered with the room (XEP-0045 7.10): at least a member from now on. */
+    void registered(Jid user) {
+        if (affiliationOf(user).atLeast(Affiliation.MEMBER)) {
+            saveIfPersistent(); // the reservation is stored with the affiliation
+        } else {
+            applyAffiliation(user, Affiliation.MEMBER, null, null);
+        }
+    }
+
+    /** A user cancelled their registration: a member by registration is a member no more. */
+    void unregistered(Jid user, Affiliation before) {
+        if (before == Affiliation.MEMBER) {
+            applyAffiliation(user, Affiliation.NONE, null, null);
+        } else {
+            saveIfPersistent();
         }
     }
 
@@ -1826,7 +1869,7 @@ final class Room {
         ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
     }
 
-    private void result(Command c, XmlElement payload) {
+    void result(Command c, XmlElement payload) {
         delivery.send(Stanzas.result(c.stanza, c.to, c.from, payload));
     }
 
