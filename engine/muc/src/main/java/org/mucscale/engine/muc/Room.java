@@ -417,11 +417,13 @@ final class Room {
             }
         }
         String key = Nicknames.key(nick);
-        if (byNick.containsKey(key) || registration.reservedByOther(key, bare)) {
+        Occupant sameNick = byNick.get(key); // another session of the same user may share its nickname
+        if ((sameNick != null && !sameNick.bareJid.equals(Stanzas.userKey(bare)))
+                || registration.reservedByOther(key, bare)) {
             reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
-        if (occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
+        if (sameNick == null && occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
             reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + maxOccupants + " occupants)");
             return;
         }
@@ -432,8 +434,8 @@ final class Room {
             reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable: " + e.getMessage());
             return;
         }
-        Occupant o = new Occupant(nick, occupantJid, c.from, defaultRole(aff), aff, s,
-                guard.budgetOf(Stanzas.userKey(c.from)).messages);
+        Occupant o = new Occupant(nick, occupantJid, c.from, sameNick != null ? sameNick.role : defaultRole(aff), aff,
+                s, guard.budgetOf(Stanzas.userKey(c.from)).messages);
         if (ctx.config.occupantIds) {
             o.occupantId = ctx.occupantId(jid, o.bareJid);
         }
@@ -441,14 +443,16 @@ final class Room {
         boolean joinerSeesJids = nonAnonymous || o.isModerator();
         for (int i = 0; i < occupantCount; i++) {
             Occupant other = occupants[i];
-            if (broadcastsPresenceOf(other, occupantCount + 1)) {
+            if (broadcastsPresenceOf(other, occupantCount + 1) && isFirstSession(other) && !other.nickKey.equals(key)) {
                 delivery.deliver(cachedPresence(other, joinerSeesJids), o.realJid);
             }
         }
         addOccupant(o);
-        // 2. the joiner's presence to the others, 3. self-presence
+        // 2. the joiner's presence to the others (not for a further session: the nickname is already there),
+        // 3. self-presence
         int[] selfCodes = selfCodes(creating, nickModified);
-        broadcastPresence(o, null, null, null, selfCodes, null, null);
+        broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupantCount), o, null, null, null, selfCodes,
+                null, null);
         // 4. history
         sendHistory(o, s.child("x", NS_MUC));
         // 5. subject (always, empty when none: XEP-0045 7.2.15)
@@ -528,6 +532,10 @@ final class Room {
 
     private void changeNick(Occupant o, String newNick, Command c, XmlElement presence) {
         String newKey = Nicknames.key(newNick);
+        if (!isOnlySession(o)) {
+            reply(c, Condition.NOT_ACCEPTABLE, "other sessions of yours share this nickname; leave with them first");
+            return;
+        }
         if (byNick.containsKey(newKey) || registration.reservedByOther(newKey, o.bareJid)) {
             reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
@@ -564,7 +572,8 @@ final class Room {
         if (unavailable != null) {
             o.presence = unavailable;
         }
-        boolean visible = broadcastsPresenceOf(o, occupantCount);
+        // the others see the nickname leave only with its last session
+        boolean visible = broadcastsPresenceOf(o, occupantCount) && isOnlySession(o);
         o.role = Role.NONE;
         o.invalidatePresence();
         int[] selfCodes;
@@ -610,7 +619,11 @@ final class Room {
         }
         o.index = occupantCount;
         occupants[occupantCount++] = o;
-        byNick.put(o.nickKey, o);
+        Occupant first = byNick.putIfAbsent(o.nickKey, o);
+        if (first != null) { // a further session under the same nickname
+            o.nextSession = first.nextSession;
+            first.nextSession = o;
+        }
         byRealJid.put(o.realJid, o);
         guard.entered(o);
         ctx.occupantCount.incrementAndGet();
@@ -624,7 +637,21 @@ final class Room {
         moved.index = o.index;
         occupants[last] = null;
         occupantCount = last;
-        byNick.remove(o.nickKey);
+        Occupant first = byNick.get(o.nickKey);
+        if (first == o) {
+            if (o.nextSession == null) {
+                byNick.remove(o.nickKey);
+            } else {
+                byNick.put(o.nickKey, o.nextSession);
+            }
+        } else {
+            Occupant prev = first;
+            while (prev.nextSession != o) {
+                prev = prev.nextSession;
+            }
+            prev.nextSession = o.nextSession;
+        }
+        o.nextSession = null;
         byRealJid.remove(o.realJid);
         guard.departed(o);
         voiceRequests.settled(o);
@@ -652,23 +679,49 @@ final class Room {
         return occupants[index];
     }
 
+    /** The first session under its nickname: the one others see (presence, occupant lists, role changes). */
+    private boolean isFirstSession(Occupant o) {
+        return byNick.get(o.nickKey) == o;
+    }
+
+    private boolean isOnlySession(Occupant o) {
+        return o.nextSession == null && byNick.get(o.nickKey) == o;
+    }
+
+    /** Every session under {@code o}'s nickname (one, unless the user joined from several clients). */
+    private List<Occupant> sessionsOf(Occupant o) {
+        List<Occupant> list = new ArrayList<>(1);
+        for (Occupant s = byNick.get(o.nickKey); s != null; s = s.nextSession) {
+            list.add(s);
+        }
+        return list;
+    }
+
+    /** Sets the role of every session under {@code o}'s nickname. */
+    private void setRole(Occupant o, Role role) {
+        for (Occupant s = byNick.get(o.nickKey); s != null; s = s.nextSession) {
+            s.role = role;
+            s.invalidatePresence();
+        }
+    }
+
     /** A moderator approved a visitor's voice request (XEP-0045 8.6): broadcast as a role change. */
     void grantVoice(Occupant visitor, Occupant moderator) {
         boolean visibleBefore = broadcastsPresenceOf(visitor, occupantCount);
-        visitor.role = Role.PARTICIPANT;
-        visitor.invalidatePresence();
+        setRole(visitor, Role.PARTICIPANT);
         presenceChanged(visitor, visibleBefore, reasonAndActor(null, moderator.nick));
     }
 
     /** Throws when the array and both maps disagree (tests call this on the shard thread). */
     void checkInvariants() {
-        if (byNick.size() != occupantCount || byRealJid.size() != occupantCount) {
+        if (byNick.size() > occupantCount || byRealJid.size() != occupantCount) {
             throw new IllegalStateException(jid + ": " + occupantCount + " occupants, " + byNick.size() + " nicks, "
                     + byRealJid.size() + " JIDs");
         }
         for (int i = 0; i < occupantCount; i++) {
             Occupant o = occupants[i];
-            if (o.index != i || byNick.get(o.nickKey) != o || byRealJid.get(o.realJid) != o) {
+            if (o.index != i || !sessionsOf(o).contains(o) || byRealJid.get(o.realJid) != o
+                    || !byNick.get(o.nickKey).bareJid.equals(o.bareJid)) {
                 throw new IllegalStateException(jid + ": occupant " + o.nick + " is not in every index");
             }
             if (!o.occupantJid.resource().equals(o.nick) || o.role == Role.NONE) {
@@ -1135,7 +1188,11 @@ final class Room {
         if (sender.occupantId != null) {
             m.child(occupantIdElement(sender));
         }
-        delivery.send(m.build());
+        XmlElement pm = m.build();
+        delivery.send(pm);
+        for (Occupant other = target.nextSession; other != null; other = other.nextSession) {
+            delivery.send(pm.withAttribute("to", other.realJid.toString())); // every session of the nickname
+        }
     }
 
     private boolean mayPrivateMessage(Occupant sender) {
@@ -1360,6 +1417,9 @@ final class Room {
         // the occupant list; large rooms under a restricted presence policy show only what their presence shows
         for (int i = 0; i < occupantCount; i++) {
             Occupant o = occupants[i];
+            if (!isFirstSession(o)) {
+                continue; // one item per nickname
+            }
             if (presencePolicy == PresencePolicy.FULL || broadcastsPresenceOf(o, occupantCount) || o == sender) {
                 q.child(XmlElement.builder("item").attribute("jid", o.occupantJid.toString()).build());
             }
@@ -1475,7 +1535,9 @@ final class Room {
                     why[0] = "admins and owners cannot be kicked";
                     return Condition.NOT_ALLOWED;
                 }
-                removeOccupant(target, "unavailable", new int[] {307}, reason, actor.nick, null, true);
+                for (Occupant session : sessionsOf(target)) {
+                    removeOccupant(session, "unavailable", new int[] {307}, reason, actor.nick, null, true);
+                }
                 return null;
             }
             case VISITOR -> {
@@ -1508,8 +1570,7 @@ final class Room {
         if (target.role != role) {
             voiceRequests.settled(target);
             boolean visibleBefore = broadcastsPresenceOf(target, occupantCount);
-            target.role = role;
-            target.invalidatePresence();
+            setRole(target, role);
             presenceChanged(target, visibleBefore, reasonAndActor(reason, actor.nick));
         }
         return null;
