@@ -1399,7 +1399,7 @@ final class Room {
                 .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", description))
                 .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", subject))
                 .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
-                        Integer.toString(occupantCount)))
+                        Integer.toString(byNick.size()))) // nicknames, not sessions
                 .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", name))
                 .child(Stanzas.formField("muc#roomconfig_maxusers", "text-single", "Maximum occupants",
                         Integer.toString(maxOccupants)))

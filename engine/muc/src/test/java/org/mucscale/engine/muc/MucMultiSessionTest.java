@@ -36,6 +36,12 @@ class MucMultiSessionTest extends MucTestBase {
         XmlElement items = iq(carol, room("r1"), "get",
                 XmlElement.builder("query", "http://jabber.org/protocol/disco#items").build());
         assertThat(items.child("query", "http://jabber.org/protocol/disco#items").elements("item")).hasSize(2);
+        XmlElement info = iq(carol, room("r1"), "get",
+                XmlElement.builder("query", "http://jabber.org/protocol/disco#info").build());
+        XmlElement count = info.child("query", "http://jabber.org/protocol/disco#info").child("x", NS_DATA)
+                .elements("field").stream().filter(f -> "muc#roominfo_occupants".equals(f.attribute("var")))
+                .findFirst().orElseThrow();
+        assertThat(count.childText("value")).as("nicknames, not sessions").isEqualTo("2");
     }
 
     @Test
