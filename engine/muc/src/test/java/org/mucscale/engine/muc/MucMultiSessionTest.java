@@ -1,6 +1,7 @@
 package org.mucscale.engine.muc;
 
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.stanza.Jid;
@@ -126,6 +127,27 @@ class MucMultiSessionTest extends MucTestBase {
         // a session that joins later gets the nickname's role, not the default
         Jid bobTablet = Jid.parse("bob@example.org/tablet");
         assertThat(item(selfPresence(join(bobTablet, "r1", "Bob"))).attribute("role")).isEqualTo("participant");
+    }
+
+    @Test
+    void roomTakenOverByAnotherNode_keepsBothSessionsAndTheReservation() {
+        twoSessions("x-muc#roomconfig_registration", "1");
+        iq(bob, room("r1"), "set", MucRegistrationTest.registerForm("Bob"));
+        RoomImage image = muc.onRoomThread(room("r1"), shard -> shard.rooms.get(room("r1")).image());
+        start(Map.of(), b -> { });
+        muc.adopt(image, List.of(), false, null);
+        muc.awaitIdle();
+        send(groupchat(alice, "r1", "after the takeover"));
+        assertThat(only(out.take(bob)).childText("body")).isEqualTo("after the takeover");
+        assertThat(only(out.take(bobLaptop)).childText("body")).isEqualTo("after the takeover");
+        out.clear();
+        leave(bobLaptop, "r1", "Bob");
+        assertThat(out.peek(alice)).as("Bob is still there from his phone").isEmpty();
+        assertThat(errorCondition(only(join(carol, "r1", "Bob")))).isEqualTo("conflict");
+        XmlElement nick = iq(bob, room("r1"), "get", XmlElement.builder("query",
+                "http://jabber.org/protocol/disco#info").attribute("node", "x-roomuser-item").build());
+        assertThat(nick.child("query", "http://jabber.org/protocol/disco#info").child("identity").attribute("name"))
+                .isEqualTo("Bob");
     }
 
     @Test
