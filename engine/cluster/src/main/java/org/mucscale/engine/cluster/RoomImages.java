@@ -21,7 +21,8 @@ import org.mucscale.engine.stanza.Jid;
  * a newer mucscale can refuse (or read) what an older one wrote during a rolling upgrade.
  */
 final class RoomImages {
-    static final int VERSION = 1;
+    /** 2: images carry registration, member-list roles and reserved nicknames (XEP-0045 7.10, 7.12). */
+    static final int VERSION = 2;
 
     private RoomImages() {
     }
@@ -48,6 +49,13 @@ final class RoomImages {
                     .element(o.presence()).string(o.occupantId()).string(o.node());
         }
         out.varint(image.tailSeq());
+        out.bool(c.registrationOpen());
+        out.varint(c.memberListRoles().size());
+        for (Role r : c.memberListRoles()) {
+            out.string(r.name());
+        }
+        out.varint(c.reservedNicks().size());
+        c.reservedNicks().forEach((jid, nick) -> out.jid(jid).string(nick));
         return out.toBytes();
     }
 
@@ -99,6 +107,26 @@ final class RoomImages {
                     in.enumValue(Affiliation.class), in.element(), in.string(), in.string()));
         }
         long tailSeq = in.varint();
+        boolean registrationOpen = in.bool();
+        int listRoles = in.count();
+        Set<Role> memberListRoles = EnumSet.noneOf(Role.class);
+        for (int i = 0; i < listRoles; i++) {
+            memberListRoles.add(in.enumValue(Role.class));
+        }
+        int nicks = in.count();
+        Map<Jid, String> reservedNicks = new LinkedHashMap<>();
+        for (int i = 0; i < nicks; i++) {
+            Jid who = in.jid();
+            if (who == null) {
+                throw new IllegalArgumentException("a reserved nickname without an address");
+            }
+            reservedNicks.put(who, in.requiredString("reserved nickname"));
+        }
+        config = new StoredRoom(config.room(), config.name(), config.description(), config.subject(),
+                config.isPublic(), config.moderated(), config.membersOnly(), config.password(),
+                config.maxOccupants(), config.nonAnonymous(), config.participantsChangeSubject(),
+                config.allowPrivateMessages(), config.loggingEnabled(), config.presencePolicy(),
+                config.affiliations(), registrationOpen, memberListRoles, reservedNicks);
         in.end();
         if (room == null) {
             throw new IllegalArgumentException("a room image without a room address");

@@ -258,7 +258,7 @@ class RoomImagesTest {
     // ------------------------------------------------------------------------------------------ versions, malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 2, 255})
+    @ValueSource(ints = {0, RoomImages.VERSION - 1, RoomImages.VERSION + 1, 255})
     void decode_otherVersion_refusedNamingBothVersions(int version) {
         for (byte[] valid : List.of(RoomImages.encode(Samples.image()), RoomImages.encode(Samples.tail()))) {
             byte[] other = valid.clone();
@@ -318,7 +318,8 @@ class RoomImagesTest {
         byte[] affiliation = imageHead("FULL").varint(1).string("a@b").string("FRIEND").bool(false).bool(false)
                 .varint(0).element(null).varint(0).varint(0).toBytes();
         assertThat(RoomImages.decodeImage(imageHead("FULL").varint(0).bool(false).bool(false).varint(0)
-                .element(null).varint(0).varint(0).toBytes()).room()).isEqualTo(Samples.ROOM);
+                .element(null).varint(0).varint(0).bool(false).varint(0).varint(0).toBytes()).room())
+                .isEqualTo(Samples.ROOM);
         for (byte[] b : List.of(policy, role, affiliation)) {
             assertThatThrownBy(() -> RoomImages.decodeImage(b)).isInstanceOf(IllegalArgumentException.class);
         }

@@ -49,7 +49,9 @@ final class Samples {
         affs.put(Jid.parse("member@example.org"), Affiliation.MEMBER);
         affs.put(Jid.parse("troll@example.org"), Affiliation.OUTCAST);
         return new StoredRoom(ROOM, "The Lobby", "Where \"everyone\" <meets>", "Today: release", flag, !flag, flag,
-                password, 250, !flag, flag, "participants", !flag, policy, affs);
+                password, 250, !flag, flag, "participants", !flag, policy, affs, flag,
+                flag ? EnumSet.of(Role.PARTICIPANT, Role.VISITOR) : Set.of(),
+                Map.of(Jid.parse("member@example.org"), "Mem \"ber\""));
     }
 
     static List<RoomImage.OccupantImage> occupants() {

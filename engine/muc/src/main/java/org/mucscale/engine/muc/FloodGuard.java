@@ -172,6 +172,30 @@ final class FloodGuard {
     }
 
     /**
+     * A voice request (XEP-0045 8.6): the room sends a form to every moderator on the visitor's behalf, as it sends an
+     * invitation on the inviter's behalf, so it spends the same budgets (the room's, then the user's across rooms).
+     */
+    boolean admitVoiceRequest(Command c, Occupant visitor) {
+        MucConfig cfg = ctx.config;
+        long now = ctx.clock.nanoTime();
+        long roomNext = Gcra.admit(roomInvitesTat, now, cfg.roomInvitesPerMinute, cfg.roomInviteBurst);
+        if (roomNext == Gcra.REFUSED) {
+            refuse(c, FloodLimit.ROOM_INVITE_RATE, Condition.RESOURCE_CONSTRAINT, "this room is relaying too many"
+                    + " invitations and voice requests: at most " + cfg.roomInvitesPerMinute + " per minute; try again"
+                    + " later");
+            return false;
+        }
+        if (!ctx.userLimits.admitInvite(visitor.bareJid, now, cfg)) {
+            refuse(c, FloodLimit.USER_INVITE_RATE, Condition.RESOURCE_CONSTRAINT, "you are sending too many"
+                    + " invitations and voice requests: at most " + cfg.userInvitesPerMinute + " per minute; try"
+                    + " again later");
+            return false;
+        }
+        roomInvitesTat = roomNext;
+        return true;
+    }
+
+    /**
      * A room creation (the first join of a room that does not exist): the node's room cap, the creator's join rate
      * across rooms, and the creator's room count. Returns the creator's count to release when the room goes
      * ({@link UserLimits#EXEMPT} for service admins), or null when refused (the error is sent).

@@ -21,6 +21,11 @@ final class Occupant {
     /** Presence updates are rate-limited apart from messages (each one is broadcast to the whole room). */
     TokenBucket presenceBucket;
     int index; // position in Room.occupants
+    /**
+     * The next session of the same user under the same nickname (XEP-0045 multi-session nicknames), or null. The
+     * room's nickname index points at the first session; the others hang off it in this chain.
+     */
+    Occupant nextSession;
     /** Cached renders of this occupant's available presence for joiners; null when stale. */
     RenderedStanza presenceWithJid;
     RenderedStanza presenceWithoutJid;

@@ -52,6 +52,8 @@ final class Room {
     boolean loggingEnabled;
     PresencePolicy presencePolicy;
     Set<Role> presenceBroadcastRoles = EnumSet.of(Role.MODERATOR, Role.PARTICIPANT, Role.VISITOR);
+    /** Roles whose occupants may retrieve the member list besides admins and owners (muc#roomconfig_getmemberlist). */
+    Set<Role> memberListRoles = EnumSet.noneOf(Role.class);
     /** True from creation until the owner configures the room or accepts the instant room (XEP-0045 10.1). */
     boolean locked;
 
@@ -65,6 +67,8 @@ final class Room {
     private final TokenBucket roomBucket;
     final FloodGuard guard;
     final Invitations invitations;
+    final VoiceRequests voiceRequests;
+    final Registration registration;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
@@ -91,6 +95,8 @@ final class Room {
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
         this.invitations = new Invitations(ctx);
+        this.voiceRequests = new VoiceRequests(this, ctx);
+        this.registration = new Registration(this, ctx);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -167,6 +173,15 @@ final class Room {
         presencePolicy = stored.presencePolicy();
         stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
         affiliations.values().removeIf(a -> a == Affiliation.NONE);
+        registration.open = stored.registrationOpen();
+        memberListRoles = stored.memberListRoles().isEmpty() ? EnumSet.noneOf(Role.class)
+                : EnumSet.copyOf(stored.memberListRoles());
+        stored.reservedNicks().forEach((j, nick) -> {
+            Affiliation a = affiliations.get(Stanzas.userKey(j));
+            if (a != null && a != Affiliation.OUTCAST) {
+                registration.reserve(Stanzas.userKey(j), nick);
+            }
+        });
     }
 
     /** Refills the in-memory history of a restored room from the room log, so a restart does not empty it. */
@@ -290,7 +305,7 @@ final class Room {
     StoredRoom snapshot() {
         return new StoredRoom(jid, name, description, subject, isPublic, moderated, membersOnly, password,
                 maxOccupants, nonAnonymous, participantsChangeSubject, allowPrivateMessages, loggingEnabled,
-                presencePolicy, affiliations);
+                presencePolicy, affiliations, registration.open, memberListRoles, registration.reservedNicks());
     }
 
     private void saveIfPersistent() {
@@ -402,11 +417,13 @@ final class Room {
             }
         }
         String key = Nicknames.key(nick);
-        if (byNick.containsKey(key)) {
-            reply(c, Condition.CONFLICT, "that nickname is in use in this room");
+        Occupant sameNick = byNick.get(key); // another session of the same user may share its nickname
+        if ((sameNick != null && !sameNick.bareJid.equals(Stanzas.userKey(bare)))
+                || registration.reservedByOther(key, bare)) {
+            reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
-        if (occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
+        if (sameNick == null && occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
             reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + maxOccupants + " occupants)");
             return;
         }
@@ -417,8 +434,8 @@ final class Room {
             reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable: " + e.getMessage());
             return;
         }
-        Occupant o = new Occupant(nick, occupantJid, c.from, defaultRole(aff), aff, s,
-                guard.budgetOf(Stanzas.userKey(c.from)).messages);
+        Occupant o = new Occupant(nick, occupantJid, c.from, sameNick != null ? sameNick.role : defaultRole(aff), aff,
+                s, guard.budgetOf(Stanzas.userKey(c.from)).messages);
         if (ctx.config.occupantIds) {
             o.occupantId = ctx.occupantId(jid, o.bareJid);
         }
@@ -426,14 +443,16 @@ final class Room {
         boolean joinerSeesJids = nonAnonymous || o.isModerator();
         for (int i = 0; i < occupantCount; i++) {
             Occupant other = occupants[i];
-            if (broadcastsPresenceOf(other, occupantCount + 1)) {
+            if (broadcastsPresenceOf(other, occupantCount + 1) && isFirstSession(other) && !other.nickKey.equals(key)) {
                 delivery.deliver(cachedPresence(other, joinerSeesJids), o.realJid);
             }
         }
         addOccupant(o);
-        // 2. the joiner's presence to the others, 3. self-presence
+        // 2. the joiner's presence to the others (not for a further session: the nickname is already there),
+        // 3. self-presence
         int[] selfCodes = selfCodes(creating, nickModified);
-        broadcastPresence(o, null, null, null, selfCodes, null, null);
+        broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupantCount), o, null, null, null, selfCodes,
+                null, null);
         // 4. history
         sendHistory(o, s.child("x", NS_MUC));
         // 5. subject (always, empty when none: XEP-0045 7.2.15)
@@ -513,8 +532,12 @@ final class Room {
 
     private void changeNick(Occupant o, String newNick, Command c, XmlElement presence) {
         String newKey = Nicknames.key(newNick);
-        if (byNick.containsKey(newKey)) {
-            reply(c, Condition.CONFLICT, "that nickname is in use in this room");
+        if (!isOnlySession(o)) {
+            reply(c, Condition.NOT_ACCEPTABLE, "other sessions of yours share this nickname; leave with them first");
+            return;
+        }
+        if (byNick.containsKey(newKey) || registration.reservedByOther(newKey, o.bareJid)) {
+            reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
         Jid newOccupantJid;
@@ -549,7 +572,8 @@ final class Room {
         if (unavailable != null) {
             o.presence = unavailable;
         }
-        boolean visible = broadcastsPresenceOf(o, occupantCount);
+        // the others see the nickname leave only with its last session
+        boolean visible = broadcastsPresenceOf(o, occupantCount) && isOnlySession(o);
         o.role = Role.NONE;
         o.invalidatePresence();
         int[] selfCodes;
@@ -595,7 +619,11 @@ final class Room {
         }
         o.index = occupantCount;
         occupants[occupantCount++] = o;
-        byNick.put(o.nickKey, o);
+        Occupant first = byNick.putIfAbsent(o.nickKey, o);
+        if (first != null) { // a further session under the same nickname
+            o.nextSession = first.nextSession;
+            first.nextSession = o;
+        }
         byRealJid.put(o.realJid, o);
         guard.entered(o);
         ctx.occupantCount.incrementAndGet();
@@ -609,9 +637,24 @@ final class Room {
         moved.index = o.index;
         occupants[last] = null;
         occupantCount = last;
-        byNick.remove(o.nickKey);
+        Occupant first = byNick.get(o.nickKey);
+        if (first == o) {
+            if (o.nextSession == null) {
+                byNick.remove(o.nickKey);
+            } else {
+                byNick.put(o.nickKey, o.nextSession);
+            }
+        } else {
+            Occupant prev = first;
+            while (prev.nextSession != o) {
+                prev = prev.nextSession;
+            }
+            prev.nextSession = o.nextSession;
+        }
+        o.nextSession = null;
         byRealJid.remove(o.realJid);
         guard.departed(o);
+        voiceRequests.settled(o);
         ctx.occupantCount.decrementAndGet();
         ctx.populationChanged();
     }
@@ -632,15 +675,53 @@ final class Room {
         return byNick.get(Nicknames.key(nick));
     }
 
+    Occupant occupantAt(int index) {
+        return occupants[index];
+    }
+
+    /** The first session under its nickname: the one others see (presence, occupant lists, role changes). */
+    private boolean isFirstSession(Occupant o) {
+        return byNick.get(o.nickKey) == o;
+    }
+
+    private boolean isOnlySession(Occupant o) {
+        return o.nextSession == null && byNick.get(o.nickKey) == o;
+    }
+
+    /** Every session under {@code o}'s nickname (one, unless the user joined from several clients). */
+    private List<Occupant> sessionsOf(Occupant o) {
+        List<Occupant> list = new ArrayList<>(1);
+        for (Occupant s = byNick.get(o.nickKey); s != null; s = s.nextSession) {
+            list.add(s);
+        }
+        return list;
+    }
+
+    /** Sets the role of every session under {@code o}'s nickname. */
+    private void setRole(Occupant o, Role role) {
+        for (Occupant s = byNick.get(o.nickKey); s != null; s = s.nextSession) {
+            s.role = role;
+            s.invalidatePresence();
+        }
+    }
+
+    /** A moderator approved a visitor's voice request (XEP-0045 8.6): broadcast as a role change. */
+    void grantVoice(Occupant visitor, Occupant moderator) {
+        boolean visibleBefore = broadcastsPresenceOf(visitor, occupantCount);
+        setRole(visitor, Role.PARTICIPANT);
+        presenceChanged(visitor, visibleBefore, reasonAndActor(null, moderator.nick));
+    }
+
     /** Throws when the array and both maps disagree (tests call this on the shard thread). */
     void checkInvariants() {
-        if (byNick.size() != occupantCount || byRealJid.size() != occupantCount) {
+        if (byNick.size() > occupantCount || byRealJid.size() != occupantCount) {
             throw new IllegalStateException(jid + ": " + occupantCount + " occupants, " + byNick.size() + " nicks, "
                     + byRealJid.size() + " JIDs");
         }
         for (int i = 0; i < occupantCount; i++) {
             Occupant o = occupants[i];
-            if (o.index != i || byNick.get(o.nickKey) != o || byRealJid.get(o.realJid) != o) {
+            if (o.index != i || !sessionsOf(o).contains(o) || byRealJid.get(o.realJid) != o
+                    || !byNick.get(o.nickKey).bareJid.equals(o.bareJid)) {
                 throw new IllegalStateException(jid + ": occupant " + o.nick + " is not in every index");
             }
             if (!o.occupantJid.resource().equals(o.nick) || o.role == Role.NONE) {
@@ -858,6 +939,11 @@ final class Room {
         XmlElement x = s.child("x", NS_MUC_USER);
         if (x != null && (x.child("invite") != null || x.child("decline") != null)) {
             invitation(c, sender, x);
+            return;
+        }
+        XmlElement form = s.child("x", Stanzas.NS_DATA);
+        if (form != null && VoiceRequests.isRequestForm(form)) {
+            voiceRequests.handle(c, sender, form);
             return;
         }
         reply(c, Condition.NOT_ACCEPTABLE, "only groupchat messages and invitations may be sent to the room");
@@ -1102,7 +1188,11 @@ final class Room {
         if (sender.occupantId != null) {
             m.child(occupantIdElement(sender));
         }
-        delivery.send(m.build());
+        XmlElement pm = m.build();
+        delivery.send(pm);
+        for (Occupant other = target.nextSession; other != null; other = other.nextSession) {
+            delivery.send(pm.withAttribute("to", other.realJid.toString())); // every session of the nickname
+        }
     }
 
     private boolean mayPrivateMessage(Occupant sender) {
@@ -1218,6 +1308,7 @@ final class Room {
                 }
             }
             case Stanzas.NS_PING -> result(c, null);
+            case Registration.NS_REGISTER -> registration.handle(c, get, payload);
             case NS_MUC_ADMIN -> {
                 if (get) {
                     adminGet(c, sender, payload);
@@ -1272,6 +1363,10 @@ final class Room {
     }
 
     private void discoInfo(Command c, String node) {
+        if (Registration.NODE_RESERVED_NICK.equals(node)) {
+            result(c, registration.reservedNickInfo(c.from));
+            return;
+        }
         if (node != null) {
             reply(c, Condition.ITEM_NOT_FOUND, "no such node");
             return;
@@ -1291,6 +1386,10 @@ final class Room {
         if (ctx.config.occupantIds) {
             q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
         }
+        q.child(Stanzas.feature(VoiceRequests.FORM_TYPE));
+        if (registration.open) {
+            q.child(Stanzas.feature(Registration.NS_REGISTER));
+        }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
@@ -1300,7 +1399,7 @@ final class Room {
                 .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", description))
                 .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", subject))
                 .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
-                        Integer.toString(occupantCount)))
+                        Integer.toString(byNick.size()))) // nicknames, not sessions
                 .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", name))
                 .child(Stanzas.formField("muc#roomconfig_maxusers", "text-single", "Maximum occupants",
                         Integer.toString(maxOccupants)))
@@ -1318,6 +1417,9 @@ final class Room {
         // the occupant list; large rooms under a restricted presence policy show only what their presence shows
         for (int i = 0; i < occupantCount; i++) {
             Occupant o = occupants[i];
+            if (!isFirstSession(o)) {
+                continue; // one item per nickname
+            }
             if (presencePolicy == PresencePolicy.FULL || broadcastsPresenceOf(o, occupantCount) || o == sender) {
                 q.child(XmlElement.builder("item").attribute("jid", o.occupantJid.toString()).build());
             }
@@ -1343,7 +1445,8 @@ final class Room {
                 reply(c, Condition.BAD_REQUEST, "unknown affiliation '" + affText + "'");
                 return;
             }
-            boolean memberMayList = wanted == Affiliation.MEMBER && membersOnly && actorAff == Affiliation.MEMBER;
+            boolean memberMayList = wanted == Affiliation.MEMBER && (membersOnly && actorAff == Affiliation.MEMBER
+                    || sender != null && memberListRoles.contains(sender.role));
             if (!actorAff.atLeast(Affiliation.ADMIN) && !memberMayList) {
                 reply(c, Condition.FORBIDDEN, "only admins and owners may list affiliations");
                 return;
@@ -1432,7 +1535,9 @@ final class Room {
                     why[0] = "admins and owners cannot be kicked";
                     return Condition.NOT_ALLOWED;
                 }
-                removeOccupant(target, "unavailable", new int[] {307}, reason, actor.nick, null, true);
+                for (Occupant session : sessionsOf(target)) {
+                    removeOccupant(session, "unavailable", new int[] {307}, reason, actor.nick, null, true);
+                }
                 return null;
             }
             case VISITOR -> {
@@ -1463,9 +1568,9 @@ final class Room {
             }
         }
         if (target.role != role) {
+            voiceRequests.settled(target);
             boolean visibleBefore = broadcastsPresenceOf(target, occupantCount);
-            target.role = role;
-            target.invalidatePresence();
+            setRole(target, role);
             presenceChanged(target, visibleBefore, reasonAndActor(reason, actor.nick));
         }
         return null;
@@ -1537,6 +1642,9 @@ final class Room {
         } else {
             affiliations.put(bare, aff);
         }
+        if (aff == Affiliation.NONE || aff == Affiliation.OUTCAST) {
+            registration.forget(bare);
+        }
         saveIfPersistent();
     }
 
@@ -1571,6 +1679,24 @@ final class Room {
                 o.role = newRole;
                 presenceChanged(o, visibleBefore, reasonAndActor(reason, actorNick));
             }
+        }
+    }
+
+    /** A user registered with the room (XEP-0045 7.10): at least a member from now on. */
+    void registered(Jid user) {
+        if (affiliationOf(user).atLeast(Affiliation.MEMBER)) {
+            saveIfPersistent(); // the reservation is stored with the affiliation
+        } else {
+            applyAffiliation(user, Affiliation.MEMBER, null, null);
+        }
+    }
+
+    /** A user cancelled their registration: a member by registration is a member no more. */
+    void unregistered(Jid user, Affiliation before) {
+        if (before == Affiliation.MEMBER) {
+            applyAffiliation(user, Affiliation.NONE, null, null);
+        } else {
+            saveIfPersistent();
         }
     }
 
@@ -1804,7 +1930,7 @@ final class Room {
         ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
     }
 
-    private void result(Command c, XmlElement payload) {
+    void result(Command c, XmlElement payload) {
         delivery.send(Stanzas.result(c.stanza, c.to, c.from, payload));
     }
 

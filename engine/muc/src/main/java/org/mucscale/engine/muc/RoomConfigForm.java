@@ -41,6 +41,10 @@ final class RoomConfigForm {
                 .child(bool("muc#roomconfig_enablelogging", "Log messages publicly", r.loggingEnabled))
                 .child(listMulti("muc#roomconfig_presencebroadcast", "Roles whose presence is broadcast",
                         r.presenceBroadcastRoles))
+                .child(listMulti("muc#roomconfig_getmemberlist", "Roles that may retrieve the member list (admins"
+                        + " and owners always may)", r.memberListRoles))
+                .child(bool(Registration.FIELD_OPEN, "Users may register with the room (and so become members)",
+                        r.registration.open))
                 .child(listSingle(Room.FIELD_PRESENCE_POLICY, "Presence policy for large rooms",
                         r.presencePolicy.name().toLowerCase(Locale.ROOT), "full", "moderators_only", "none_above_n"))
                 .child(jidMulti("muc#roomconfig_roomowners", "Room owners", ownersAndAdmins.get(Affiliation.OWNER)))
@@ -104,6 +108,8 @@ final class RoomConfigForm {
         String allowPm;
         Boolean logging;
         Set<Role> presenceBroadcast;
+        Set<Role> memberListRoles;
+        Boolean registrationOpen;
         PresencePolicy presencePolicy;
         List<Jid> owners;
         List<Jid> admins;
@@ -160,6 +166,12 @@ final class RoomConfigForm {
             }
             if (presencePolicy != null) {
                 r.presencePolicy = presencePolicy;
+            }
+            if (memberListRoles != null) {
+                r.memberListRoles = memberListRoles;
+            }
+            if (registrationOpen != null) {
+                r.registration.open = registrationOpen;
             }
         }
     }
@@ -221,18 +233,9 @@ final class RoomConfigForm {
                     s.allowPm = v;
                 }
                 case "muc#roomconfig_enablelogging" -> s.logging = bool(var, v);
-                case "muc#roomconfig_presencebroadcast" -> {
-                    Set<Role> roles = EnumSet.noneOf(Role.class);
-                    for (String r : values) {
-                        Role role = Role.fromXml(r);
-                        if (role == null || role == Role.NONE) {
-                            throw new IllegalArgumentException(var + " values must be moderator, participant or"
-                                    + " visitor, was '" + r + "'");
-                        }
-                        roles.add(role);
-                    }
-                    s.presenceBroadcast = roles;
-                }
+                case "muc#roomconfig_presencebroadcast" -> s.presenceBroadcast = roles(var, values);
+                case "muc#roomconfig_getmemberlist" -> s.memberListRoles = roles(var, values);
+                case Registration.FIELD_OPEN -> s.registrationOpen = bool(var, v);
                 case Room.FIELD_PRESENCE_POLICY -> {
                     try {
                         s.presencePolicy = PresencePolicy.valueOf(v == null ? "" : v.trim().toUpperCase(Locale.ROOT));
@@ -249,6 +252,19 @@ final class RoomConfigForm {
             }
         }
         return s;
+    }
+
+    private static Set<Role> roles(String var, List<String> values) {
+        Set<Role> roles = EnumSet.noneOf(Role.class);
+        for (String r : values) {
+            Role role = Role.fromXml(r);
+            if (role == null || role == Role.NONE) {
+                throw new IllegalArgumentException(var + " values must be moderator, participant or visitor, was '"
+                        + r + "'");
+            }
+            roles.add(role);
+        }
+        return roles;
     }
 
     private static Boolean bool(String var, String v) {

@@ -3,12 +3,15 @@ package org.mucscale.engine.runtime;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.mucscale.engine.muc.Affiliation;
 import org.mucscale.engine.muc.PresencePolicy;
+import org.mucscale.engine.muc.Role;
 import org.mucscale.engine.muc.RoomRepository;
 import org.mucscale.engine.muc.StoredRoom;
 import org.mucscale.engine.stanza.Jid;
@@ -71,18 +74,21 @@ final class StoreRoomRepository implements RoomRepository {
         String jid = room.room().toString();
         try {
             store.saveRoom(jid, toConfig(room));
-            Map<String, String> wanted = new HashMap<>();
-            room.affiliations().forEach((who, aff) -> wanted.put(who.toString(), aff.xmlName()));
-            Map<String, String> existing = new HashMap<>();
-            store.loadRoom(jid).ifPresent(r -> r.affiliations().forEach(a -> existing.put(a.jid(), a.affiliation())));
+            // a registered user's reserved nickname is kept in its affiliation row's reason column: it belongs to the
+            // affiliation (it goes when the affiliation goes), and the schema needs no change
+            Map<String, PersistentRoomStore.Affiliation> wanted = new HashMap<>();
+            room.affiliations().forEach((who, aff) -> wanted.put(who.toString(), new PersistentRoomStore.Affiliation(
+                    who.toString(), aff.xmlName(), room.reservedNicks().get(who))));
+            Map<String, PersistentRoomStore.Affiliation> existing = new HashMap<>();
+            store.loadRoom(jid).ifPresent(r -> r.affiliations().forEach(a -> existing.put(a.jid(), a)));
             for (String who : existing.keySet()) {
                 if (!wanted.containsKey(who)) {
                     store.removeAffiliation(jid, who);
                 }
             }
-            for (Map.Entry<String, String> e : wanted.entrySet()) {
-                if (!e.getValue().equals(existing.get(e.getKey()))) {
-                    store.setAffiliation(jid, e.getKey(), e.getValue(), null);
+            for (PersistentRoomStore.Affiliation a : wanted.values()) {
+                if (!a.equals(existing.get(a.jid()))) {
+                    store.setAffiliation(jid, a.jid(), a.affiliation(), a.reason());
                 }
             }
         } catch (SQLException e) {
@@ -115,16 +121,35 @@ final class StoreRoomRepository implements RoomRepository {
         put(c, "allow-private-messages", r.allowPrivateMessages());
         c.put("logging", Boolean.toString(r.loggingEnabled()));
         c.put("presence-policy", r.presencePolicy().name());
+        c.put("registration", Boolean.toString(r.registrationOpen()));
+        StringBuilder roles = new StringBuilder();
+        for (Role role : Role.values()) {
+            if (r.memberListRoles().contains(role)) {
+                roles.append(roles.length() == 0 ? "" : ",").append(role.xmlName());
+            }
+        }
+        c.put("member-list-roles", roles.toString());
         return c;
     }
 
     static StoredRoom fromStore(PersistentRoomStore.PersistentRoom r) {
         Map<String, String> c = r.config();
         Map<Jid, Affiliation> affiliations = new LinkedHashMap<>();
+        Map<Jid, String> reservedNicks = new LinkedHashMap<>();
         for (PersistentRoomStore.Affiliation a : r.affiliations()) {
             Affiliation aff = Affiliation.fromXml(a.affiliation());
             if (aff != null && aff != Affiliation.NONE) {
                 affiliations.put(Jid.parse(a.jid()), aff);
+                if (a.reason() != null && !a.reason().isEmpty() && aff != Affiliation.OUTCAST) {
+                    reservedNicks.put(Jid.parse(a.jid()), a.reason());
+                }
+            }
+        }
+        Set<Role> memberListRoles = EnumSet.noneOf(Role.class);
+        for (String role : c.getOrDefault("member-list-roles", "").split(",")) {
+            Role parsed = Role.fromXml(role.trim());
+            if (parsed != null && parsed != Role.NONE) {
+                memberListRoles.add(parsed);
             }
         }
         return new StoredRoom(Jid.parse(r.roomJid()), c.get("name"), c.get("description"), c.get("subject"),
@@ -132,7 +157,7 @@ final class StoreRoomRepository implements RoomRepository {
                 Integer.parseInt(c.getOrDefault("max-occupants", "0")), bool(c, "non-anonymous"),
                 bool(c, "participants-change-subject"), c.get("allow-private-messages"), bool(c, "logging"),
                 PresencePolicy.valueOf(c.getOrDefault("presence-policy", PresencePolicy.values()[0].name())),
-                affiliations);
+                affiliations, bool(c, "registration"), memberListRoles, reservedNicks);
     }
 
     private static void put(Map<String, String> c, String key, String value) {
