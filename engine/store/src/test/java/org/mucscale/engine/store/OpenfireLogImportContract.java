@@ -29,8 +29,18 @@ abstract class OpenfireLogImportContract {
 
     abstract DatabaseType targetType();
 
-    /** Openfire 5.1.1's column types for this database: BIGINT/TEXT vs LONGVARCHAR. */
+    /** Openfire 5.1.1's type of long text on this database (LONGVARCHAR on HSQLDB, TEXT elsewhere). */
     abstract String textType();
+
+    /** Openfire 5.1.1's type of ids on this database (INTEGER on PostgreSQL, BIGINT elsewhere). */
+    String idType() {
+        return "BIGINT";
+    }
+
+    /** Openfire 5.1.1's type of ofMucConversationLog.sender (TEXT on MySQL/MariaDB, VARCHAR(1024) elsewhere). */
+    String senderType() {
+        return "VARCHAR(1024)";
+    }
 
     @BeforeEach
     void freshTables() throws Exception {
@@ -49,13 +59,14 @@ abstract class OpenfireLogImportContract {
     }
 
     void createOpenfireTables() throws SQLException {
-        execute(source(), "CREATE TABLE ofMucService (serviceID BIGINT NOT NULL, subdomain VARCHAR(255) NOT NULL,"
+        String id = idType();
+        execute(source(), "CREATE TABLE ofMucService (serviceID " + id + " NOT NULL, subdomain VARCHAR(255) NOT NULL,"
                 + " description VARCHAR(255), isHidden INTEGER NOT NULL, PRIMARY KEY (subdomain))");
-        execute(source(), "CREATE TABLE ofMucRoom (serviceID BIGINT NOT NULL, roomID BIGINT NOT NULL,"
+        execute(source(), "CREATE TABLE ofMucRoom (serviceID " + id + " NOT NULL, roomID " + id + " NOT NULL,"
                 + " creationDate CHAR(15) NOT NULL, modificationDate CHAR(15) NOT NULL, name VARCHAR(50) NOT NULL,"
                 + " naturalName VARCHAR(255) NOT NULL, description VARCHAR(255), PRIMARY KEY (serviceID, name))");
-        execute(source(), "CREATE TABLE ofMucConversationLog (roomID BIGINT NOT NULL, messageID BIGINT NOT NULL,"
-                + " sender " + (textType().equals("TEXT") ? "TEXT" : "VARCHAR(1024)") + " NOT NULL,"
+        execute(source(), "CREATE TABLE ofMucConversationLog (roomID " + id + " NOT NULL,"
+                + " messageID " + id + " NOT NULL, sender " + senderType() + " NOT NULL,"
                 + " nickname VARCHAR(255) NULL, logTime CHAR(15) NOT NULL, subject VARCHAR(255) NULL,"
                 + " body " + textType() + " NULL, stanza " + textType() + " NULL)");
         execute(source(), "CREATE INDEX ofMucConversationLog_roomtime_idx ON ofMucConversationLog (roomID, logTime)");

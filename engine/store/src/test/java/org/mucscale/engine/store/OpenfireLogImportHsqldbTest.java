@@ -62,7 +62,8 @@ class OpenfireLogImportHsqldbTest extends OpenfireLogImportContract {
     void commandLine_importsTheNamedRoom_andRefusesBadArgumentsWithUsage() throws Exception {
         room(1, 10, "lobby");
         room(1, 11, "guild");
-        log(10, 1, "u@" + DOMAIN + "/r", "nick", T0, "welcome", "hello \uD83D\uDC4B", stanza("lobby", "nick", "hi", "s1"));
+        log(10, 1, "u@" + DOMAIN + "/r", "nick", T0, "welcome", "hello \uD83D\uDC4B",
+                stanza("lobby", "nick", "hi", "s1"));
         log(11, 2, "u@" + DOMAIN + "/r", "nick", T0, null, "not this one", null);
         String sourceUrl = "jdbc:hsqldb:file:" + dir.resolve("openfire").resolve("db/mucscale") + ";hsqldb.tx=mvcc";
         String targetUrl = "jdbc:hsqldb:file:" + dir.resolve("mucscale").resolve("db/mucscale") + ";hsqldb.tx=mvcc";

@@ -47,4 +47,9 @@ class OpenfireLogImportMariaDbTest extends OpenfireLogImportContract {
     String textType() {
         return "TEXT";
     }
+
+    @Override
+    String senderType() {
+        return "TEXT";
+    }
 }
