@@ -160,7 +160,9 @@ public final class OpenfireLogImport {
         long stanzaDropped;
         final List<Problem> problems = new ArrayList<>();
         long problemsNotListed;
+        boolean stopped;
 
+        /** The rooms imported completely. */
         public List<String> rooms() { return List.copyOf(rooms); }
         public long read() { return read; }
         /** Rows new in the room log. */
@@ -174,6 +176,8 @@ public final class OpenfireLogImport {
         /** The first problems in full ({@value #MAX_REPORTED_PROBLEMS} at most). */
         public List<Problem> problems() { return List.copyOf(problems); }
         public long problemsNotListed() { return problemsNotListed; }
+        /** True when the importing thread was interrupted (between pages); a re-run continues. */
+        public boolean stopped() { return stopped; }
 
         void problem(Problem p) {
             if (problems.size() < MAX_REPORTED_PROBLEMS) {
@@ -185,7 +189,8 @@ public final class OpenfireLogImport {
 
         @Override
         public String toString() {
-            return rooms.size() + " rooms, " + read + " rows read, " + inserted + " inserted, " + alreadyPresent
+            return rooms.size() + " rooms" + (stopped ? " (stopped)" : "") + ", " + read + " rows read, " + inserted
+                    + " inserted, " + alreadyPresent
                     + " already present, " + skipped + " skipped" + (stanzaDropped > 0
                     ? ", " + stanzaDropped + " imported without their unparseable XML" : "");
         }
@@ -201,9 +206,13 @@ public final class OpenfireLogImport {
         List<SourceRoom> rooms = rooms();
         for (SourceRoom room : rooms) {
             importRoom(room, report);
+            if (report.stopped) {
+                break;
+            }
             report.rooms.add(room.name());
         }
-        progress.accept("import done: " + report);
+        progress.accept((report.stopped ? "import stopped (interrupted; run it again to continue): "
+                : "import done: ") + report);
         return report;
     }
 
@@ -246,6 +255,11 @@ public final class OpenfireLogImport {
         long lastMessageId = Long.MIN_VALUE;
         List<RoomLogRecord> batch = new ArrayList<>(options.batchSize);
         while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                // Between pages: everything committed stays, and a re-run continues from here.
+                report.stopped = true;
+                break;
+            }
             batch.clear();
             int rows = 0;
             try (Connection c = source.getConnection();

@@ -151,6 +151,39 @@ abstract class OpenfireLogImportContract {
     }
 
     @Test
+    void anInterruptedImport_stopsBetweenPages_keepingWhatItCommitted_andTheNextRunCompletesIt() throws Exception {
+        room(1, 10, "lobby");
+        room(1, 11, "guild");
+        for (int i = 0; i < 250; i++) {
+            log(10, i, "u@" + DOMAIN + "/r", "nick", T0 + i, null, "m" + i, null);
+            log(11, 1000 + i, "u@" + DOMAIN + "/r", "nick", T0 + i, null, "g" + i, null);
+        }
+        // The progress line of a committed page runs on the importing thread: interrupt it there, as a plugin unload
+        // interrupts the admin page's import thread.
+        OpenfireLogImport.Report stopped;
+        try {
+            stopped = new OpenfireLogImport(source(), target(), targetType(), options().batchSize(100), line -> {
+                if (line.contains(": 100 read")) {
+                    Thread.currentThread().interrupt();
+                }
+            }).run();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(stopped.stopped()).isTrue();
+        assertThat(stopped.rooms()).isEmpty(); // "guild" (first by name) was not finished, "lobby" not started
+        assertThat(stopped.inserted()).isEqualTo(100);
+        assertThat(StoreTestSupport.counts(target())[0]).isEqualTo(100);
+
+        OpenfireLogImport.Report next = importer(options().batchSize(100)).run();
+        assertThat(next.stopped()).isFalse();
+        assertThat(next.rooms()).containsExactly("guild", "lobby");
+        assertThat(next.inserted()).isEqualTo(400);
+        assertThat(next.alreadyPresent()).isEqualTo(100);
+        assertThat(StoreTestSupport.counts(target())).containsExactly(500, 500);
+    }
+
+    @Test
     void badRows_areReportedAndSkipped_andTheRestOfTheirPageIsImported() throws Exception {
         room(1, 10, "lobby");
         for (int i = 0; i < 20; i++) {
