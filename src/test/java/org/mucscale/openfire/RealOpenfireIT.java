@@ -444,8 +444,20 @@ class RealOpenfireIT {
         form.setAnswer("muc#roomconfig_enablelogging", true);
         form.setAnswer("muc#roomconfig_persistentroom", true);
         old.sendConfigurationForm(form);
+        BlockingQueue<Message> reflected = new ArrayBlockingQueue<>(16);
+        old.addMessageListener(m -> {
+            if (m.getBody() != null) {
+                reflected.offer(m);
+            }
+        });
         old.sendMessage("before the move \uD83C\uDF89");
         old.sendMessage("second");
+        Message firstReflected = reflected.poll(20, TimeUnit.SECONDS);
+        assertThat(firstReflected).as("Openfire's room reflects the message").isNotNull();
+        // the id Openfire's room gave the message (XEP-0359), as clients know it from Openfire's archive
+        String openfireStanzaId = org.jivesoftware.smackx.sid.element.StanzaIdElement.getStanzaId(firstReflected)
+                .getId();
+        assertThat(reflected.poll(20, TimeUnit.SECONDS)).isNotNull();
         old.leave();
 
         // Openfire writes its log in batches: run the import until both rows are there (re-running is idempotent).
@@ -492,6 +504,8 @@ class RealOpenfireIT {
         assertThat(second).as("second history message").isNotNull();
         assertThat(first.getBody()).isEqualTo("before the move \uD83C\uDF89");
         assertThat(first.getFrom().toString()).isEqualTo("moved@mucscale." + DOMAIN + "/alice");
+        assertThat(org.jivesoftware.smackx.sid.element.StanzaIdElement.getStanzaId(first).getId())
+                .as("the stanza-id Openfire stored with the message is kept").isEqualTo(openfireStanzaId);
         assertThat(second.getBody()).isEqualTo("second");
         moved.leave();
         assertThat(ourWarningsAndErrors()).isEmpty();
