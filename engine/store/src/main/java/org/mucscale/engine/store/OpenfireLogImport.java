@@ -7,6 +7,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -254,6 +255,8 @@ public final class OpenfireLogImport {
         String lastTime = null;
         long lastMessageId = Long.MIN_VALUE;
         List<RoomLogRecord> batch = new ArrayList<>(options.batchSize);
+        // Openfire's messageID of each record of the page, for reporting a row the target refuses.
+        Map<RoomLogRecord, Long> messageIds = new IdentityHashMap<>();
         while (true) {
             if (Thread.currentThread().isInterrupted()) {
                 // Between pages: everything committed stays, and a re-run continues from here.
@@ -261,6 +264,7 @@ public final class OpenfireLogImport {
                 break;
             }
             batch.clear();
+            messageIds.clear();
             int rows = 0;
             try (Connection c = source.getConnection();
                  PreparedStatement ps = c.prepareStatement("SELECT messageID, sender, nickname, logTime, subject,"
@@ -284,6 +288,7 @@ public final class OpenfireLogImport {
                                 logTime, rs.getString(5), rs.getString(6), rs.getString(7), report);
                         if (r != null) {
                             batch.add(r);
+                            messageIds.put(r, messageId);
                         } else {
                             skipped++;
                         }
@@ -294,7 +299,7 @@ public final class OpenfireLogImport {
                 break;
             }
             read += rows;
-            long[] result = store(room, newJid, batch, report);
+            long[] result = store(room, newJid, batch, messageIds, report);
             inserted += result[0];
             present += result[1];
             skipped += result[2];
@@ -361,7 +366,8 @@ public final class OpenfireLogImport {
     }
 
     /** Stores one page in one transaction; returns {inserted, already present, refused}. */
-    private long[] store(SourceRoom room, String newJid, List<RoomLogRecord> batch, Report report)
+    private long[] store(SourceRoom room, String newJid, List<RoomLogRecord> batch, Map<RoomLogRecord, Long> messageIds,
+                         Report report)
             throws SQLException {
         if (batch.isEmpty()) {
             return new long[3];
@@ -396,7 +402,7 @@ public final class OpenfireLogImport {
                             throw e;
                         }
                         refused++;
-                        report.problem(new Problem(room.name(), -1, "stanza id " + r.stanzaId() + " at "
+                        report.problem(new Problem(room.name(), messageIds.get(r), "stanza id " + r.stanzaId() + " at "
                                 + r.logTimeMillis() + " refused by the room log: " + e.getMessage() + "; skipped"));
                     }
                 }
