@@ -427,6 +427,113 @@ class RealOpenfireIT {
         throw new AssertionError("no sample " + name + " in:\n" + exposition);
     }
 
+    /**
+     * Issue 16.4: a room of Openfire's own MUC, logged by Openfire in its embedded database, imported through the
+     * admin page into mucscale's room log (twice: the second run inserts nothing), and its messages are the history of
+     * the moved (persistent) mucscale room after a reload.
+     */
+    @Test
+    @Order(6)
+    void openfireMucLog_importedThroughAdminPage_isTheMovedRoomsHistory() throws Exception {
+        XMPPTCPConnection alice = connect("alice");
+        XMPPTCPConnection bob = connect("bob");
+        MultiUserChat old = MultiUserChatManager.getInstanceFor(alice)
+                .getMultiUserChat(JidCreate.entityBareFrom("moved@conference." + DOMAIN));
+        old.create(Resourcepart.from("alice"));
+        org.jivesoftware.smackx.xdata.form.FillableForm form = old.getConfigurationForm().getFillableForm();
+        form.setAnswer("muc#roomconfig_enablelogging", true);
+        form.setAnswer("muc#roomconfig_persistentroom", true);
+        old.sendConfigurationForm(form);
+        BlockingQueue<Message> reflected = new ArrayBlockingQueue<>(16);
+        old.addMessageListener(m -> {
+            if (m.getBody() != null) {
+                reflected.offer(m);
+            }
+        });
+        old.sendMessage("before the move \uD83C\uDF89");
+        old.sendMessage("second");
+        Message firstReflected = reflected.poll(20, TimeUnit.SECONDS);
+        assertThat(firstReflected).as("Openfire's room reflects the message").isNotNull();
+        // the id Openfire's room gave the message (XEP-0359), as clients know it from Openfire's archive
+        String openfireStanzaId = org.jivesoftware.smackx.sid.element.StanzaIdElement.getStanzaId(firstReflected)
+                .getId();
+        assertThat(reflected.poll(20, TimeUnit.SECONDS)).isNotNull();
+        old.leave();
+
+        // Openfire writes its log in batches: run the import until both rows are there (re-running is idempotent).
+        String[] result = new String[1];
+        waitUntil("Openfire's log of room moved imported", Duration.ofSeconds(90), () -> {
+            result[0] = importThroughAdminPage("moved");
+            return result[0].contains("2 rows read");
+        });
+        assertThat(result[0]).startsWith("1 rooms, 2 rows read").endsWith(" 0 skipped");
+        assertThat(importThroughAdminPage("moved")).isEqualTo("1 rooms, 2 rows read, 0 inserted, 2 already present,"
+                + " 0 skipped");
+
+        // The moved room exists in mucscale (persistent); after a reload its history is refilled from the room log.
+        MultiUserChat created = MultiUserChatManager.getInstanceFor(alice)
+                .getMultiUserChat(JidCreate.entityBareFrom("moved@mucscale." + DOMAIN));
+        created.create(Resourcepart.from("alice"));
+        org.jivesoftware.smackx.xdata.form.FillableForm config = created.getConfigurationForm().getFillableForm();
+        config.setAnswer("muc#roomconfig_persistentroom", true);
+        created.sendConfigurationForm(config);
+        created.leave();
+        int loads = countInLog("MUC Scale started");
+        reloadPlugin();
+        waitUntil("MUC Scale to start again", LOAD_TIMEOUT, () -> countInLog("MUC Scale started") > loads);
+
+        MultiUserChat moved = MultiUserChatManager.getInstanceFor(bob)
+                .getMultiUserChat(JidCreate.entityBareFrom("moved@mucscale." + DOMAIN));
+        BlockingQueue<Message> history = new ArrayBlockingQueue<>(16);
+        moved.addMessageListener(m -> {
+            if (m.getBody() != null) {
+                history.offer(m);
+            }
+        });
+        waitUntil("the moved room to be loaded", LOAD_TIMEOUT, () -> {
+            try {
+                moved.join(Resourcepart.from("bob"));
+                return true;
+            } catch (org.jivesoftware.smack.XMPPException.XMPPErrorException notYet) {
+                return false;
+            }
+        });
+        Message first = history.poll(20, TimeUnit.SECONDS);
+        Message second = history.poll(20, TimeUnit.SECONDS);
+        assertThat(first).as("first history message").isNotNull();
+        assertThat(second).as("second history message").isNotNull();
+        assertThat(first.getBody()).isEqualTo("before the move \uD83C\uDF89");
+        assertThat(first.getFrom().toString()).isEqualTo("moved@mucscale." + DOMAIN + "/alice");
+        assertThat(org.jivesoftware.smackx.sid.element.StanzaIdElement.getStanzaId(first).getId())
+                .as("the stanza-id Openfire stored with the message is kept").isEqualTo(openfireStanzaId);
+        assertThat(second.getBody()).isEqualTo("second");
+        moved.leave();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    /** Starts an import on the plugin's admin page and returns its result line once it is done. */
+    static String importThroughAdminPage(String rooms) throws Exception {
+        HttpResponse<String> form = get("/plugins/mucscale/mucscale-import.jsp");
+        assertThat(status(form)).isEqualTo(200);
+        // A plugin page's CSRF token is in the session (PluginServlet), handed to the page, not in a cookie.
+        java.util.regex.Matcher csrf = java.util.regex.Pattern.compile("name=\"csrf\" value=\"([^\"]+)\"")
+                .matcher(form.body());
+        assertThat(csrf.find()).as(form.body()).isTrue();
+        HttpResponse<String> started = post("/plugins/mucscale/mucscale-import.jsp", Map.of("csrf", csrf.group(1),
+                "from-service", "conference", "to-service", "mucscale", "rooms", rooms));
+        assertThat(started.statusCode()).as(started.body()).isEqualTo(302);
+        String[] page = new String[1];
+        waitUntil("the import to finish", Duration.ofSeconds(60), () -> {
+            page[0] = get("/plugins/mucscale/mucscale-import.jsp").body();
+            return page[0].contains("Last import");
+        });
+        assertThat(page[0]).doesNotContain("mucscale-import-failure").doesNotContain("jive-error-text");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<p id=\"mucscale-import-result\">([^<]*)</p>")
+                .matcher(page[0]);
+        assertThat(m.find()).as(page[0]).isTrue();
+        return m.group(1);
+    }
+
     @Test
     @Order(7)
     void reload_tenTimes_leavesNoThreadsClassLoadersOrWarnings() throws Exception {
