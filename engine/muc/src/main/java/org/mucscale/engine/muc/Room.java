@@ -50,6 +50,8 @@ final class Room {
     boolean participantsChangeSubject;
     String allowPrivateMessages = "anyone"; // anyone, participants, moderators, none
     boolean loggingEnabled;
+    /** muc#roomconfig_enablearchiving: messages are logged and the archive answers XEP-0313 queries. */
+    boolean archivingEnabled;
     PresencePolicy presencePolicy;
     Set<Role> presenceBroadcastRoles = EnumSet.of(Role.MODERATOR, Role.PARTICIPANT, Role.VISITOR);
     /** True from creation until the owner configures the room or accepts the instant room (XEP-0045 10.1). */
@@ -87,6 +89,7 @@ final class Room {
         this.nonAnonymous = c.defaultNonAnonymous;
         this.participantsChangeSubject = c.defaultParticipantsChangeSubject;
         this.presencePolicy = c.defaultPresencePolicy;
+        this.archivingEnabled = c.archiveByDefault;
         this.history = new HistoryRing(c.historySize);
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
@@ -164,6 +167,7 @@ final class Room {
         participantsChangeSubject = stored.participantsChangeSubject();
         allowPrivateMessages = stored.allowPrivateMessages();
         loggingEnabled = stored.loggingEnabled();
+        archivingEnabled = stored.archivingEnabled() == null ? ctx.config.archiveByDefault : stored.archivingEnabled();
         presencePolicy = stored.presencePolicy();
         stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
         affiliations.values().removeIf(a -> a == Affiliation.NONE);
@@ -290,7 +294,7 @@ final class Room {
     StoredRoom snapshot() {
         return new StoredRoom(jid, name, description, subject, isPublic, moderated, membersOnly, password,
                 maxOccupants, nonAnonymous, participantsChangeSubject, allowPrivateMessages, loggingEnabled,
-                presencePolicy, affiliations);
+                presencePolicy, affiliations, archivingEnabled);
     }
 
     private void saveIfPersistent() {
@@ -923,7 +927,7 @@ final class Room {
         }
         String stanzaId = ctx.stanzaIds.next();
         long nowMillis = ctx.clock.currentTimeMillis();
-        if ((ctx.config.logAllRooms || loggingEnabled)
+        if ((ctx.config.logAllRooms || loggingEnabled || archivingEnabled)
                 && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject, action)) {
             ctx.listener.logRefused(jid);
             reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
@@ -1225,6 +1229,7 @@ final class Room {
                     adminSet(c, sender, payload);
                 }
             }
+            case RoomArchive.NS_MAM -> shard.archive.handle(this, c, payload, sender, affiliationOf(c.from.bare()));
             case NS_MUC_OWNER -> {
                 if (get) {
                     ownerGet(c, payload);
@@ -1292,6 +1297,9 @@ final class Room {
             q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
         }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
+        if (archivingEnabled) {
+            q.child(Stanzas.feature(RoomArchive.NS_MAM)).child(Stanzas.feature(RoomArchive.NS_MAM_EXTENDED));
+        }
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
         q.child(Stanzas.feature(Stanzas.NS_PING));

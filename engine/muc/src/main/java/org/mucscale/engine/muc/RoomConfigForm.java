@@ -39,6 +39,7 @@ final class RoomConfigForm {
                 .child(listSingle("muc#roomconfig_allowpm", "Who may send private messages", r.allowPrivateMessages,
                         "anyone", "participants", "moderators", "none"))
                 .child(bool("muc#roomconfig_enablelogging", "Log messages publicly", r.loggingEnabled))
+                .child(bool("muc#roomconfig_enablearchiving", "Archive messages (XEP-0313)", r.archivingEnabled))
                 .child(listMulti("muc#roomconfig_presencebroadcast", "Roles whose presence is broadcast",
                         r.presenceBroadcastRoles))
                 .child(listSingle(Room.FIELD_PRESENCE_POLICY, "Presence policy for large rooms",
@@ -103,6 +104,7 @@ final class RoomConfigForm {
         Boolean changeSubject;
         String allowPm;
         Boolean logging;
+        Boolean archiving;
         Set<Role> presenceBroadcast;
         PresencePolicy presencePolicy;
         List<Jid> owners;
@@ -154,6 +156,9 @@ final class RoomConfigForm {
             }
             if (logging != null) {
                 r.loggingEnabled = logging;
+            }
+            if (archiving != null) {
+                r.archivingEnabled = archiving;
             }
             if (presenceBroadcast != null) {
                 r.presenceBroadcastRoles = presenceBroadcast;
@@ -221,6 +226,7 @@ final class RoomConfigForm {
                     s.allowPm = v;
                 }
                 case "muc#roomconfig_enablelogging" -> s.logging = bool(var, v);
+                case "muc#roomconfig_enablearchiving" -> s.archiving = bool(var, v);
                 case "muc#roomconfig_presencebroadcast" -> {
                     Set<Role> roles = EnumSet.noneOf(Role.class);
                     for (String r : values) {

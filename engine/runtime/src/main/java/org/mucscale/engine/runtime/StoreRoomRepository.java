@@ -115,6 +115,9 @@ final class StoreRoomRepository implements RoomRepository {
         put(c, "allow-private-messages", r.allowPrivateMessages());
         c.put("logging", Boolean.toString(r.loggingEnabled()));
         c.put("presence-policy", r.presencePolicy().name());
+        if (r.archivingEnabled() != null) {
+            c.put("archiving", r.archivingEnabled().toString());
+        }
         return c;
     }
 
@@ -132,7 +135,7 @@ final class StoreRoomRepository implements RoomRepository {
                 Integer.parseInt(c.getOrDefault("max-occupants", "0")), bool(c, "non-anonymous"),
                 bool(c, "participants-change-subject"), c.get("allow-private-messages"), bool(c, "logging"),
                 PresencePolicy.valueOf(c.getOrDefault("presence-policy", PresencePolicy.values()[0].name())),
-                affiliations);
+                affiliations, c.containsKey("archiving") ? Boolean.valueOf(c.get("archiving")) : null);
     }
 
     private static void put(Map<String, String> c, String key, String value) {
