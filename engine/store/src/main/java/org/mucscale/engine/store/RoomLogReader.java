@@ -94,8 +94,8 @@ public final class RoomLogReader {
      * is a range of the primary key within the room, whatever the page's depth; a stanza id (RSM after/before,
      * after-id/before-id, ids) is first resolved to its place in that order through the index
      * {@code mucscaleRoomLog_room_id (roomJid, stanzaId)}. Queued records are merged in as in {@link #history}.
-     * The count, when asked, is a COUNT over the same key range plus the queued records not yet stored; a batch
-     * committing during the count can be counted twice or not at all (XEP-0059 allows an approximate count).
+     * The count, when asked, is a COUNT over the same key range plus the queued records not yet stored, exact (see
+     * {@link #count}).
      *
      * @throws ArchiveIdNotFoundException when a named id is not a message of this room
      */
@@ -207,7 +207,34 @@ public final class RoomLogReader {
         return new ArrayList<>(found.values());
     }
 
+    /**
+     * The COUNT of the range plus the queued records it does not hold yet. Both reads run in one REPEATABLE READ
+     * transaction, so they see the same committed rows: a queued record a lane commits meanwhile is counted once,
+     * by the COUNT or as queued, never twice or not at all.
+     */
     private long count(Connection c, String roomJid, Range range, List<RoomLogRecord> pendingInRange)
+            throws SQLException {
+        if (range.isEmpty() && pendingInRange.isEmpty()) {
+            return 0;
+        }
+        boolean autoCommit = c.getAutoCommit();
+        int isolation = c.getTransactionIsolation();
+        c.setAutoCommit(false);
+        c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+        try {
+            long n = countInSnapshot(c, roomJid, range, pendingInRange);
+            c.commit();
+            return n;
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setTransactionIsolation(isolation);
+            c.setAutoCommit(autoCommit);
+        }
+    }
+
+    private long countInSnapshot(Connection c, String roomJid, Range range, List<RoomLogRecord> pendingInRange)
             throws SQLException {
         long stored = 0;
         if (!range.isEmpty()) {
@@ -222,7 +249,7 @@ public final class RoomLogReader {
         if (pendingInRange.isEmpty()) {
             return stored;
         }
-        // queued records a lane has meanwhile stored are in the COUNT already
+        // queued records a lane had stored when the snapshot was taken are in the COUNT already
         java.util.Set<String> ids = new java.util.HashSet<>();
         for (RoomLogRecord r : pendingInRange) {
             ids.add(r.stanzaId());
