@@ -21,7 +21,10 @@ import org.mucscale.engine.stanza.Jid;
  * a newer mucscale can refuse (or read) what an older one wrote during a rolling upgrade.
  */
 final class RoomImages {
-    /** 2: images carry registration, member-list roles and reserved nicknames (XEP-0045 7.10, 7.12). */
+    /**
+     * 2: images carry registration, member-list roles and reserved nicknames (XEP-0045 7.10, 7.12), and whether the
+     * room is archived (XEP-0313; unset, off or on).
+     */
     static final int VERSION = 2;
 
     private RoomImages() {
@@ -56,6 +59,7 @@ final class RoomImages {
         }
         out.varint(c.reservedNicks().size());
         c.reservedNicks().forEach((jid, nick) -> out.jid(jid).string(nick));
+        out.u8(c.archivingEnabled() == null ? 0 : c.archivingEnabled() ? 2 : 1);
         return out.toBytes();
     }
 
@@ -122,11 +126,16 @@ final class RoomImages {
             }
             reservedNicks.put(who, in.requiredString("reserved nickname"));
         }
+        int archiving = in.u8();
+        if (archiving > 2) {
+            throw new IllegalArgumentException("archiving must be 0 (unset), 1 (off) or 2 (on), was " + archiving);
+        }
         config = new StoredRoom(config.room(), config.name(), config.description(), config.subject(),
                 config.isPublic(), config.moderated(), config.membersOnly(), config.password(),
                 config.maxOccupants(), config.nonAnonymous(), config.participantsChangeSubject(),
                 config.allowPrivateMessages(), config.loggingEnabled(), config.presencePolicy(),
-                config.affiliations(), registrationOpen, memberListRoles, reservedNicks);
+                config.affiliations(), registrationOpen, memberListRoles, reservedNicks,
+                archiving == 0 ? null : archiving == 2);
         in.end();
         if (room == null) {
             throw new IllegalArgumentException("a room image without a room address");

@@ -168,6 +168,19 @@ class RoomImagesTest {
                 .containsExactly("N", "D", "S", "P", "A");
     }
 
+    /** Archiving unset (follows the service default), off and on: each comes back as it went. */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2})
+    void image_archiving_roundTripsAllThreeStates(int state) {
+        StoredRoom c = Samples.config("p", true, PresencePolicy.FULL);
+        Boolean archiving = state == 0 ? null : state == 2;
+        StoredRoom with = new StoredRoom(c.room(), c.name(), c.description(), c.subject(), c.isPublic(),
+                c.moderated(), c.membersOnly(), c.password(), c.maxOccupants(), c.nonAnonymous(),
+                c.participantsChangeSubject(), c.allowPrivateMessages(), c.loggingEnabled(), c.presencePolicy(),
+                c.affiliations(), c.registrationOpen(), c.memberListRoles(), c.reservedNicks(), archiving);
+        assertThat(roundTrip(withConfig(with)).config().archivingEnabled()).isEqualTo(archiving);
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {0, 1, 127, 128, 250, Integer.MAX_VALUE, -1})
     void image_maxOccupants_roundTrips(int max) {

@@ -51,7 +51,7 @@ final class Samples {
         return new StoredRoom(ROOM, "The Lobby", "Where \"everyone\" <meets>", "Today: release", flag, !flag, flag,
                 password, 250, !flag, flag, "participants", !flag, policy, affs, flag,
                 flag ? EnumSet.of(Role.PARTICIPANT, Role.VISITOR) : Set.of(),
-                Map.of(Jid.parse("member@example.org"), "Mem \"ber\""));
+                Map.of(Jid.parse("member@example.org"), "Mem \"ber\""), flag ? Boolean.TRUE : null);
     }
 
     static List<RoomImage.OccupantImage> occupants() {

@@ -56,6 +56,10 @@ public final class MucConfig {
     final int maxRoomsPerUser;
     final int maxRooms;
     final long roomStoreTimeoutMs;
+    final boolean archiveByDefault;
+    final int archiveMaxPage;
+    final int archiveThreads;
+    final int archiveQueue;
 
     private MucConfig(Settings s) {
         serviceName = s.get(MucSettings.SERVICE_NAME);
@@ -102,6 +106,10 @@ public final class MucConfig {
         maxRoomsPerUser = s.get(MucSettings.MAX_ROOMS_PER_USER);
         maxRooms = s.get(MucSettings.MAX_ROOMS);
         roomStoreTimeoutMs = s.get(MucSettings.ROOM_STORE_TIMEOUT).toMillis();
+        archiveByDefault = s.get(MucSettings.ARCHIVE_BY_DEFAULT);
+        archiveMaxPage = s.get(MucSettings.ARCHIVE_MAX_PAGE);
+        archiveThreads = s.get(MucSettings.ARCHIVE_THREADS);
+        archiveQueue = s.get(MucSettings.ARCHIVE_QUEUE);
     }
 
     /** Copies {@code dynamic}'s values but keeps the values of settings that need a restart from {@code running}. */
@@ -149,6 +157,10 @@ public final class MucConfig {
         maxRoomsPerUser = dynamic.maxRoomsPerUser;
         maxRooms = dynamic.maxRooms;
         roomStoreTimeoutMs = dynamic.roomStoreTimeoutMs;
+        archiveByDefault = dynamic.archiveByDefault;
+        archiveMaxPage = dynamic.archiveMaxPage;
+        archiveThreads = running.archiveThreads;
+        archiveQueue = running.archiveQueue;
     }
 
     /** {@code next}'s dynamic values on top of this running configuration; the others stay until a restart. */
@@ -176,6 +188,12 @@ public final class MucConfig {
         }
         if (occupantIds != next.occupantIds) {
             keys.add(MucSettings.OCCUPANT_IDS.key());
+        }
+        if (archiveThreads != next.archiveThreads) {
+            keys.add(MucSettings.ARCHIVE_THREADS.key());
+        }
+        if (archiveQueue != next.archiveQueue) {
+            keys.add(MucSettings.ARCHIVE_QUEUE.key());
         }
         return keys;
     }

@@ -72,6 +72,8 @@ public final class MucService {
         }
         ctx = new ServiceContext(service, b.config, b.delivery, b.clock, b.inspector, b.logSink, b.repository,
                 b.listener, b.placement, b.replication);
+        ctx.archiveSource = b.archive;
+        ctx.archiveWorkers = new ArchiveWorkers(b.config.archiveThreads, b.config.archiveQueue);
         shards = new RoomShard[b.config.shardThreads];
         for (int i = 0; i < shards.length; i++) {
             shards[i] = new RoomShard(i, ctx, b.config.commandQueueCapacity);
@@ -138,6 +140,7 @@ public final class MucService {
                 return;
             }
         }
+        ctx.archiveWorkers.stop();
         RoomStoreWorkers workers = ctx.roomStoreWorkers;
         if (workers != null) {
             List<RoomStoreHandOff> handOffs = new ArrayList<>();
@@ -727,6 +730,7 @@ public final class MucService {
         private MucListener listener = MucListener.NONE;
         private RoomPlacement placement = RoomPlacement.LOCAL;
         private RoomReplication replication = RoomReplication.NONE;
+        private RoomArchiveSource archive = RoomArchiveSource.NONE;
 
         private Builder(String serviceDomain, MucConfig config, Delivery delivery) {
             this.serviceDomain = Objects.requireNonNull(serviceDomain, "serviceDomain");
@@ -763,6 +767,12 @@ public final class MucService {
         public Builder cluster(RoomPlacement placement, RoomReplication replication) {
             this.placement = Objects.requireNonNull(placement);
             this.replication = Objects.requireNonNull(replication);
+            return this;
+        }
+
+        /** Where rooms read their archive (XEP-0313); without one, archives are empty. */
+        public Builder archive(RoomArchiveSource archive) {
+            this.archive = Objects.requireNonNull(archive);
             return this;
         }
 

@@ -166,6 +166,21 @@ public final class MucSettings {
             "How long a persistent room's change may wait for the database before it is logged as overdue (the room"
                     + " goes on meanwhile), and how long a stop waits for unstored room changes.");
 
+    // Message archive (XEP-0313), served from the room log (issue 16).
+
+    public static final Setting<Boolean> ARCHIVE_BY_DEFAULT = Setting.ofBoolean("mucscale.muc.archive-by-default",
+            true, true, "Whether new rooms archive their messages (muc#roomconfig_enablearchiving) and answer XEP-0313"
+                    + " queries; an archived room is logged even when log-all-rooms is off.");
+
+    public static final Setting<Integer> ARCHIVE_MAX_PAGE = Setting.ofInt("mucscale.muc.archive-max-page", 250, 1,
+            10_000, true, "Most messages one archive query returns; a larger RSM max is clamped to it.");
+
+    public static final Setting<Integer> ARCHIVE_THREADS = Setting.ofInt("mucscale.muc.archive-threads", 2, 1, 64,
+            false, "Threads that run archive queries against the database, off the room threads.");
+
+    public static final Setting<Integer> ARCHIVE_QUEUE = Setting.ofInt("mucscale.muc.archive-queue", 1_000, 1,
+            1_000_000, false, "Archive queries waiting for a thread at most; beyond, a query gets resource-constraint.");
+
     public static final List<Setting<?>> ALL = List.of(SERVICE_NAME, SHARD_THREADS, COMMAND_QUEUE_CAPACITY,
             ROOM_CREATION, ROOM_CREATORS, SERVICE_ADMINS, HISTORY_SIZE, DEFAULT_MAX_OCCUPANTS,
             DEFAULT_PRESENCE_POLICY, PRESENCE_BROADCAST_LIMIT, DEFAULT_PUBLIC, DEFAULT_PERSISTENT,
@@ -175,7 +190,7 @@ public final class MucSettings {
             RATE_MEMORY_SECONDS, OCCUPANT_JOINS_PER_MINUTE, OCCUPANT_JOIN_BURST, ROOM_JOINS_PER_MINUTE, ROOM_JOIN_BURST,
             USER_JOINS_PER_MINUTE, USER_JOIN_BURST, USER_INVITES_PER_MINUTE, USER_INVITE_BURST, ROOM_INVITES_PER_MINUTE,
             ROOM_INVITE_BURST, INVITATION_TTL_SECONDS, MAX_PENDING_INVITATIONS, MAX_ROOMS_PER_USER, MAX_ROOMS,
-            ROOM_STORE_TIMEOUT);
+            ROOM_STORE_TIMEOUT, ARCHIVE_BY_DEFAULT, ARCHIVE_MAX_PAGE, ARCHIVE_THREADS, ARCHIVE_QUEUE);
 
     static String checkJidList(String value) {
         if (value == null) {

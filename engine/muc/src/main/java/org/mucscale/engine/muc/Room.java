@@ -50,6 +50,8 @@ final class Room {
     boolean participantsChangeSubject;
     String allowPrivateMessages = "anyone"; // anyone, participants, moderators, none
     boolean loggingEnabled;
+    /** muc#roomconfig_enablearchiving: messages are logged and the archive answers XEP-0313 queries. */
+    boolean archivingEnabled;
     PresencePolicy presencePolicy;
     Set<Role> presenceBroadcastRoles = EnumSet.of(Role.MODERATOR, Role.PARTICIPANT, Role.VISITOR);
     /** Roles whose occupants may retrieve the member list besides admins and owners (muc#roomconfig_getmemberlist). */
@@ -91,6 +93,7 @@ final class Room {
         this.nonAnonymous = c.defaultNonAnonymous;
         this.participantsChangeSubject = c.defaultParticipantsChangeSubject;
         this.presencePolicy = c.defaultPresencePolicy;
+        this.archivingEnabled = c.archiveByDefault;
         this.history = new HistoryRing(c.historySize);
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
@@ -170,6 +173,7 @@ final class Room {
         participantsChangeSubject = stored.participantsChangeSubject();
         allowPrivateMessages = stored.allowPrivateMessages();
         loggingEnabled = stored.loggingEnabled();
+        archivingEnabled = stored.archivingEnabled() == null ? ctx.config.archiveByDefault : stored.archivingEnabled();
         presencePolicy = stored.presencePolicy();
         stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
         affiliations.values().removeIf(a -> a == Affiliation.NONE);
@@ -305,7 +309,8 @@ final class Room {
     StoredRoom snapshot() {
         return new StoredRoom(jid, name, description, subject, isPublic, moderated, membersOnly, password,
                 maxOccupants, nonAnonymous, participantsChangeSubject, allowPrivateMessages, loggingEnabled,
-                presencePolicy, affiliations, registration.open, memberListRoles, registration.reservedNicks());
+                presencePolicy, affiliations, registration.open, memberListRoles, registration.reservedNicks(),
+                archivingEnabled);
     }
 
     private void saveIfPersistent() {
@@ -1009,7 +1014,7 @@ final class Room {
         }
         String stanzaId = ctx.stanzaIds.next();
         long nowMillis = ctx.clock.currentTimeMillis();
-        if ((ctx.config.logAllRooms || loggingEnabled)
+        if ((ctx.config.logAllRooms || loggingEnabled || archivingEnabled)
                 && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject, action)) {
             ctx.listener.logRefused(jid);
             reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
@@ -1316,6 +1321,7 @@ final class Room {
                     adminSet(c, sender, payload);
                 }
             }
+            case RoomArchive.NS_MAM -> shard.archive.handle(this, c, payload, sender, affiliationOf(c.from.bare()));
             case NS_MUC_OWNER -> {
                 if (get) {
                     ownerGet(c, payload);
@@ -1391,6 +1397,9 @@ final class Room {
             q.child(Stanzas.feature(Registration.NS_REGISTER));
         }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
+        if (archivingEnabled) {
+            q.child(Stanzas.feature(RoomArchive.NS_MAM)).child(Stanzas.feature(RoomArchive.NS_MAM_EXTENDED));
+        }
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
         q.child(Stanzas.feature(Stanzas.NS_PING));

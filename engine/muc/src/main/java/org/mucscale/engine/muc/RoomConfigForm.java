@@ -39,6 +39,7 @@ final class RoomConfigForm {
                 .child(listSingle("muc#roomconfig_allowpm", "Who may send private messages", r.allowPrivateMessages,
                         "anyone", "participants", "moderators", "none"))
                 .child(bool("muc#roomconfig_enablelogging", "Log messages publicly", r.loggingEnabled))
+                .child(bool("muc#roomconfig_enablearchiving", "Archive messages (XEP-0313)", r.archivingEnabled))
                 .child(listMulti("muc#roomconfig_presencebroadcast", "Roles whose presence is broadcast",
                         r.presenceBroadcastRoles))
                 .child(listMulti("muc#roomconfig_getmemberlist", "Roles that may retrieve the member list (admins"
@@ -107,6 +108,7 @@ final class RoomConfigForm {
         Boolean changeSubject;
         String allowPm;
         Boolean logging;
+        Boolean archiving;
         Set<Role> presenceBroadcast;
         Set<Role> memberListRoles;
         Boolean registrationOpen;
@@ -160,6 +162,9 @@ final class RoomConfigForm {
             }
             if (logging != null) {
                 r.loggingEnabled = logging;
+            }
+            if (archiving != null) {
+                r.archivingEnabled = archiving;
             }
             if (presenceBroadcast != null) {
                 r.presenceBroadcastRoles = presenceBroadcast;
@@ -233,6 +238,7 @@ final class RoomConfigForm {
                     s.allowPm = v;
                 }
                 case "muc#roomconfig_enablelogging" -> s.logging = bool(var, v);
+                case "muc#roomconfig_enablearchiving" -> s.archiving = bool(var, v);
                 case "muc#roomconfig_presencebroadcast" -> s.presenceBroadcast = roles(var, values);
                 case "muc#roomconfig_getmemberlist" -> s.memberListRoles = roles(var, values);
                 case Registration.FIELD_OPEN -> s.registrationOpen = bool(var, v);

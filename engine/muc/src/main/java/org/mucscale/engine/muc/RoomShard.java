@@ -36,6 +36,8 @@ final class RoomShard implements Runnable {
     final Map<Jid, Room> rooms = new HashMap<>();
     /** This thread's persistent-room writes, handed to the store's threads (never written on this thread). */
     final RoomStoreHandOff storeWrites;
+    /** This thread's side of the rooms' archives (XEP-0313): access, parsing, and the hand-off to archive threads. */
+    final RoomArchive archive;
     private final Thread thread;
     private volatile boolean running = true;
     private volatile boolean parked;
@@ -62,6 +64,7 @@ final class RoomShard implements Runnable {
         this.content = new ContentInspection(ctx);
         this.queue = new ManyToOneCommandQueue<>(queueCapacity);
         this.storeWrites = new RoomStoreHandOff(this, ctx.roomStoreWorkers);
+        this.archive = new RoomArchive(this);
         this.thread = new Thread(this, "mucscale-room-" + index);
         this.thread.setDaemon(true);
     }

@@ -27,6 +27,9 @@ final class ServiceContext {
     final StanzaIds stanzaIds;
     final RoomPlacement placement;
     final RoomReplication replication;
+    /** The room archive (XEP-0313) and the threads that read it; set by {@link MucService} before rooms run. */
+    RoomArchiveSource archiveSource = RoomArchiveSource.NONE;
+    ArchiveWorkers archiveWorkers;
     /** Public, unlocked rooms: room JID to display name. */
     final ConcurrentHashMap<Jid, String> directory = new ConcurrentHashMap<>();
     final AtomicInteger roomCount = new AtomicInteger();

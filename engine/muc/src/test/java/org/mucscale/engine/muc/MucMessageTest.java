@@ -247,13 +247,16 @@ class MucMessageTest extends MucTestBase {
     @Test
     void logAllRoomsOff_onlyLoggingRoomsAreLogged() {
         List<String> logged = new CopyOnWriteArrayList<>();
-        start(Map.of("mucscale.muc.log-all-rooms", "false"),
+        start(Map.of("mucscale.muc.log-all-rooms", "false", "mucscale.muc.archive-by-default", "false"),
                 b -> b.logSink((id, room, nick, jid, ts, body, subject, action) -> logged.add(room.local() + body)));
         createInstant(alice, "quiet", "Alice");
         createConfigured(alice, "logged", "Alice", "muc#roomconfig_enablelogging", "1");
+        // the archive is the room log: an archived room is logged too
+        createConfigured(alice, "archived", "Alice", "muc#roomconfig_enablearchiving", "1");
         send(groupchat(alice, "quiet", "a"));
         send(groupchat(alice, "logged", "b"));
-        assertThat(logged).containsExactly("loggedb");
+        send(groupchat(alice, "archived", "c"));
+        assertThat(logged).containsExactly("loggedb", "archivedc");
     }
 
     @Test

@@ -161,7 +161,8 @@ public final class MucScaleEngine implements AutoCloseable {
             }
             if (s != null) {
                 long durableTimeoutMs = settings.get(StoreSettings.WRITE_AHEAD_TIMEOUT).toMillis();
-                mb.logSink(new StoreLogSink(s, durableTimeoutMs)).repository(new StoreRoomRepository(s));
+                mb.logSink(new StoreLogSink(s, durableTimeoutMs)).repository(new StoreRoomRepository(s))
+                        .archive(new StoreArchiveSource(s.reader()));
             }
             MucService service = mb.build();
             service.start();

@@ -129,6 +129,9 @@ final class StoreRoomRepository implements RoomRepository {
             }
         }
         c.put("member-list-roles", roles.toString());
+        if (r.archivingEnabled() != null) {
+            c.put("archiving", r.archivingEnabled().toString());
+        }
         return c;
     }
 
@@ -157,7 +160,8 @@ final class StoreRoomRepository implements RoomRepository {
                 Integer.parseInt(c.getOrDefault("max-occupants", "0")), bool(c, "non-anonymous"),
                 bool(c, "participants-change-subject"), c.get("allow-private-messages"), bool(c, "logging"),
                 PresencePolicy.valueOf(c.getOrDefault("presence-policy", PresencePolicy.values()[0].name())),
-                affiliations, bool(c, "registration"), memberListRoles, reservedNicks);
+                affiliations, bool(c, "registration"), memberListRoles, reservedNicks,
+                c.containsKey("archiving") ? Boolean.valueOf(c.get("archiving")) : null);
     }
 
     private static void put(Map<String, String> c, String key, String value) {

@@ -392,4 +392,21 @@ abstract class DatabaseContractTest {
         store.rooms().setAffiliation("r@muc", "a@example.org", "owner", null);
         assertThat(store.rooms().loadRoom("r@muc").orElseThrow().config()).containsEntry("name", "R \uD83C\uDF89");
     }
+
+    // archive queries (XEP-0313), kept in ArchiveContract
+
+    @Test
+    void archive_paging10000MessagesForwardAndBackward_noGapNoDuplicateQueuedIncluded() throws Exception {
+        ArchiveContract.pagingBothWays(dataSource(), type(), config());
+    }
+
+    @Test
+    void archive_boundsWithAndIds_selectExactlyTheirMessagesAndUnknownIdsAreRefused() throws Exception {
+        ArchiveContract.boundsAndIds(dataSource(), type());
+    }
+
+    @Test
+    void archive_queryPlans_walkTheRoomsKeyNotTheTable() throws Exception {
+        ArchiveContract.plansUseTheKey(dataSource(), type());
+    }
 }
