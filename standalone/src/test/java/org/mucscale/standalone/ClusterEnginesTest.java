@@ -85,6 +85,16 @@ class ClusterEnginesTest {
 
     private Node startNode(String name, List<Integer> ports, int port) {
         Node node = new Node(name);
+        Settings settings = Settings.fromText(StandaloneServer.catalog(), nodeSettings(name, ports, port));
+        node.transport = HazelcastClusterTransport.create(settings);
+        node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(node.transport).build();
+        node.engine.start();
+        nodes.add(node);
+        return node;
+    }
+
+    /** Settings text of cluster member {@code name} on {@code port}: no JMX, HTTP or probe, limits out of reach. */
+    static Map<String, String> nodeSettings(String name, List<Integer> ports, int port) {
         Map<String, String> text = new HashMap<>();
         text.put("mucscale.metrics.jmx-enabled", "false");
         text.put("mucscale.metrics.http-port", "0");
@@ -99,12 +109,7 @@ class ClusterEnginesTest {
         text.put("mucscale.standalone.cluster-members", ports.stream().map(p -> "127.0.0.1:" + p)
                 .reduce((a, b) -> a + "," + b).orElseThrow());
         text.put("mucscale.standalone.cluster-name", "engines-" + ports.get(0));
-        Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
-        node.transport = HazelcastClusterTransport.create(settings);
-        node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(node.transport).build();
-        node.engine.start();
-        nodes.add(node);
-        return node;
+        return text;
     }
 
     private void startCluster() throws Exception {

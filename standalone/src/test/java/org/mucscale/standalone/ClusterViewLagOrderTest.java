@@ -135,20 +135,9 @@ class ClusterViewLagOrderTest {
 
     private ClusterEnginesTest.Node startNode(String name, List<Integer> ports, int port) {
         ClusterEnginesTest.Node node = new ClusterEnginesTest.Node(name);
-        Map<String, String> text = new HashMap<>();
-        text.put("mucscale.metrics.jmx-enabled", "false");
-        text.put("mucscale.metrics.http-port", "0");
-        text.put("mucscale.metrics.probe-enabled", "false");
-        text.put("mucscale.muc.stanza-id-node", name);
-        text.put("mucscale.muc.occupant-messages-per-second", "1000000");
-        text.put("mucscale.muc.occupant-burst", "1000000");
+        Map<String, String> text = ClusterEnginesTest.nodeSettings(name, ports, port);
         // the early resends must wait for N's view however long the test holds it
         text.put("mucscale.cluster.handoff-timeout", "30000");
-        text.put("mucscale.standalone.cluster-enabled", "true");
-        text.put("mucscale.standalone.cluster-port", Integer.toString(port));
-        text.put("mucscale.standalone.cluster-members", ports.stream().map(p -> "127.0.0.1:" + p)
-                .reduce((a, b) -> a + "," + b).orElseThrow());
-        text.put("mucscale.standalone.cluster-name", "lag-" + ports.get(0));
         Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
         node.transport = HazelcastClusterTransport.create(settings);
         HeldViews held = new HeldViews(node.transport);
