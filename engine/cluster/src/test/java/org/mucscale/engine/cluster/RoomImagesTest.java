@@ -331,11 +331,19 @@ class RoomImagesTest {
         byte[] affiliation = imageHead("FULL").varint(1).string("a@b").string("FRIEND").bool(false).bool(false)
                 .varint(0).element(null).varint(0).varint(0).toBytes();
         assertThat(RoomImages.decodeImage(imageHead("FULL").varint(0).bool(false).bool(false).varint(0)
-                .element(null).varint(0).varint(0).bool(false).varint(0).varint(0).toBytes()).room())
+                .element(null).varint(0).varint(0).bool(false).varint(0).varint(0).u8(0).toBytes()).room())
                 .isEqualTo(Samples.ROOM);
         for (byte[] b : List.of(policy, role, affiliation)) {
             assertThatThrownBy(() -> RoomImages.decodeImage(b)).isInstanceOf(IllegalArgumentException.class);
         }
+    }
+
+    @Test
+    void decodeImage_archivingOutOfRange_refused() {
+        byte[] bad = imageHead("FULL").varint(0).bool(false).bool(false).varint(0).element(null).varint(0).varint(0)
+                .bool(false).varint(0).varint(0).u8(3).toBytes();
+        assertThatThrownBy(() -> RoomImages.decodeImage(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("archiving");
     }
 
     /** Where an enum name or an affiliation's address is required, a null must be refused, not crash the decoder. */

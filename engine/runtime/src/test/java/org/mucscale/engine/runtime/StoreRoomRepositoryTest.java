@@ -44,7 +44,7 @@ class StoreRoomRepositoryTest {
 
     private static StoredRoom room(Map<Jid, Affiliation> affs, boolean open, Set<Role> roles, Map<Jid, String> nicks) {
         return new StoredRoom(Jid.parse("keep@" + SERVICE), "Keep", "", "", true, false, true, null, 100, false, false,
-                "anyone", false, PresencePolicy.FULL, affs, open, roles, nicks);
+                "anyone", false, PresencePolicy.FULL, affs, open, roles, nicks, null);
     }
 
     @Test
