@@ -66,6 +66,16 @@ public final class RoomLogStore implements AutoCloseable {
         return reader.history(roomJid, maxMessages, sinceMillis);
     }
 
+    /**
+     * Retracts a logged message (XEP-0425 moderation): its row keeps a tombstone and loses body and subject, also
+     * when the message is still queued. Blocking: call it off the room threads. See {@link RoomLogRetractions}.
+     */
+    public RoomLogRetractions.Outcome retract(String roomJid, String stanzaId,
+                                              java.util.function.Function<RoomLogRecord, String> tombstone)
+            throws SQLException {
+        return writer.retractions().retract(roomJid, stanzaId, tombstone);
+    }
+
     public RoomLogReader reader() {
         return reader;
     }
