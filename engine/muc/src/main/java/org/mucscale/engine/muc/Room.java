@@ -65,6 +65,7 @@ final class Room {
     private final TokenBucket roomBucket;
     final FloodGuard guard;
     final Invitations invitations;
+    private final Moderation moderation;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
@@ -91,6 +92,7 @@ final class Room {
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
         this.invitations = new Invitations(ctx);
+        this.moderation = new Moderation(this, shard, history);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -254,11 +256,13 @@ final class Room {
         for (int i = 0; i < tail.size(); i++) {
             TailRecord t = tail.get(i);
             room.tailSeq = Math.max(room.tailSeq, t.seq());
-            if (i >= first && t.body() != null && t.message() != null) {
+            boolean tombstone = t.message() != null && Moderation.isTombstone(t.message());
+            if (i >= first && (t.body() != null || tombstone) && t.message() != null) {
                 room.history.add(t.message(), t.timestampMillis(),
-                        Stanzas.approximateChars(t.message(), Integer.MAX_VALUE));
+                        Stanzas.approximateChars(t.message(), Integer.MAX_VALUE), t.seq());
             }
-            if (relog && t.stanzaId() != null && t.nick() != null) {
+            // a retracted message is not logged again: its text is gone, and its row holds the tombstone
+            if (relog && !tombstone && t.stanzaId() != null && t.nick() != null) {
                 if (!ctx.logSink.offer(t.stanzaId(), room.jid, t.nick(), t.realJid(), t.timestampMillis(), t.body(),
                         t.subject(), t.action())) {
                     ctx.listener.logRefused(room.jid);
@@ -936,7 +940,7 @@ final class Room {
                     newSubject, action, sent));
         }
         if (body != null) {
-            history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE));
+            history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE), tailSeq);
         }
         if (newSubject != null && maySetSubject) {
             subject = newSubject;
@@ -1052,6 +1056,16 @@ final class Room {
             ctx.listener.messageDelivered(jid, c.arrivalNs, ctx.clock.nanoTime(), n);
         }
         return sent;
+    }
+
+    /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
+    void broadcastFromRoom(XmlElement message) {
+        RenderedStanza rendered = RenderedStanza.render(message, 0);
+        Occupant[] all = occupants;
+        int n = occupantCount;
+        for (int i = 0; i < n; i++) {
+            delivery.deliver(rendered, all[i].realJid);
+        }
     }
 
     private void privateMessage(Command c, Occupant sender, String type) {
@@ -1218,6 +1232,7 @@ final class Room {
                 }
             }
             case Stanzas.NS_PING -> result(c, null);
+            case Moderation.NS_MODERATE, Moderation.NS_FASTEN -> moderation.handle(c, sender, payload, get);
             case NS_MUC_ADMIN -> {
                 if (get) {
                     adminGet(c, sender, payload);
@@ -1292,6 +1307,8 @@ final class Room {
             q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
         }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
+        q.child(Stanzas.feature(Moderation.NS_MODERATE));
+        q.child(Stanzas.feature(Moderation.NS_MODERATE_0));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
         q.child(Stanzas.feature(Stanzas.NS_PING));

@@ -83,6 +83,19 @@ final class RoomStoreWorkers {
         return failure;
     }
 
+    /** Runs other store work (a moderator's retraction) on a writer thread; false once stopping. */
+    boolean execute(Runnable task) {
+        if (stopping) {
+            return false;
+        }
+        try {
+            writers.execute(task);
+            return true;
+        } catch (RejectedExecutionException e) {
+            return false;
+        }
+    }
+
     /** Runs {@code task} on the timer after {@code delayMs}; null once stopping. */
     ScheduledFuture<?> schedule(Runnable task, long delayMs) {
         if (stopping) {

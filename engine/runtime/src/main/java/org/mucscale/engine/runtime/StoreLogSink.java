@@ -5,7 +5,9 @@ import org.mucscale.engine.muc.RoomLogSink;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.store.DurabilityMode;
 import org.mucscale.engine.store.RoomLogRecord;
+import org.mucscale.engine.store.RoomLogRetractions;
 import org.mucscale.engine.store.RoomLogStore;
+import org.mucscale.engine.stanza.XmlElement;
 
 /**
  * The MUC engine's log port, served by the write-behind store. In the default mode this only enqueues. In write-ahead
@@ -36,5 +38,26 @@ final class StoreLogSink implements RoomLogSink {
             return store.offer(record).accepted();
         }
         return store.appendDurableWithin(record, durableTimeoutMs).accepted();
+    }
+
+    @Override
+    public Retraction retract(Jid room, String stanzaId,
+                              java.util.function.Function<LoggedMessage, XmlElement> tombstone) throws Exception {
+        RoomLogRetractions.Outcome outcome = store.retract(room.toString(), stanzaId, r -> {
+            Jid sender = null;
+            if (r.senderJid() != null) {
+                try {
+                    sender = Jid.parse(r.senderJid());
+                } catch (RuntimeException e) {
+                    // an unreadable stored address: the tombstone goes without the sender's occupant id
+                }
+            }
+            return tombstone.apply(new LoggedMessage(r.stanzaId(), r.senderNick(), sender, r.logTimeMillis())).toXml();
+        });
+        return switch (outcome) {
+            case RETRACTED -> Retraction.RETRACTED;
+            case ALREADY_RETRACTED -> Retraction.ALREADY_RETRACTED;
+            case NOT_FOUND -> Retraction.NOT_FOUND;
+        };
     }
 }
