@@ -169,18 +169,27 @@ public final class RoomLogRetractions {
         }
     }
 
+    /** The row becomes its tombstone and leaves the review queue, in one transaction. */
     private int update(RoomLogRecord dead) throws SQLException {
-        try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("UPDATE mucscaleRoomLog SET body = NULL, subject = NULL,"
-                     + " filterAction = ?, stanza = ? WHERE roomJid = ? AND stanzaId = ?")) {
-            if (!c.getAutoCommit()) {
-                c.setAutoCommit(true);
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false);
+            try (PreparedStatement ps = c.prepareStatement("UPDATE mucscaleRoomLog SET body = NULL, subject = NULL,"
+                    + " filterAction = ?, stanza = ? WHERE roomJid = ? AND stanzaId = ?")) {
+                ps.setString(1, RETRACTED);
+                ps.setString(2, dead.stanza());
+                ps.setString(3, dead.roomJid());
+                ps.setString(4, dead.stanzaId());
+                int n = ps.executeUpdate();
+                ReviewQueue.remove(c, dead.roomJid(), dead.stanzaId());
+                c.commit();
+                return n;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(autoCommit);
             }
-            ps.setString(1, RETRACTED);
-            ps.setString(2, dead.stanza());
-            ps.setString(3, dead.roomJid());
-            ps.setString(4, dead.stanzaId());
-            return ps.executeUpdate();
         }
     }
 }

@@ -24,6 +24,7 @@ public final class RoomLogStore implements AutoCloseable {
     private final RoomLogReader reader;
     private final RetentionPurger purger;
     private final PersistentRoomStore rooms;
+    private final ReviewQueue review;
 
     public RoomLogStore(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                         StoreListener listener, boolean installSchema) {
@@ -35,6 +36,7 @@ public final class RoomLogStore implements AutoCloseable {
         this.reader = new RoomLogReader(dataSource, type, writer);
         this.purger = new RetentionPurger(dataSource, type, config, clock);
         this.rooms = new PersistentRoomStore(dataSource, clock);
+        this.review = new ReviewQueue(dataSource, type);
     }
 
     /** Applies the schema scripts when asked to, recovers spill/write-ahead files, starts writer and purge job. */
@@ -74,6 +76,11 @@ public final class RoomLogStore implements AutoCloseable {
                                               java.util.function.Function<RoomLogRecord, String> tombstone)
             throws SQLException {
         return writer.retractions().retract(roomJid, stanzaId, tombstone);
+    }
+
+    /** Flagged messages waiting for a moderator's review. */
+    public ReviewQueue review() {
+        return review;
     }
 
     public RoomLogReader reader() {

@@ -570,6 +570,7 @@ public final class RoomLogWriter implements AutoCloseable {
             try {
                 MySqlBulkLoad.Outcome outcome = bulk.load(c, records, 0, n);
                 if (outcome == MySqlBulkLoad.Outcome.LOADED) {
+                    ReviewQueue.insert(c, sql.type(), records, 0, n);
                     c.commit();
                     return null;
                 }
@@ -615,6 +616,7 @@ public final class RoomLogWriter implements AutoCloseable {
             c.setAutoCommit(false);
             try {
                 sql.insert(c, records, from, to);
+                ReviewQueue.insert(c, sql.type(), records, from, to);
                 c.commit();
                 return null;
             } catch (SQLException e) {

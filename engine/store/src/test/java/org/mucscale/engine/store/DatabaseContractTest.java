@@ -201,6 +201,51 @@ abstract class DatabaseContractTest {
     }
 
     @Test
+    void review_flaggedMessageQueuedWithItsRow_retractionOrDismissalTakesItOut() throws Exception {
+        store = open(config().withBatching(10, Duration.ofMillis(20)));
+        store.offer(new RoomLogRecord("clean", "r@muc", 1L, "a", null, "hello", null, null, null));
+        store.offer(new RoomLogRecord("f1", "r@muc", 2L, "b", "b@x/r", "you zorblax", null, "FLAG", null)
+                .forReview("zorblax"));
+        store.offer(new RoomLogRecord("f2", "r@muc", 3L, "c", null, "zorblax again", null, "FLAG", null)
+                .forReview("zorblax"));
+        store.offer(new RoomLogRecord("f3", "s@muc", 4L, "d", null, "elsewhere zorblax", null, "FLAG", null)
+                .forReview("zorblax, quux"));
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.review().waiting(null, 10)).extracting(ReviewQueue.Entry::stanzaId)
+                .containsExactly("f1", "f2", "f3");
+        assertThat(store.review().waiting("r@muc", 10)).first().satisfies(e -> {
+            assertThat(e.body()).isEqualTo("you zorblax");
+            assertThat(e.terms()).isEqualTo("zorblax");
+            assertThat(e.senderNick()).isEqualTo("b");
+            assertThat(e.senderJid()).isEqualTo("b@x/r");
+            assertThat(e.logTimeMillis()).isEqualTo(2L);
+        });
+        assertThat(store.retract("r@muc", "f1", r -> "<t/>")).isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+        assertThat(store.review().remove("r@muc", "f2")).isTrue();
+        assertThat(store.review().remove("r@muc", "f2")).isFalse();
+        assertThat(store.review().waiting(null, 10)).extracting(ReviewQueue.Entry::stanzaId).containsExactly("f3");
+        assertThat(row("f2")[0]).as("dismissed: the message stays in the log").isEqualTo("zorblax again");
+    }
+
+    @Test
+    void review_flaggedMessageRetractedWhileQueued_neverReachesTheReviewTable() throws Exception {
+        store = open(config().withBatching(1000, Duration.ofMinutes(10)));
+        store.offer(new RoomLogRecord("fq", "r@muc", 2L, "b", null, "you zorblax", null, "FLAG", null)
+                .forReview("zorblax"));
+        assertThat(store.retract("r@muc", "fq", r -> "<t/>")).isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+        store.close();
+        store = null;
+        assertThat(row("fq")[0]).isNull();
+        assertThat(new ReviewQueue(dataSource(), type()).waiting(null, 10)).isEmpty();
+    }
+
+    @Test
+    void review_terms_distinctCommaSeparatedAndCutToTheColumn() {
+        assertThat(ReviewQueue.terms(List.of("a", "b", "a", " ", "c"))).isEqualTo("a, b, c");
+        assertThat(ReviewQueue.terms(List.of("x".repeat(1500), "y".repeat(600)))).hasSize(1500);
+    }
+
+    @Test
     void outage_databaseStoppedMidStream_everyMessageStoredExactlyOnceAfterRecovery() throws Exception {
         long ratePerSecond = 400;
         // The queue must overflow during the outage whatever the writer holds in flight (one batch per connection):
