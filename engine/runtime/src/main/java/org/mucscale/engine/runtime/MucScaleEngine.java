@@ -13,6 +13,7 @@ import org.mucscale.engine.cluster.ClusterNode;
 import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.filter.ContentFilter;
+import org.mucscale.engine.filter.FilterSettings;
 import org.mucscale.engine.filter.FilterConfig;
 import org.mucscale.engine.metrics.MetricsConfig;
 import org.mucscale.engine.metrics.MetricsHttpServer;
@@ -161,7 +162,8 @@ public final class MucScaleEngine implements AutoCloseable {
             }
             if (s != null) {
                 long durableTimeoutMs = settings.get(StoreSettings.WRITE_AHEAD_TIMEOUT).toMillis();
-                mb.logSink(new StoreLogSink(s, durableTimeoutMs)).repository(new StoreRoomRepository(s));
+                mb.logSink(new StoreLogSink(s, durableTimeoutMs,
+                        settings.get(FilterSettings.REVIEW_QUEUE) ? f : null)).repository(new StoreRoomRepository(s));
             }
             MucService service = mb.build();
             service.start();

@@ -1,10 +1,13 @@
 package org.mucscale.engine.runtime;
 
+import org.mucscale.engine.filter.ContentFilter;
+import org.mucscale.engine.filter.FilterMatch;
 import org.mucscale.engine.muc.MessageInspector;
 import org.mucscale.engine.muc.RoomLogSink;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.store.DurabilityMode;
 import org.mucscale.engine.store.RoomLogRecord;
+import org.mucscale.engine.store.ReviewQueue;
 import org.mucscale.engine.store.RoomLogRetractions;
 import org.mucscale.engine.store.RoomLogStore;
 import org.mucscale.engine.stanza.XmlElement;
@@ -21,11 +24,18 @@ final class StoreLogSink implements RoomLogSink {
     private final RoomLogStore store;
     private final boolean durable;
     private final long durableTimeoutMs;
+    /** Flagged messages go to the review queue (mucscale.filter.review-queue): the filter names their terms. */
+    private final ContentFilter reviewFilter;
 
     StoreLogSink(RoomLogStore store, long durableTimeoutMs) {
+        this(store, durableTimeoutMs, null);
+    }
+
+    StoreLogSink(RoomLogStore store, long durableTimeoutMs, ContentFilter reviewFilter) {
         this.store = store;
         this.durable = store.config().durability() != DurabilityMode.BATCHED;
         this.durableTimeoutMs = durableTimeoutMs;
+        this.reviewFilter = reviewFilter;
     }
 
     @Override
@@ -34,6 +44,14 @@ final class StoreLogSink implements RoomLogSink {
         RoomLogRecord record = new RoomLogRecord(stanzaId, room.toString(), timestampMillis, nick,
                 realJid == null ? null : realJid.toString(), body, subject,
                 filterAction == MessageInspector.Action.PASS ? null : filterAction.name(), null);
+        if (filterAction == MessageInspector.Action.FLAG && reviewFilter != null) {
+            // flagged messages are rare: scanning once more here names the terms without widening the filter port
+            java.util.List<String> terms = new java.util.ArrayList<>();
+            for (FilterMatch m : reviewFilter.inspect(room.toString(), body, subject).matches()) {
+                terms.add(m.entry());
+            }
+            record.forReview(ReviewQueue.terms(terms));
+        }
         if (!durable) {
             return store.offer(record).accepted();
         }

@@ -117,6 +117,48 @@ class MessageModerationEngineTest {
     }
 
     @Test
+    void reviewQueue_flaggedMessageWaitsWithItsTerms_moderatorsRetractionTakesItOut() throws Exception {
+        Path list = dir.resolve("words.txt");
+        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
+                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(join("bob@example.org/b", "lobby", "bob"));
+            engine.process(groupchat("bob@example.org/b", "lobby", "a harmless line"));
+            engine.process(groupchat("bob@example.org/b", "lobby", "you zorblax"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("you zorblax")));
+            await(() -> engine.store().review().waiting(ROOM, 10).size() == 1);
+            var entry = engine.store().review().waiting(ROOM, 10).get(0);
+            assertThat(entry.body()).as("delivered unmasked, reviewed as sent").isEqualTo("you zorblax");
+            assertThat(entry.terms()).isEqualTo("zorblax");
+            assertThat(entry.senderNick()).isEqualTo("bob");
+
+            engine.process(moderate("alice@example.org/a", entry.stanzaId(), "slur"));
+            await(() -> engine.store().review().waiting(ROOM, 10).isEmpty());
+            await(() -> "RETRACTED".equals(row(entry.stanzaId())[2]));
+            assertThat(row(entry.stanzaId())[0]).isNull();
+        }
+    }
+
+    @Test
+    void reviewQueue_off_flaggedMessagesAreOnlyLogged() throws Exception {
+        Path list = dir.resolve("words.txt");
+        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
+                "mucscale.filter.extra-lists", list.toString())) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "you zorblax"));
+            await(() -> engine.store().history(ROOM, 10, 0).stream().anyMatch(r -> "FLAG".equals(r.filterAction())));
+            assertThat(engine.store().writer().awaitIdle(10_000)).isTrue();
+            assertThat(engine.store().review().waiting(null, 10)).isEmpty();
+        }
+    }
+
+    @Test
     void retraction_ofAMessageStillQueued_neverLetsItsBodyIntoTheDatabase() throws Exception {
         RecordingDelivery out = new RecordingDelivery();
         String id;
