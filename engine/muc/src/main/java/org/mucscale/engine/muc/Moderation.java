@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * tombstone in the message's place; the room log loses the text (see {@link RoomLogSink#retract}).
  *
  * <p>Both forms are accepted: the current one ({@code urn:xmpp:message-moderate:1}) and the older
- * {@code urn:xmpp:fasten:0} / {@code message-moderate:0} one, which Gajim, converse.js and Cheogram send when a room
- * does not advertise {@code :1} (and released versions still in use only speak). One retraction message carries both
- * forms, so an occupant whose client knows only one of them still sees the message go.
+ * {@code urn:xmpp:fasten:0} / {@code message-moderate:0} one, which Gajim and converse.js still send to rooms that
+ * advertise it (and which their older installed versions only speak). One retraction message carries both forms, so
+ * an occupant whose client knows only one of them still sees the message go (docs/moderation.md).
  *
  * <p>A message still in the room's memory is retracted at once (its log row follows on a store thread). An older one
  * is looked up in the log by its id on a store thread, never here; the result comes back as a command on this room's
