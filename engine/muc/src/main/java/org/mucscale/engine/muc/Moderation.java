@@ -67,15 +67,47 @@ final class Moderation {
             Room.reply(ctx, c, Condition.FORBIDDEN, "only moderators may retract messages");
             return;
         }
+        Actor actor = new Actor(sender.occupantJid.toString(), sender.occupantId);
+        retract(request, actor, outcome -> {
+            switch (outcome) {
+                case RETRACTED, ALREADY_RETRACTED -> result(c);
+                case NOT_FOUND -> Room.reply(ctx, c, Condition.ITEM_NOT_FOUND,
+                        "no message with that id in this room");
+                default -> throw new IllegalStateException(outcome.name());
+            }
+        }, () -> Room.reply(ctx, c, Condition.INTERNAL_SERVER_ERROR,
+                "the room log could not be changed; try again"));
+    }
+
+    /**
+     * A retraction by the service on an operator's behalf (the admin page's review queue), not by an occupant: the
+     * retraction names the room itself as {@code by}. {@code done} gets the outcome on this room's thread, or null
+     * when the room log could not be changed.
+     */
+    void retractAsService(String stanzaId, String reason, Consumer<RoomLogSink.Retraction> done) {
+        retract(new Request(stanzaId, reason == null || reason.isBlank() ? null : reason),
+                new Actor(room.jid.toString(), null), done, () -> done.accept(null));
+    }
+
+    /** Who retracts: the {@code by} address the occupants see, and its occupant id (null: none). */
+    private record Actor(String by, String occupantId) {
+    }
+
+    /**
+     * The retraction itself: in memory at once, else looked up in the log on a store thread. {@code answer} runs on
+     * this thread once the occupants were told (RETRACTED), or with what was found otherwise; {@code failed} when the
+     * log could not be changed.
+     */
+    private void retract(Request request, Actor actor, Consumer<RoomLogSink.Retraction> answer, Runnable failed) {
         long now = ctx.clock.currentTimeMillis();
         int i = history.indexOfStanzaId(request.stanzaId(), room.jid.toString());
         if (i >= 0) {
             XmlElement kept = history.message(i);
             if (isTombstone(kept)) {
-                result(c); // retracted already: nothing changes, nothing is sent again
+                answer.accept(RoomLogSink.Retraction.ALREADY_RETRACTED); // nothing changes, nothing is sent again
                 return;
             }
-            XmlElement tombstone = tombstone(kept, sender, request.reason(), now);
+            XmlElement tombstone = tombstone(kept, actor.by(), actor.occupantId(), request.reason(), now);
             history.replace(i, tombstone, Stanzas.approximateChars(tombstone, Integer.MAX_VALUE));
             if (ctx.replication.active() && history.tailSeq(i) > 0) {
                 String from = kept.attribute("from");
@@ -86,29 +118,21 @@ final class Moderation {
             if (logged()) {
                 retractLoggedRow(request, tombstone);
             }
-            retracted(c, sender, request);
+            retracted(actor, request);
+            answer.accept(RoomLogSink.Retraction.RETRACTED);
             return;
         }
         if (!logged()) {
-            Room.reply(ctx, c, Condition.ITEM_NOT_FOUND, "no message with that id in this room");
+            answer.accept(RoomLogSink.Retraction.NOT_FOUND);
             return;
         }
         // not in memory: the log knows, on a store thread; the outcome comes back to this thread
-        String byNick = sender.nick;
-        String byOccupantId = sender.occupantId;
-        lookUpAndRetract(request, byNick, byOccupantId, now, outcome -> {
-            switch (outcome) {
-                case RETRACTED -> {
-                    Occupant still = room.occupant(byNick);
-                    retracted(c, still != null ? still : sender, request);
-                }
-                case ALREADY_RETRACTED -> result(c);
-                case NOT_FOUND -> Room.reply(ctx, c, Condition.ITEM_NOT_FOUND,
-                        "no message with that id in this room");
-                default -> throw new IllegalStateException(outcome.name());
+        lookUpAndRetract(request, actor, now, outcome -> {
+            if (outcome == RoomLogSink.Retraction.RETRACTED) {
+                retracted(actor, request);
             }
-        }, () -> Room.reply(ctx, c, Condition.INTERNAL_SERVER_ERROR,
-                "the room log could not be changed; try again"));
+            answer.accept(outcome);
+        }, failed);
     }
 
     private boolean logged() {
@@ -129,8 +153,8 @@ final class Moderation {
     }
 
     /** The message not in memory: looked up and retracted on a store thread, {@code done} back on this thread. */
-    private void lookUpAndRetract(Request request, String byNick, String byOccupantId, long now,
-                                  Consumer<RoomLogSink.Retraction> done, Runnable failed) {
+    private void lookUpAndRetract(Request request, Actor actor, long now, Consumer<RoomLogSink.Retraction> done,
+                                  Runnable failed) {
         Jid roomJid = room.jid;
         boolean occupantIds = ctx.config.occupantIds;
         run(() -> {
@@ -145,7 +169,7 @@ final class Moderation {
                     }
                     m.child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", logged.stanzaId())
                             .attribute("by", roomJid.toString()).build());
-                    return tombstone(m.build(), roomJid, byNick, byOccupantId, request.reason(), now);
+                    return tombstone(m.build(), actor.by(), actor.occupantId(), request.reason(), now);
                 });
             } catch (Exception e) {
                 LOG.error("mucscale: message {} in {} could not be retracted from the room log: {}",
@@ -174,10 +198,9 @@ final class Moderation {
         }
     }
 
-    /** Tells every occupant, answers the moderator and counts it. */
-    private void retracted(Command c, Occupant moderator, Request request) {
-        room.broadcastFromRoom(retraction(request, moderator));
-        result(c);
+    /** Tells every occupant and counts it. */
+    private void retracted(Actor actor, Request request) {
+        room.broadcastFromRoom(retraction(request, actor));
         ctx.listener.messageModerated(room.jid);
     }
 
@@ -215,12 +238,12 @@ final class Moderation {
     }
 
     /** The retraction every occupant receives: the :1 form and the :0 form in one message. */
-    private XmlElement retraction(Request request, Occupant moderator) {
-        String by = moderator.occupantJid.toString();
+    private XmlElement retraction(Request request, Actor actor) {
+        String by = actor.by();
         XmlElement.Builder moderated = XmlElement.builder("moderated", NS_MODERATE).attribute("by", by);
-        if (moderator.occupantId != null) {
+        if (actor.occupantId() != null) {
             moderated.child(XmlElement.builder("occupant-id", Stanzas.NS_OCCUPANT_ID)
-                    .attribute("id", moderator.occupantId).build());
+                    .attribute("id", actor.occupantId()).build());
         }
         XmlElement.Builder retract = XmlElement.builder("retract", NS_RETRACT).attribute("id", request.stanzaId())
                 .child(moderated.build());
@@ -238,18 +261,13 @@ final class Moderation {
                 .build();
     }
 
-    private XmlElement tombstone(XmlElement original, Occupant moderator, String reason, long now) {
-        return tombstone(original, room.jid, moderator.nick, moderator.occupantId, reason, now);
-    }
-
     /**
      * The message as the history and the archive keep it once retracted: its sender, occupant id and stanza id, and
      * in place of its content {@code <retracted stamp='…'><moderated by='…'/><reason/></retracted>} (XEP-0425 §6),
      * with the :0 tombstone beside it for clients that know only that.
      */
-    static XmlElement tombstone(XmlElement original, Jid roomJid, String moderatorNick, String moderatorOccupantId,
-                                String reason, long nowMillis) {
-        String by = roomJid + "/" + moderatorNick;
+    static XmlElement tombstone(XmlElement original, String by, String moderatorOccupantId, String reason,
+                                long nowMillis) {
         String stamp = Instant.ofEpochMilli(nowMillis).toString();
         XmlElement.Builder moderated = XmlElement.builder("moderated", NS_MODERATE).attribute("by", by);
         if (moderatorOccupantId != null) {

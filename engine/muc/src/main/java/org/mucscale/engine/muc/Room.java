@@ -1058,6 +1058,12 @@ final class Room {
         return sent;
     }
 
+    /** An operator's retraction (the admin page's review queue); see {@link Moderation#retractAsService}. */
+    void retractAsService(String stanzaId, String reason,
+                          java.util.function.Consumer<RoomLogSink.Retraction> done) {
+        moderation.retractAsService(stanzaId, reason, done);
+    }
+
     /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
     void broadcastFromRoom(XmlElement message) {
         RenderedStanza rendered = RenderedStanza.render(message, 0);

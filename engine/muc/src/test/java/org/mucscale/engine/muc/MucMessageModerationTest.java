@@ -204,6 +204,28 @@ class MucMessageModerationTest extends MucTestBase {
     }
 
     @Test
+    void operatorRetraction_asTheService_everyOccupantToldWithTheRoomAsBy() throws Exception {
+        startWith(Map.of());
+        String id = roomWithAbusiveMessage();
+        assertThat(muc.retractAsService(room("r"), id, "reviewed").get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isEqualTo(RoomLogSink.Retraction.RETRACTED);
+        muc.awaitIdle();
+        for (Jid who : List.of(alice, bob, carol)) {
+            XmlElement m = only(named(out.take(who), "message"));
+            XmlElement retract = m.child("retract", NS_RETRACT);
+            assertThat(retract.attribute("id")).isEqualTo(id);
+            assertThat(retract.child("moderated", NS_MODERATE).attribute("by")).isEqualTo("r@" + SERVICE);
+            assertThat(retract.childText("reason")).isEqualTo("reviewed");
+        }
+        assertThat(muc.retractAsService(room("r"), id, null).get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isEqualTo(RoomLogSink.Retraction.ALREADY_RETRACTED);
+        assertThat(muc.retractAsService(room("gone"), id, null).get(10, java.util.concurrent.TimeUnit.SECONDS))
+                .isEqualTo(RoomLogSink.Retraction.NOT_FOUND);
+        awaitLog(() -> log.tombstones.containsKey(id));
+        assertThat(log.bodies).doesNotContainKey(id);
+    }
+
+    @Test
     void disco_advertisesBothForms() {
         startWith(Map.of());
         createInstant(alice, "r", "al");

@@ -143,6 +143,33 @@ class MessageModerationEngineTest {
     }
 
     @Test
+    void reviewQueue_operatorRetractsFromTheQueue_occupantsToldRowTombstonedQueueEmpty() throws Exception {
+        Path list = dir.resolve("words.txt");
+        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
+                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(join("bob@example.org/b", "lobby", "bob"));
+            engine.process(groupchat("bob@example.org/b", "lobby", "you zorblax"));
+            await(() -> engine.store().review().waiting(ROOM, 10).size() == 1);
+            String id = engine.store().review().waiting(ROOM, 10).get(0).stanzaId();
+
+            assertThat(engine.retractReviewed(ROOM, id, "reviewed: slur"))
+                    .isEqualTo(org.mucscale.engine.muc.RoomLogSink.Retraction.RETRACTED);
+            for (String who : List.of("alice@example.org/a", "bob@example.org/b")) {
+                await(() -> out.to(who).stream().anyMatch(x -> x.contains("<retract") && x.contains(id)
+                        && x.contains("by=\"" + ROOM + "\"")));
+            }
+            assertThat(engine.store().review().waiting(null, 10)).isEmpty();
+            await(() -> "RETRACTED".equals(row(id)[2]));
+            assertThat(row(id)[0]).isNull();
+            assertThat(engine.metrics().moderations()).isEqualTo(1);
+        }
+    }
+
+    @Test
     void reviewQueue_off_flaggedMessagesAreOnlyLogged() throws Exception {
         Path list = dir.resolve("words.txt");
         java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
