@@ -170,6 +170,38 @@ class MessageModerationEngineTest {
     }
 
     @Test
+    void reviewAdminPage_listsEscaped_retractAndDismissWork_badInputRefusedClearly() throws Exception {
+        Path list = dir.resolve("words.txt");
+        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
+                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "<script>zorblax</script>"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "zorblax twice"));
+            await(() -> engine.store().review().waiting(ROOM, 10).size() == 2);
+            var waiting = engine.store().review().waiting(ROOM, 10);
+            String page = ReviewAdmin.page(engine, "tok\"en", null);
+            assertThat(page).contains("&lt;script&gt;zorblax&lt;/script&gt;", "zorblax twice", "tok&quot;en",
+                    "name=\"pageID\" content=\"mucscale-review\"").doesNotContain("<script>");
+
+            assertThat(ReviewAdmin.act(engine, java.util.Map.of("action", "dismiss", "room", ROOM,
+                    "id", waiting.get(1).stanzaId()))).startsWith("Dismissed");
+            assertThat(ReviewAdmin.act(engine, java.util.Map.of("action", "retract", "room", ROOM,
+                    "id", waiting.get(0).stanzaId(), "reason", "no scripts"))).startsWith("Retracted");
+            assertThat(engine.store().review().waiting(null, 10)).isEmpty();
+            assertThat(ReviewAdmin.page(engine, "t", null)).contains("Nothing is waiting");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine,
+                    java.util.Map.of("action", "explode", "room", ROOM, "id", "x")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retract or dismiss");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine,
+                    java.util.Map.of("action", "retract", "room", ROOM)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("required");
+        }
+    }
+
+    @Test
     void reviewQueue_off_flaggedMessagesAreOnlyLogged() throws Exception {
         Path list = dir.resolve("words.txt");
         java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
