@@ -191,6 +191,8 @@
         var filterData = [t].concat(filterNames.map(function (f) { return d.filterActions[f]; }));
         filterDefs.push(line('flood rejections/s', 1));
         filterData.push(column(d, 'floodRejectionsPerSec'));
+        filterDefs.push(line('moderations/s', 2));
+        filterData.push(column(d, 'moderationsPerSec'));
         draw('filter', 'ms-chart-filter', filterDefs, filterData);
 
         draw('jvm', 'ms-chart-jvm', [

@@ -2,6 +2,7 @@ package org.mucscale.openfire;
 
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.metrics.MucScaleMetrics;
+import org.mucscale.engine.runtime.MucScaleEngine;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -19,16 +20,20 @@ public final class MucScaleContext {
     private final MucScaleProperties properties;
     private final Supplier<MucScaleMetrics> metrics;
     private final BooleanSupplier probe;
+    private final Supplier<MucScaleEngine> engine;
 
-    private MucScaleContext(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics, BooleanSupplier probe) {
+    private MucScaleContext(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics, BooleanSupplier probe,
+                            Supplier<MucScaleEngine> engine) {
         this.properties = properties;
         this.metrics = metrics;
         this.probe = probe;
+        this.engine = engine;
     }
 
     /** Publishes the running plugin's parts to the servlets; the handle withdraws them. */
-    static AutoCloseable install(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics, BooleanSupplier probe) {
-        MucScaleContext context = new MucScaleContext(properties, metrics, probe);
+    static AutoCloseable install(MucScaleProperties properties, Supplier<MucScaleMetrics> metrics, BooleanSupplier probe,
+                                 Supplier<MucScaleEngine> engine) {
+        MucScaleContext context = new MucScaleContext(properties, metrics, probe, engine);
         current = context;
         return () -> {
             if (current == context) {
@@ -50,6 +55,11 @@ public final class MucScaleContext {
     /** The engine's metrics, or null when the engine is not running. */
     public MucScaleMetrics metrics() {
         return metrics.get();
+    }
+
+    /** The running engine (the review queue's admin page). */
+    public MucScaleEngine engine() {
+        return engine.get();
     }
 
     /** Sends one probe message now; false when the probe is off (mucscale.metrics.probe-enabled). */

@@ -116,7 +116,8 @@ public final class MucScalePlugin implements Plugin {
         registrations.push("built-in MUC filter interceptor", BuiltInMucFilter.register(builtInFilter));
         prometheus.apply(settings);
         registrations.push("Prometheus admin-login exclusion", prometheus);
-        registrations.onClose("servlet context", MucScaleContext.install(props, engine::metrics, engine::probeNow));
+        registrations.onClose("servlet context", MucScaleContext.install(props, engine::metrics, engine::probeNow,
+                () -> engine));
     }
 
     /** Openfire's database type when the room log has scripts for it, else null (room log off, said in the log). */

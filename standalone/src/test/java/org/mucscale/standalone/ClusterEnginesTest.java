@@ -379,6 +379,43 @@ class ClusterEnginesTest {
         assertThat(home(u).of(user(u))).anyMatch(x -> x.contains("type=\"unavailable\"") && x.contains("code=\"333\""));
     }
 
+    @Test
+    void retraction_replicatesWithTheTail_aRoomTakenOverAfterItsOwnerDiedShowsTheTombstone() throws Exception {
+        startCluster();
+        joinEveryone();
+        int victim = busiest();
+        Node dead = nodes.get(victim);
+        String owned = dead.engine.muc().localRooms().get(0).toString();
+        int k = Integer.parseInt(owned.substring("room".length(), owned.indexOf('@')));
+        int sender = k + ROOMS; // roomsOf(sender) holds k; user k created room k and moderates it
+        home(sender).engine.process(groupchat(user(sender), room(k), "abusive|words"));
+        await(() -> home(sender).of(user(sender)).stream().anyMatch(x -> x.contains("abusive|words")), "reflection");
+        String reflected = home(sender).of(user(sender)).stream().filter(x -> x.contains("abusive|words"))
+                .findFirst().orElseThrow();
+        Matcher sid = Pattern.compile("<stanza-id[^>]* id=\"([^\"]+)\"").matcher(reflected);
+        assertThat(sid.find()).isTrue();
+        String id = sid.group(1);
+        home(k).engine.process(XmlElement.builder("iq").attribute("type", "set").attribute("id", "mod")
+                .attribute("from", user(k)).attribute("to", room(k))
+                .child(XmlElement.builder("moderate", "urn:xmpp:message-moderate:1").attribute("id", id)
+                        .child(XmlElement.builder("retract", "urn:xmpp:message-retract:1").build()).build())
+                .build());
+        // deliveries are released only after the run's replication write is confirmed: seen means replicated
+        await(() -> home(sender).of(user(sender)).stream().anyMatch(x -> x.contains("<retract") && x.contains(id)),
+                "retraction");
+        dead.transport.terminate();
+        nodes.remove(dead);
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().members().size() == 2, "two members");
+        }
+        await(() -> nodes.stream().mapToInt(n -> n.engine.muc().roomCount()).sum() == ROOMS, "rooms re-homed");
+        Node n = nodes.get(0);
+        n.engine.process(join("late@example.org/r", room(k), "late"));
+        await(() -> n.of("late@example.org/r").stream().anyMatch(x -> x.contains("<retracted") && x.contains(id)),
+                "tombstone in the history of the taken-over room");
+        assertThat(n.of("late@example.org/r")).noneMatch(x -> x.contains("abusive|words"));
+    }
+
     /**
      * The owner stops handling anything at once while survivors keep sending to its rooms (inside Openfire: a node
      * that is shut down, whose Hazelcast member goes first). What they forwarded in its last moments, and until they

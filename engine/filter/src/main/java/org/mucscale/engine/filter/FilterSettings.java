@@ -49,8 +49,14 @@ public final class FilterSettings {
             "Whether nicknames are checked too: a matching one is refused (not-acceptable) at join and nick change,"
                     + " whatever the room's action except FLAG.");
 
+    public static final Setting<Boolean> REVIEW_QUEUE = Setting.ofBoolean("mucscale.filter.review-queue", false, false,
+            "Whether messages the filter flags (action FLAG: delivered unmasked) wait in the review queue"
+                    + " (table mucscaleReview, with the matched terms) until a moderator retracts or dismisses them;"
+                    + " needs the room log.");
+
     public static final List<Setting<?>> ALL = List.of(ENABLED, DEFAULT_ACTION, LANGUAGES, MIN_SEVERITY, BUILTIN_LISTS,
-            EXTRA_LISTS, EXTRA_ALLOW_LISTS, GUARD_COMMON_WORDS, POLICY_FILE, REJECT_MESSAGE, MASK_CHAR, NICKNAMES);
+            EXTRA_LISTS, EXTRA_ALLOW_LISTS, GUARD_COMMON_WORDS, POLICY_FILE, REJECT_MESSAGE, MASK_CHAR, NICKNAMES,
+            REVIEW_QUEUE);
 
     private FilterSettings() {
     }

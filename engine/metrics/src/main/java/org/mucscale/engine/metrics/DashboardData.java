@@ -40,6 +40,8 @@ public final class DashboardData implements AutoCloseable {
             "storeDeadLettersPerSec", "heapUsedMiB", "allocationMiBPerSec", "threads", "rooms", "occupants",
             // Slow consumers: what the host adapter shed, and recipients it removed from their rooms (issue 18).
             "outboundDroppedPerSec", "slowRecipientsRemovedPerSec",
+            // Messages retracted by moderators (XEP-0425, issue 16).
+            "moderationsPerSec",
             // Cluster: null (a gap) while no cluster view is set, so a single server's charts show nothing there.
             "clusterRelaysSentPerSec", "clusterRelaysReceivedPerSec", "clusterForwardsPerSec",
             "clusterReplicationWritesPerSec", "clusterRelayLatencyP99Ms"};
@@ -72,6 +74,7 @@ public final class DashboardData implements AutoCloseable {
     private long lastCommitted;
     private long lastSpilled;
     private long lastDeadLetters;
+    private long lastModerations;
     private long lastOutboundDropped;
     private long lastSlowRemoved;
     private long lastGcPauses;
@@ -198,6 +201,8 @@ public final class DashboardData implements AutoCloseable {
         lastOutboundDropped = metrics.outboundDropped.getCount();
         put(i, "slowRecipientsRemovedPerSec", (metrics.slowRecipientsRemoved.getCount() - lastSlowRemoved) / seconds);
         lastSlowRemoved = metrics.slowRecipientsRemoved.getCount();
+        put(i, "moderationsPerSec", (metrics.moderations.getCount() - lastModerations) / seconds);
+        lastModerations = metrics.moderations.getCount();
 
         long allocated = gc.allocatedBytesEstimate();
         allocationBytesPerSecond = Math.max(0, allocated - lastAllocated) / seconds;

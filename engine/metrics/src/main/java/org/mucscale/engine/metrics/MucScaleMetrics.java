@@ -38,6 +38,7 @@ import java.util.function.LongSupplier;
  *       delivery adapter (before the host's batched write); {@code mucscale.muc.write.latency.ns}: arrival to the
  *       host's write of those bytes to the socket (one sample per message and write)</li>
  *   <li>{@code mucscale.muc.fanout}, {@code mucscale.muc.messages}, {@code mucscale.muc.deliveries}</li>
+ *   <li>{@code mucscale.muc.moderations}: messages retracted by moderators (XEP-0425)</li>
  *   <li>{@code mucscale.filter.time.ns}, {@code mucscale.filter.actions.<list>.<action>}, {@code mucscale.filter.acted},
  *       {@code mucscale.filter.flood.rejections} (all limits), {@code .rejections.<limit>}</li>
  *   <li>{@code mucscale.store.commit.latency.ns} (enqueue to commit), {@code mucscale.store.batch.size},
@@ -100,6 +101,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter storeDeadLetters;
     final Counter outboundDropped;
     final Counter slowRecipientsRemoved;
+    final Counter moderations;
     final Counter gcPauses;
     final Counter gcCycles;
     final Counter probesSent;
@@ -176,6 +178,7 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeDeadLetters = registry.counter("mucscale.store.dead.letters");
         outboundDropped = registry.counter("mucscale.delivery.dropped");
         slowRecipientsRemoved = registry.counter("mucscale.delivery.slow-recipients.removed");
+        moderations = registry.counter("mucscale.muc.moderations");
         gcPauses = registry.counter("mucscale.jvm.gc.pauses");
         gcCycles = registry.counter("mucscale.jvm.gc.cycles");
         probesSent = registry.counter("mucscale.probe.sent");
@@ -381,6 +384,16 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A recipient removed from its rooms because it read too slowly (status 333); any thread, lock-free. */
     public void slowRecipientRemoved() {
         slowRecipientsRemoved.inc();
+    }
+
+    /** A message retracted by a moderator (XEP-0425); room threads, lock-free. */
+    public void messageModerated(String room) {
+        moderations.inc();
+    }
+
+    /** Messages retracted by moderators so far (tests, admin page). */
+    public long moderations() {
+        return moderations.getCount();
     }
 
     /** A relay sent to another cluster node (called on room threads; lock-free). */

@@ -51,6 +51,10 @@ public interface MucListener {
     default void roomStoreFailed(Jid room) {
     }
 
+    /** A moderator retracted a message (XEP-0425); counted once, when the occupants were told. */
+    default void messageModerated(Jid room) {
+    }
+
     /** Which flood limit was hit. */
     enum FloodLimit {
         OCCUPANT_RATE, ROOM_RATE, MESSAGE_SIZE, MESSAGE_LINES, STANZA_SIZE,

@@ -631,6 +631,31 @@ public final class MucService {
         return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
+    /**
+     * Retracts a message on an operator's behalf (XEP-0425, the admin page's review queue): as a moderator's
+     * retraction, with the room itself as {@code by}. Completes with the outcome once the occupants were told
+     * (NOT_FOUND also when the room is not active here), exceptionally when the room log could not be changed.
+     */
+    public CompletableFuture<RoomLogSink.Retraction> retractAsService(Jid room, String stanzaId, String reason) {
+        CompletableFuture<RoomLogSink.Retraction> done = new CompletableFuture<>();
+        Jid roomJid = normalizeRoom(room);
+        runOnRoomThread(roomJid, shard -> {
+            Room r = shard.rooms.get(roomJid);
+            if (r == null) {
+                done.complete(RoomLogSink.Retraction.NOT_FOUND);
+                return;
+            }
+            r.retractAsService(stanzaId, reason, outcome -> {
+                if (outcome == null) {
+                    done.completeExceptionally(new IllegalStateException("the room log could not be changed"));
+                } else {
+                    done.complete(outcome);
+                }
+            });
+        });
+        return done;
+    }
+
     private void runOnRoomThread(Jid room, java.util.function.Consumer<RoomShard> task) {
         runOnShard(shardOf(normalizeRoom(room)), task);
     }

@@ -71,6 +71,7 @@ final class Room {
     final Invitations invitations;
     final VoiceRequests voiceRequests;
     final Registration registration;
+    private final Moderation moderation;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
     private XmlElement subjectMessage; // as broadcast, from room/nick
@@ -100,6 +101,7 @@ final class Room {
         this.invitations = new Invitations(ctx);
         this.voiceRequests = new VoiceRequests(this, ctx);
         this.registration = new Registration(this, ctx);
+        this.moderation = new Moderation(this, shard, history);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -273,11 +275,13 @@ final class Room {
         for (int i = 0; i < tail.size(); i++) {
             TailRecord t = tail.get(i);
             room.tailSeq = Math.max(room.tailSeq, t.seq());
-            if (i >= first && t.body() != null && t.message() != null) {
+            boolean tombstone = t.message() != null && Moderation.isTombstone(t.message());
+            if (i >= first && (t.body() != null || tombstone) && t.message() != null) {
                 room.history.add(t.message(), t.timestampMillis(),
-                        Stanzas.approximateChars(t.message(), Integer.MAX_VALUE));
+                        Stanzas.approximateChars(t.message(), Integer.MAX_VALUE), t.seq());
             }
-            if (relog && t.stanzaId() != null && t.nick() != null) {
+            // a retracted message is not logged again: its text is gone, and its row holds the tombstone
+            if (relog && !tombstone && t.stanzaId() != null && t.nick() != null) {
                 if (!ctx.logSink.offer(t.stanzaId(), room.jid, t.nick(), t.realJid(), t.timestampMillis(), t.body(),
                         t.subject(), t.action())) {
                     ctx.listener.logRefused(room.jid);
@@ -1027,7 +1031,7 @@ final class Room {
                     newSubject, action, sent));
         }
         if (body != null) {
-            history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE));
+            history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE), tailSeq);
         }
         if (newSubject != null && maySetSubject) {
             subject = newSubject;
@@ -1143,6 +1147,22 @@ final class Room {
             ctx.listener.messageDelivered(jid, c.arrivalNs, ctx.clock.nanoTime(), n);
         }
         return sent;
+    }
+
+    /** An operator's retraction (the admin page's review queue); see {@link Moderation#retractAsService}. */
+    void retractAsService(String stanzaId, String reason,
+                          java.util.function.Consumer<RoomLogSink.Retraction> done) {
+        moderation.retractAsService(stanzaId, reason, done);
+    }
+
+    /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
+    void broadcastFromRoom(XmlElement message) {
+        RenderedStanza rendered = RenderedStanza.render(message, 0);
+        Occupant[] all = occupants;
+        int n = occupantCount;
+        for (int i = 0; i < n; i++) {
+            delivery.deliver(rendered, all[i].realJid);
+        }
     }
 
     private void privateMessage(Command c, Occupant sender, String type) {
@@ -1314,6 +1334,7 @@ final class Room {
             }
             case Stanzas.NS_PING -> result(c, null);
             case Registration.NS_REGISTER -> registration.handle(c, get, payload);
+            case Moderation.NS_MODERATE, Moderation.NS_FASTEN -> moderation.handle(c, sender, payload, get);
             case NS_MUC_ADMIN -> {
                 if (get) {
                     adminGet(c, sender, payload);
@@ -1400,6 +1421,8 @@ final class Room {
         if (archivingEnabled) {
             q.child(Stanzas.feature(RoomArchive.NS_MAM)).child(Stanzas.feature(RoomArchive.NS_MAM_EXTENDED));
         }
+        q.child(Stanzas.feature(Moderation.NS_MODERATE));
+        q.child(Stanzas.feature(Moderation.NS_MODERATE_0));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
         q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
         q.child(Stanzas.feature(Stanzas.NS_PING));

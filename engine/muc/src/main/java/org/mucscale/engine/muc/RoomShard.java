@@ -63,7 +63,8 @@ final class RoomShard implements Runnable {
         this.ctx = ctx;
         this.content = new ContentInspection(ctx);
         this.queue = new ManyToOneCommandQueue<>(queueCapacity);
-        this.storeWrites = new RoomStoreHandOff(this, ctx.roomStoreWorkers);
+        this.storeWrites = new RoomStoreHandOff(this,
+                ctx.repository == RoomRepository.NONE ? null : ctx.roomStoreWorkers);
         this.archive = new RoomArchive(this);
         this.thread = new Thread(this, "mucscale-room-" + index);
         this.thread.setDaemon(true);

@@ -37,6 +37,7 @@ final class RoomStoreWorkers {
     private final ThreadPoolExecutor writers;
     private final ScheduledThreadPoolExecutor timer;
     private volatile boolean stopping;
+    private final java.util.Set<CompletableFuture<Void>> otherWork = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     final AtomicLong stored = new AtomicLong();
     final AtomicLong failed = new AtomicLong();
@@ -83,6 +84,32 @@ final class RoomStoreWorkers {
         return failure;
     }
 
+    /**
+     * Runs other store work (a moderator's retraction) on a writer thread; false once stopping. {@link #stop} waits
+     * for what was accepted, within its timeout, so a retraction is handed to the log before the log closes.
+     */
+    boolean execute(Runnable task) {
+        if (stopping) {
+            return false;
+        }
+        CompletableFuture<Void> ended = new CompletableFuture<>();
+        otherWork.add(ended);
+        try {
+            writers.execute(() -> {
+                try {
+                    task.run();
+                } finally {
+                    otherWork.remove(ended);
+                    ended.complete(null);
+                }
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            otherWork.remove(ended);
+            return false;
+        }
+    }
+
     /** Runs {@code task} on the timer after {@code delayMs}; null once stopping. */
     ScheduledFuture<?> schedule(Runnable task, long delayMs) {
         if (stopping) {
@@ -124,6 +151,17 @@ final class RoomStoreWorkers {
             });
         }
         List<Jid> notStored = new ArrayList<>();
+        List<CompletableFuture<Void>> others = new ArrayList<>(otherWork);
+        try {
+            CompletableFuture.allOf(others.toArray(new CompletableFuture<?>[0])).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            LOG.error("mucscale: at stop, {} retractions were not handed to the room log within {} ms", others.size(),
+                    timeoutMs);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            // each task logs its own failure
+        }
         try {
             CompletableFuture.allOf(last.toArray(new CompletableFuture<?>[0])).get(timeoutMs, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {

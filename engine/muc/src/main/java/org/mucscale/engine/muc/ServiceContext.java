@@ -21,7 +21,7 @@ final class ServiceContext {
     final MessageInspector inspector;
     final RoomLogSink logSink;
     final RoomRepository repository;
-    /** Writes persistent rooms off the room threads; null without a repository. */
+    /** Writes persistent rooms and retractions off the room threads; null without a repository and a log. */
     final RoomStoreWorkers roomStoreWorkers;
     final MucListener listener;
     final StanzaIds stanzaIds;
@@ -47,7 +47,8 @@ final class ServiceContext {
         this.inspector = inspector;
         this.logSink = logSink;
         this.repository = repository;
-        this.roomStoreWorkers = repository == RoomRepository.NONE ? null : new RoomStoreWorkers(repository);
+        this.roomStoreWorkers = repository == RoomRepository.NONE && logSink == RoomLogSink.NONE ? null
+                : new RoomStoreWorkers(repository);
         this.listener = listener;
         this.placement = placement;
         this.replication = replication;

@@ -35,6 +35,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void messageModerated(Jid room) {
+                m.messageModerated(room.toString());
+            }
+
+            @Override
             public void roomStoreOverdue(Jid room) {
                 m.registry().counter("mucscale.muc.room-store.overdue").inc();
             }

@@ -13,6 +13,7 @@ import org.mucscale.engine.cluster.ClusterNode;
 import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.filter.ContentFilter;
+import org.mucscale.engine.filter.FilterSettings;
 import org.mucscale.engine.filter.FilterConfig;
 import org.mucscale.engine.metrics.MetricsConfig;
 import org.mucscale.engine.metrics.MetricsHttpServer;
@@ -161,7 +162,8 @@ public final class MucScaleEngine implements AutoCloseable {
             }
             if (s != null) {
                 long durableTimeoutMs = settings.get(StoreSettings.WRITE_AHEAD_TIMEOUT).toMillis();
-                mb.logSink(new StoreLogSink(s, durableTimeoutMs)).repository(new StoreRoomRepository(s))
+                mb.logSink(new StoreLogSink(s, durableTimeoutMs,
+                        settings.get(FilterSettings.REVIEW_QUEUE) ? f : null)).repository(new StoreRoomRepository(s))
                         .archive(new StoreArchiveSource(s.reader()));
             }
             MucService service = mb.build();
@@ -290,6 +292,45 @@ public final class MucScaleEngine implements AutoCloseable {
     }
 
     /** The MUC service, or null when not running. */
+    /**
+     * Retracts a message from the review queue on an operator's behalf (admin page): every occupant of the room is
+     * told, history and room log keep the tombstone, and the message leaves the queue. A room not active on this
+     * node (a temporary room that is gone) has nobody to tell: its log row is retracted directly. Blocking; not for
+     * room threads.
+     */
+    public org.mucscale.engine.muc.RoomLogSink.Retraction retractReviewed(String roomJid, String stanzaId,
+                                                                           String reason) throws Exception {
+        MucService service = muc;
+        RoomLogStore log = store;
+        if (service == null || log == null) {
+            throw new IllegalStateException("the engine runs without the MUC service or the room log");
+        }
+        Jid room = Jid.parse(roomJid);
+        org.mucscale.engine.muc.RoomLogSink.Retraction outcome =
+                service.retractAsService(room, stanzaId, reason).get(60, java.util.concurrent.TimeUnit.SECONDS);
+        if (outcome == org.mucscale.engine.muc.RoomLogSink.Retraction.NOT_FOUND) {
+            String stamp = java.time.Instant.ofEpochMilli(clock.currentTimeMillis()).toString();
+            org.mucscale.engine.store.RoomLogRetractions.Outcome o = log.retract(room.toString(), stanzaId, r ->
+                    org.mucscale.engine.stanza.XmlElement.builder("message")
+                            .attribute("from", room + "/" + r.senderNick()).attribute("type", "groupchat")
+                            .child(org.mucscale.engine.stanza.XmlElement.builder("retracted",
+                                    "urn:xmpp:message-retract:1").attribute("stamp", stamp)
+                                    .child(org.mucscale.engine.stanza.XmlElement.builder("moderated",
+                                            "urn:xmpp:message-moderate:1").attribute("by", room.toString()).build())
+                                    .build())
+                            .child(org.mucscale.engine.stanza.XmlElement.builder("stanza-id", "urn:xmpp:sid:0")
+                                    .attribute("id", r.stanzaId()).attribute("by", room.toString()).build())
+                            .build().toXml());
+            outcome = switch (o) {
+                case RETRACTED -> org.mucscale.engine.muc.RoomLogSink.Retraction.RETRACTED;
+                case ALREADY_RETRACTED -> org.mucscale.engine.muc.RoomLogSink.Retraction.ALREADY_RETRACTED;
+                case NOT_FOUND -> org.mucscale.engine.muc.RoomLogSink.Retraction.NOT_FOUND;
+            };
+        }
+        log.review().remove(room.toString(), stanzaId);
+        return outcome;
+    }
+
     public MucService muc() {
         return muc;
     }

@@ -31,6 +31,9 @@ public final class RoomLogRecord {
     // Stamped by the store on the handing-in thread before publication (see class note).
     long enqueueNanos;
     WriteAheadLog.Segment walSegment;
+    // Flagged for review: the matched terms (see ReviewQueue); set before the record is handed in, not persisted in
+    // spill or write-ahead files.
+    private String reviewTerms;
 
     public RoomLogRecord(String stanzaId, String roomJid, long logTimeMillis, String senderNick, String senderJid,
                          String body, String subject, String filterAction, String stanza) {
@@ -60,6 +63,16 @@ public final class RoomLogRecord {
     public String subject() { return subject; }
     public String filterAction() { return filterAction; }
     public String stanza() { return stanza; }
+    public String reviewTerms() { return reviewTerms; }
+
+    /**
+     * Queues the message for a moderator's review ({@link ReviewQueue}) with the terms the filter matched; call before
+     * handing the record to the store. Returns this record.
+     */
+    public RoomLogRecord forReview(String terms) {
+        this.reviewTerms = terms == null ? "" : terms;
+        return this;
+    }
 
     /** Rough size in bytes on the wire, for keeping multi-row statements under the server's packet limit. */
     int estimatedBytes() {

@@ -24,6 +24,7 @@ public final class RoomLogStore implements AutoCloseable {
     private final RoomLogReader reader;
     private final RetentionPurger purger;
     private final PersistentRoomStore rooms;
+    private final ReviewQueue review;
 
     public RoomLogStore(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                         StoreListener listener, boolean installSchema) {
@@ -35,6 +36,7 @@ public final class RoomLogStore implements AutoCloseable {
         this.reader = new RoomLogReader(dataSource, type, writer);
         this.purger = new RetentionPurger(dataSource, type, config, clock);
         this.rooms = new PersistentRoomStore(dataSource, clock);
+        this.review = new ReviewQueue(dataSource, type);
     }
 
     /** Applies the schema scripts when asked to, recovers spill/write-ahead files, starts writer and purge job. */
@@ -64,6 +66,21 @@ public final class RoomLogStore implements AutoCloseable {
     /** History on join: newest {@code maxMessages} since a time, oldest first, including queued messages. */
     public List<RoomLogRecord> history(String roomJid, int maxMessages, long sinceMillis) throws SQLException {
         return reader.history(roomJid, maxMessages, sinceMillis);
+    }
+
+    /**
+     * Retracts a logged message (XEP-0425 moderation): its row keeps a tombstone and loses body and subject, also
+     * when the message is still queued. Blocking: call it off the room threads. See {@link RoomLogRetractions}.
+     */
+    public RoomLogRetractions.Outcome retract(String roomJid, String stanzaId,
+                                              java.util.function.Function<RoomLogRecord, String> tombstone)
+            throws SQLException {
+        return writer.retractions().retract(roomJid, stanzaId, tombstone);
+    }
+
+    /** Flagged messages waiting for a moderator's review. */
+    public ReviewQueue review() {
+        return review;
     }
 
     public RoomLogReader reader() {

@@ -80,6 +80,7 @@ public final class RoomLogWriter implements AutoCloseable {
     private final AtomicLong spilled = new AtomicLong();
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong durableTimeouts = new AtomicLong();
+    private final RoomLogRetractions retractions;
 
     public RoomLogWriter(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                          StoreListener listener) {
@@ -96,6 +97,7 @@ public final class RoomLogWriter implements AutoCloseable {
             throw new UncheckedIOException("mucscale store cannot use spill directory " + config.spillDirectory(), e);
         }
         this.deadLetters = new DeadLetters(dataSource, config.spillDirectory(), clock);
+        this.retractions = new RoomLogRetractions(dataSource, this);
         this.lanes = new Lane[config.writerConnections()];
         for (int i = 0; i < lanes.length; i++) {
             lanes[i] = new Lane(i);
@@ -311,6 +313,7 @@ public final class RoomLogWriter implements AutoCloseable {
      * first: a record leaves it only after its lane published it as in flight, so none is missed in between.
      */
     public void pendingFor(String roomJid, List<RoomLogRecord> out) {
+        int from = out.size();
         queue.snapshot(roomJid, out);
         for (Lane lane : lanes) {
             int n = lane.inFlightCount;
@@ -321,6 +324,36 @@ public final class RoomLogWriter implements AutoCloseable {
                 }
             }
         }
+        substituteRetracted(out, from);
+    }
+
+    /**
+     * Whether a lane holds this message as written (not as its tombstone) in a batch in flight: its write may have
+     * started before a retraction was registered (any thread).
+     */
+    boolean inFlightWithText(String roomJid, String stanzaId) {
+        for (Lane lane : lanes) {
+            int n = lane.inFlightCount;
+            for (int i = 0; i < n; i++) {
+                RoomLogRecord r = lane.batch[i];
+                if (r != null && r.stanzaId().equals(stanzaId) && r.roomJid().equals(roomJid)
+                        && !RoomLogRetractions.RETRACTED.equals(r.filterAction())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private void substituteRetracted(List<RoomLogRecord> out, int from) {
+        if (out.size() > from) {
+            retractions.substitute(from == 0 ? out : out.subList(from, out.size()));
+        }
+    }
+
+    /** Moderation's retractions of logged messages, queued ones included. */
+    public RoomLogRetractions retractions() {
+        return retractions;
     }
 
     public int queueDepth() {
@@ -482,8 +515,10 @@ public final class RoomLogWriter implements AutoCloseable {
         long lastLogNanos = 0;
         while (true) {
             long startNanos = clock.nanoTime();
+            retractions.substitute(records, n); // every attempt: a retraction may have come in meanwhile
             SQLException failure = writeBatch(lane, records, n);
             if (failure == null) {
+                retractions.committed(records, n);
                 if (failingSinceNanos != 0) {
                     LOG.info("mucscale store: database writes work again after {} ms; {} messages queued",
                             TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - failingSinceNanos), queue.size());
@@ -535,6 +570,7 @@ public final class RoomLogWriter implements AutoCloseable {
             try {
                 MySqlBulkLoad.Outcome outcome = bulk.load(c, records, 0, n);
                 if (outcome == MySqlBulkLoad.Outcome.LOADED) {
+                    ReviewQueue.insert(c, sql.type(), records, 0, n);
                     c.commit();
                     return null;
                 }
@@ -580,6 +616,7 @@ public final class RoomLogWriter implements AutoCloseable {
             c.setAutoCommit(false);
             try {
                 sql.insert(c, records, from, to);
+                ReviewQueue.insert(c, sql.type(), records, from, to);
                 c.commit();
                 return null;
             } catch (SQLException e) {

@@ -124,6 +124,127 @@ abstract class DatabaseContractTest {
         assertThat(store.stats().deadLettered()).isEqualTo(parked).isGreaterThanOrEqualTo(1);
     }
 
+    /** The row of a message as stored: body, subject, filterAction, stanza; null when there is none. */
+    private String[] row(String stanzaId) throws SQLException {
+        try (Connection c = dataSource().getConnection();
+             PreparedStatement ps = c.prepareStatement(
+                     "SELECT body, subject, filterAction, stanza FROM mucscaleRoomLog WHERE stanzaId = ?")) {
+            ps.setString(1, stanzaId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)}
+                        : null;
+            }
+        }
+    }
+
+    @Test
+    void retract_storedMessage_bodyAndSubjectGoneFromTheRowAndTombstoneKept() throws Exception {
+        store = open(config().withBatching(10, Duration.ofMillis(20)));
+        store.offer(new RoomLogRecord("keep", "r@muc", 1L, "a", "a@x/r", "stays", null, "PASS", null));
+        store.offer(new RoomLogRecord("gone", "r@muc", 2L, "b", "b@x/r", "abusive words", "abusive subject",
+                "PASS", "<message><body>abusive words</body></message>"));
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.retract("r@muc", "gone", r -> "<message from='r@muc/" + r.senderNick() + "'/>"))
+                .isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+        assertThat(row("gone")).containsExactly(null, null, "RETRACTED", "<message from='r@muc/b'/>");
+        assertThat(row("keep")[0]).isEqualTo("stays");
+        assertThat(store.retract("r@muc", "gone", r -> "x")).isEqualTo(RoomLogRetractions.Outcome.ALREADY_RETRACTED);
+        assertThat(store.retract("r@muc", "nope", r -> "x")).isEqualTo(RoomLogRetractions.Outcome.NOT_FOUND);
+        assertThat(store.retract("other@muc", "keep", r -> "x")).as("another room's message")
+                .isEqualTo(RoomLogRetractions.Outcome.NOT_FOUND);
+        assertThat(store.writer().retractions().waiting()).isZero();
+    }
+
+    @Test
+    void retract_queuedMessage_bodyNeverStoredAndReadersSeeTheTombstone() throws Exception {
+        store = open(config().withBatching(1000, Duration.ofMinutes(10))); // stays queued until close
+        store.offer(new RoomLogRecord("q", "r@muc", 5L, "b", null, "queued abuse", null, "PASS", null));
+        assertThat(store.retract("r@muc", "q", r -> "<tomb/>")).isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+        assertThat(row("q")).as("not written yet").isNull();
+        assertThat(store.history("r@muc", 10, 0)).singleElement().satisfies(r -> {
+            assertThat(r.body()).isNull();
+            assertThat(r.filterAction()).isEqualTo("RETRACTED");
+            assertThat(r.stanza()).isEqualTo("<tomb/>");
+        });
+        store.close(); // drains the queue
+        store = null;
+        assertThat(row("q")).containsExactly(null, null, "RETRACTED", "<tomb/>");
+    }
+
+    @Test
+    void retract_racingTheInsertOfEveryMessage_leavesNoBodyInTheDatabase() throws Exception {
+        store = open(config().withBatching(7, Duration.ofMillis(1)));
+        int n = 300;
+        java.util.concurrent.ExecutorService retractor = java.util.concurrent.Executors.newFixedThreadPool(4);
+        List<java.util.concurrent.Future<RoomLogRetractions.Outcome>> outcomes = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                RoomLogRecord r = record("race@muc", i);
+                store.offer(r);
+                outcomes.add(retractor.submit(() -> store.retract("race@muc", r.stanzaId(), x -> "<t/>")));
+            }
+            for (var f : outcomes) {
+                assertThat(f.get(120, java.util.concurrent.TimeUnit.SECONDS))
+                        .isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+            }
+        } finally {
+            retractor.shutdownNow();
+        }
+        assertThat(store.writer().awaitIdle(60_000)).isTrue();
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*), COUNT(body), SUM(CASE WHEN filterAction = 'RETRACTED'"
+                     + " THEN 1 ELSE 0 END) FROM mucscaleRoomLog WHERE roomJid = 'race@muc'")) {
+            rs.next();
+            assertThat(new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}).containsExactly(n, 0, n);
+        }
+        assertThat(store.writer().retractions().waiting()).isZero();
+    }
+
+    @Test
+    void review_flaggedMessageQueuedWithItsRow_retractionOrDismissalTakesItOut() throws Exception {
+        store = open(config().withBatching(10, Duration.ofMillis(20)));
+        store.offer(new RoomLogRecord("clean", "r@muc", 1L, "a", null, "hello", null, null, null));
+        store.offer(new RoomLogRecord("f1", "r@muc", 2L, "b", "b@x/r", "you zorblax", null, "FLAG", null)
+                .forReview("zorblax"));
+        store.offer(new RoomLogRecord("f2", "r@muc", 3L, "c", null, "zorblax again", null, "FLAG", null)
+                .forReview("zorblax"));
+        store.offer(new RoomLogRecord("f3", "s@muc", 4L, "d", null, "elsewhere zorblax", null, "FLAG", null)
+                .forReview("zorblax, quux"));
+        assertThat(store.writer().awaitIdle(30_000)).isTrue();
+        assertThat(store.review().waiting(null, 10)).extracting(ReviewQueue.Entry::stanzaId)
+                .containsExactly("f1", "f2", "f3");
+        assertThat(store.review().waiting("r@muc", 10)).first().satisfies(e -> {
+            assertThat(e.body()).isEqualTo("you zorblax");
+            assertThat(e.terms()).isEqualTo("zorblax");
+            assertThat(e.senderNick()).isEqualTo("b");
+            assertThat(e.senderJid()).isEqualTo("b@x/r");
+            assertThat(e.logTimeMillis()).isEqualTo(2L);
+        });
+        assertThat(store.retract("r@muc", "f1", r -> "<t/>")).isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+        assertThat(store.review().remove("r@muc", "f2")).isTrue();
+        assertThat(store.review().remove("r@muc", "f2")).isFalse();
+        assertThat(store.review().waiting(null, 10)).extracting(ReviewQueue.Entry::stanzaId).containsExactly("f3");
+        assertThat(row("f2")[0]).as("dismissed: the message stays in the log").isEqualTo("zorblax again");
+    }
+
+    @Test
+    void review_flaggedMessageRetractedWhileQueued_neverReachesTheReviewTable() throws Exception {
+        store = open(config().withBatching(1000, Duration.ofMinutes(10)));
+        store.offer(new RoomLogRecord("fq", "r@muc", 2L, "b", null, "you zorblax", null, "FLAG", null)
+                .forReview("zorblax"));
+        assertThat(store.retract("r@muc", "fq", r -> "<t/>")).isEqualTo(RoomLogRetractions.Outcome.RETRACTED);
+        store.close();
+        store = null;
+        assertThat(row("fq")[0]).isNull();
+        assertThat(new ReviewQueue(dataSource(), type()).waiting(null, 10)).isEmpty();
+    }
+
+    @Test
+    void review_terms_distinctCommaSeparatedAndCutToTheColumn() {
+        assertThat(ReviewQueue.terms(List.of("a", "b", "a", " ", "c"))).isEqualTo("a, b, c");
+        assertThat(ReviewQueue.terms(List.of("x".repeat(1500), "y".repeat(600)))).hasSize(1500);
+    }
+
     @Test
     void outage_databaseStoppedMidStream_everyMessageStoredExactlyOnceAfterRecovery() throws Exception {
         long ratePerSecond = 400;
