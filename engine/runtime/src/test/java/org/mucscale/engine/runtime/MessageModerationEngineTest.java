@@ -19,6 +19,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
 import org.mucscale.engine.store.StandaloneDataSource;
@@ -233,5 +235,53 @@ class MessageModerationEngineTest {
         assertThat(r[0]).isNull();
         assertThat(r[2]).isEqualTo("RETRACTED");
         assertThat(r[3]).contains("retracted").doesNotContain("you are all cheaters");
+    }
+
+    /**
+     * Issue 16: a retracted message is absent from every later archive page: the page holds the tombstone in its
+     * place, whether the record was still queued for the database when it was retracted or already stored.
+     */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void retraction_laterArchivePagesHoldTheTombstoneNotTheBody(boolean stillQueued) throws Exception {
+        RecordingDelivery out = new RecordingDelivery();
+        String[] settings = stillQueued ? new String[] {"mucscale.store.max-batch-age", "600000"} : new String[0];
+        try (MucScaleEngine engine = start(out, settings)) {
+            String id = abusiveMessage(engine, out);
+            engine.process(groupchat("bob@example.org/b", "lobby", "sorry, gg"));
+            await(() -> out.to("carol@example.org/c").stream().anyMatch(x -> x.contains("sorry, gg")));
+            if (stillQueued) {
+                assertThat(engine.store().writer().queueDepth()).as("still queued").isPositive();
+            } else {
+                await(() -> row(id) != null);
+                assertThat(row(id)[0]).as("stored with its body").isEqualTo("you are all cheaters");
+            }
+            assertThat(archivePage(engine, out)).as("before").contains("you are all cheaters", "sorry, gg");
+
+            engine.process(moderate("alice@example.org/a", id, "gone"));
+            await(() -> out.to("carol@example.org/c").stream().anyMatch(x -> x.contains("<retract")));
+            if (!stillQueued) {
+                await(() -> "RETRACTED".equals(row(id)[2]));
+            }
+            String after = archivePage(engine, out);
+            assertThat(after).doesNotContain("you are all cheaters").contains("sorry, gg", "<retracted", id);
+        }
+    }
+
+    /** carol's archive query for the lobby: every result message and the reply, as one string. */
+    private static String archivePage(MucScaleEngine engine, RecordingDelivery out) throws Exception {
+        String qid = "page-" + System.nanoTime();
+        engine.process(XmlElement.builder("iq").attribute("type", "set").attribute("id", qid)
+                .attribute("from", "carol@example.org/c").attribute("to", ROOM)
+                .child(XmlElement.builder("query", "urn:xmpp:mam:2").attribute("queryid", qid).build()).build());
+        await(() -> out.to("carol@example.org/c").stream().anyMatch(x -> x.startsWith("<iq") && x.contains(qid)));
+        StringBuilder page = new StringBuilder();
+        for (String x : out.to("carol@example.org/c")) {
+            if (x.contains("queryid=\"" + qid + "\"") || (x.startsWith("<iq") && x.contains(qid))) {
+                page.append(x).append('\n');
+            }
+        }
+        assertThat(page).as("the query was answered with a result").contains("type=\"result\"").contains("<fin");
+        return page.toString();
     }
 }
