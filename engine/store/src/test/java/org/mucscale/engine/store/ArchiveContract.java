@@ -161,7 +161,9 @@ final class ArchiveContract {
         RoomLogRecord upper = message(ROOM, 9000);
         RoomLogReader.Range deep = new RoomLogReader.Range(Long.MIN_VALUE, Long.MAX_VALUE, lower, null, null);
         RoomLogReader.Range last = new RoomLogReader.Range(Long.MIN_VALUE, Long.MAX_VALUE, null, upper, null);
-        RoomLogReader.Range with = new RoomLogReader.Range(T0, T0 + 3000, null, null, "nick2");
+        // a range of 1 % of the table (300 of 30,000 rows): for T0..T0+3000, 9,000 rows or 30 % of the table,
+        // PostgreSQL's planner rightly chose a Seq Scan for the COUNT in one CI run
+        RoomLogReader.Range with = new RoomLogReader.Range(T0, T0 + 100, null, null, "nick2");
         String select = "SELECT " + RoomLogSql.COLUMNS + " FROM mucscaleRoomLog";
         List<String[]> out = new ArrayList<>();
         try (Connection c = ds.getConnection()) {

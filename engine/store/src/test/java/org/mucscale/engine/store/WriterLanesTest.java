@@ -61,7 +61,7 @@ class WriterLanesTest {
     void freshSchema() throws Exception {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS mucscaleRoomLog, mucscaleDeadLetter, mucscaleRoom, mucscaleRoomConfig,"
-                    + " mucscaleAffiliation, ofVersion");
+                    + " mucscaleAffiliation, mucscaleReview, ofVersion");
         }
         SchemaInstaller.install(pool, DatabaseType.MARIADB);
     }
@@ -125,6 +125,7 @@ class WriterLanesTest {
         }
         AtomicReference<String> missing = new AtomicReference<>();
         AtomicInteger reads = new AtomicInteger();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         Thread producer = new Thread(() -> {
             for (int i = 0; i < perRoom; i++) {
                 for (int r = 0; r < rooms.length; r++) {
@@ -132,12 +133,15 @@ class WriterLanesTest {
                     offered[r].set(i + 1);
                 }
                 if (i % 100 == 99) {
-                    java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                    // let a read start in between (bounded): reads and commits must interleave however fast either is
+                    int next = reads.get() + 1;
+                    while (reads.get() < next && System.nanoTime() < deadline) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(200_000);
+                    }
                 }
             }
         }, "lanes-test-producer");
         producer.start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while ((producer.isAlive() || store.writer().queueDepth() > 0) && missing.get() == null
                 && System.nanoTime() < deadline) {
             int r = reads.getAndIncrement() % rooms.length;
