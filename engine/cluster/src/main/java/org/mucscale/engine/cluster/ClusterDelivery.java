@@ -211,11 +211,17 @@ final class ClusterDelivery implements Delivery {
                     }
                 }
             }
+            RenderedStanza remembered = null;
             for (int i = 0; i < n; i++) {
                 if (targets[i] == null) {
                     if (elements[i] != null) {
                         host.send(elements[i]);
                     } else {
+                        if (rendered[i] != remembered) {
+                            // a broadcast's deliveries come in a run: one lookup per message, not per recipient
+                            remembered = rendered[i];
+                            node.deliveredHere(remembered);
+                        }
                         host.deliver(rendered[i], recipients[i]);
                     }
                 }

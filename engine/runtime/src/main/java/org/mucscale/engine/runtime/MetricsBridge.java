@@ -92,6 +92,16 @@ final class MetricsBridge {
             public void resentDuplicateSkipped() {
                 m.clusterResentDuplicate();
             }
+
+            @Override
+            public void redelivered(int deliveries) {
+                m.clusterRedelivered(true);
+            }
+
+            @Override
+            public void redeliveredAlreadyHad() {
+                m.clusterRedelivered(false);
+            }
         };
     }
 
