@@ -556,7 +556,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public CompletableFuture<Void> barrier() {
-        return writer.submit(new Writer.Batch());
+        CompletableFuture<Void> written = writer.submit(new Writer.Batch());
+        // on a room thread: also wait for its earlier runs' deliveries to leave (their relays go out after their
+        // writes, on the release thread), so that a message is confirmed to its entry node only after its relays
+        // were sent; one confirmed while its relays still waited would be neither resent nor re-delivered
+        ClusterDelivery d = delivery;
+        CompletableFuture<Void> released = d == null ? null : d.releasedSoFar();
+        return released == null || released.isDone() ? written : CompletableFuture.allOf(written, released);
     }
 
     /** Forwarded messages kept until their owners confirm them (a gauge). */

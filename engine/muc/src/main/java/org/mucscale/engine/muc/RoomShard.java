@@ -122,7 +122,7 @@ final class RoomShard implements Runnable {
         }
     }
 
-    private void flushDeliveries() {
+    void flushDeliveries() {
         replicate();
         try {
             ctx.delivery.flush();
