@@ -97,7 +97,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final RelayIn relayIn;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
-    /** About 10 MB at most; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
+    /** 2 MB; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
     private static final int DELIVERED_IDS = 131_072;
     private final LongAdder failovers = new LongAdder();
     private volatile View view;
@@ -523,8 +523,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     @Override
     public void redeliver(Jid room, XmlElement message, List<Jid> recipients) {
         RenderedStanza rendered = RenderedStanza.render(message);
-        String key = DeliveredIds.keyOf(rendered);
-        if (key == null) {
+        long key = DeliveredIds.keyOf(rendered);
+        if (key == 0) {
             return; // not a room-assigned message: cannot be told apart, so not sent again
         }
         Map<String, List<Jid>> byNode = new HashMap<>();
@@ -548,8 +548,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** The owner wrote {@code stanza} to its own sessions (a room thread's release). */
     void deliveredHere(RenderedStanza stanza) {
-        String key = DeliveredIds.keyOf(stanza);
-        if (key != null) {
+        long key = DeliveredIds.keyOf(stanza);
+        if (key != 0) {
             delivered.add(key);
         }
     }
@@ -1455,7 +1455,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
 
         private void write(Delivery h, Wire.Relay r) {
-            if (r.redeliveryKey() != null) {
+            if (r.redeliveryKey() != 0) {
                 if (delivered.add(r.redeliveryKey())) {
                     for (Jid recipient : r.recipients()) {
                         h.deliver(r.stanzas()[0], recipient);
@@ -1467,8 +1467,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 return;
             }
             for (RenderedStanza s : r.stanzas()) {
-                String key = DeliveredIds.keyOf(s);
-                if (key != null) {
+                long key = DeliveredIds.keyOf(s);
+                if (key != 0) {
                     delivered.add(key);
                 }
             }

@@ -21,7 +21,7 @@ import org.mucscale.engine.stanza.XmlElement;
  *   CONFIRM  := i64 linkEpoch, varint upToSeq                                    "everything you sent me on your
  *                                                                                 link (that epoch) up to upToSeq
  *                                                                                 is processed and replicated"
- *   REDELIVER := i64 sentMicros, string key, string prefix, string suffix,       a message a departed owner had
+ *   REDELIVER := i64 sentMicros, i64 key, string prefix, string suffix,          a message a departed owner had
  *               varint m, (string recipient)*                                    accepted, sent again by the new
  *                                                                                 owner: delivered there only if
  *                                                                                 that node had not delivered key
@@ -51,19 +51,19 @@ final class Wire {
 
     /**
      * Deliveries for the receiving node's local sessions: each recipient with the index of its stanza.
-     * {@code redeliveryKey}: null for a relay; for a re-delivery the message's key in {@link DeliveredIds}.
+     * {@code redeliveryKey}: 0 for a relay; for a re-delivery the message's key in {@link DeliveredIds} (never 0).
      */
     record Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients,
-                 String redeliveryKey) {
+                 long redeliveryKey) {
         Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients) {
-            this(sentMicros, stanzas, stanzaIndex, recipients, null);
+            this(sentMicros, stanzas, stanzaIndex, recipients, 0);
         }
     }
 
-    static byte[] redeliver(long epoch, long seq, long sentMicros, String key, RenderedStanza stanza,
+    static byte[] redeliver(long epoch, long seq, long sentMicros, long key, RenderedStanza stanza,
                             java.util.List<Jid> recipients) {
-        Codec.Out out = new Codec.Out(64 + stanza.fixedUtf8Length() + key.length() + recipients.size() * 48);
-        out.u8(REDELIVER).i64(epoch).varint(seq).i64(sentMicros).string(key).string(stanza.prefix())
+        Codec.Out out = new Codec.Out(64 + stanza.fixedUtf8Length() + recipients.size() * 48);
+        out.u8(REDELIVER).i64(epoch).varint(seq).i64(sentMicros).i64(key).string(stanza.prefix())
                 .string(stanza.suffix()).varint(recipients.size());
         for (Jid r : recipients) {
             out.jid(r);
@@ -203,7 +203,10 @@ final class Wire {
             }
             case REDELIVER -> {
                 long sent = in.i64();
-                String key = in.requiredString("key");
+                long key = in.i64();
+                if (key == 0) {
+                    throw new IllegalArgumentException("a re-delivery needs a key");
+                }
                 RenderedStanza stanza = RenderedStanza.of(in.requiredString("prefix"), in.requiredString("suffix"));
                 int m = in.count();
                 Jid[] recipients = new Jid[m];
