@@ -312,7 +312,8 @@
         text('ms-cl-last-failover', c.lastFailoverMs === null || c.lastFailoverMs === undefined
             ? 'none yet' : fmt(c.lastFailoverMs, ' ms'));
         text('ms-cl-gaps', whole(c.linkGaps));
-        text('ms-cl-resent', whole(c.resent) + ' (' + whole(c.resentDuplicates) + ')');
+        text('ms-cl-resent', whole(c.resent) + ' (' + whole(c.resentDuplicates) + '; re-delivered '
+            + whole(c.redelivered) + ')');
 
         draw('cluster', 'ms-chart-cluster', [
             line('relays sent/s', 0),

@@ -113,6 +113,12 @@ final class ClusterDelivery implements Delivery {
         host.flush(); // what this thread passed straight through while alone
     }
 
+    /** The calling room thread's releases so far (complete once their relays were sent), or null on other threads. */
+    CompletableFuture<Void> releasedSoFar() {
+        Gathered g = perThread.get();
+        return g == null ? null : g.chain;
+    }
+
     /** One thread per room thread that releases its deliveries once their writes are confirmed, in flush order. */
     private java.util.concurrent.ExecutorService newReleaser() {
         java.util.concurrent.ExecutorService e = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
@@ -211,11 +217,17 @@ final class ClusterDelivery implements Delivery {
                     }
                 }
             }
+            RenderedStanza remembered = null;
             for (int i = 0; i < n; i++) {
                 if (targets[i] == null) {
                     if (elements[i] != null) {
                         host.send(elements[i]);
                     } else {
+                        if (rendered[i] != remembered) {
+                            // a broadcast's deliveries come in a run: one lookup per message, not per recipient
+                            remembered = rendered[i];
+                            node.deliveredHere(remembered);
+                        }
                         host.deliver(rendered[i], recipients[i]);
                     }
                 }

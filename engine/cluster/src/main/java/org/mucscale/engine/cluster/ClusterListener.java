@@ -47,6 +47,17 @@ public interface ClusterListener {
     default void resentDuplicateSkipped() {
     }
 
+    /**
+     * A message a departed owner had accepted was re-delivered by its room's new owner and written to
+     * {@code deliveries} of this node's sessions: this node had not delivered it.
+     */
+    default void redelivered(int deliveries) {
+    }
+
+    /** A re-delivered message this node had delivered already was dropped. */
+    default void redeliveredAlreadyHad() {
+    }
+
     /** The cluster's view as this node sees it now. */
     default void view(List<String> members, String localNode) {
     }

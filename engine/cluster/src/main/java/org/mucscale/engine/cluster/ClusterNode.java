@@ -95,6 +95,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
     private final ScheduledExecutorService clusterThread;
     private final RelayIn relayIn;
+    /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
+    private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
+    /** 2 MB; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
+    private static final int DELIVERED_IDS = 131_072;
     private final LongAdder failovers = new LongAdder();
     private volatile View view;
     private volatile MucService muc;
@@ -517,8 +521,48 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     @Override
+    public void redeliver(Jid room, XmlElement message, List<Jid> recipients) {
+        RenderedStanza rendered = RenderedStanza.render(message);
+        long key = DeliveredIds.keyOf(rendered);
+        if (key == 0) {
+            return; // not a room-assigned message: cannot be told apart, so not sent again
+        }
+        Map<String, List<Jid>> byNode = new HashMap<>();
+        for (Jid r : recipients) {
+            String target = deliveryNode(r);
+            byNode.computeIfAbsent(target == null ? local : target, t -> new ArrayList<>()).add(r);
+        }
+        long now = nowMicros();
+        for (Map.Entry<String, List<Jid>> e : byNode.entrySet()) {
+            List<Jid> to = e.getValue();
+            if (e.getKey().equals(local)) {
+                // through the relay writer, which records and checks delivered ids on one thread
+                relayIn.offer(new Wire.Relay(now, new RenderedStanza[] {rendered}, new int[to.size()],
+                        to.toArray(new Jid[0]), key));
+            } else {
+                transport.send(e.getKey(), Wire.redeliver(links.epoch(), links.nextSeq(e.getKey()), now, key,
+                        rendered, to));
+            }
+        }
+    }
+
+    /** The owner wrote {@code stanza} to its own sessions (a room thread's release). */
+    void deliveredHere(RenderedStanza stanza) {
+        long key = DeliveredIds.keyOf(stanza);
+        if (key != 0) {
+            delivered.add(key);
+        }
+    }
+
+    @Override
     public CompletableFuture<Void> barrier() {
-        return writer.submit(new Writer.Batch());
+        CompletableFuture<Void> written = writer.submit(new Writer.Batch());
+        // on a room thread: also wait for its earlier runs' deliveries to leave (their relays go out after their
+        // writes, on the release thread), so that a message is confirmed to its entry node only after its relays
+        // were sent; one confirmed while its relays still waited would be neither resent nor re-delivered
+        ClusterDelivery d = delivery;
+        CompletableFuture<Void> released = d == null ? null : d.releasedSoFar();
+        return released == null || released.isDone() ? written : CompletableFuture.allOf(written, released);
     }
 
     /** Forwarded messages kept until their owners confirm them (a gauge). */
@@ -914,7 +958,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
             case Wire.CONFIRM -> onConfirm(fromNode, m);
-            case Wire.RELAY -> relayIn.offer(m.relay());
+            case Wire.RELAY, Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
             case Wire.LEAVING -> clusterThread.execute(() -> onLeaving(fromNode));
             default -> {
@@ -1411,6 +1455,23 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
 
         private void write(Delivery h, Wire.Relay r) {
+            if (r.redeliveryKey() != 0) {
+                if (delivered.add(r.redeliveryKey())) {
+                    for (Jid recipient : r.recipients()) {
+                        h.deliver(r.stanzas()[0], recipient);
+                    }
+                    listener.redelivered(r.recipients().length);
+                } else {
+                    listener.redeliveredAlreadyHad();
+                }
+                return;
+            }
+            for (RenderedStanza s : r.stanzas()) {
+                long key = DeliveredIds.keyOf(s);
+                if (key != 0) {
+                    delivered.add(key);
+                }
+            }
             long latency = nowMicros() - r.sentMicros();
             for (int i = 0; i < r.recipients().length; i++) {
                 h.deliver(r.stanzas()[r.stanzaIndex()[i]], r.recipients()[i]);

@@ -21,6 +21,11 @@ import org.mucscale.engine.stanza.XmlElement;
  *   CONFIRM  := i64 linkEpoch, varint upToSeq                                    "everything you sent me on your
  *                                                                                 link (that epoch) up to upToSeq
  *                                                                                 is processed and replicated"
+ *   REDELIVER := i64 sentMicros, i64 key, string prefix, string suffix,          a message a departed owner had
+ *               varint m, (string recipient)*                                    accepted, sent again by the new
+ *                                                                                 owner: delivered there only if
+ *                                                                                 that node had not delivered key
+ *                                                                                 (see DeliveredIds)
  * </pre>
  */
 final class Wire {
@@ -29,6 +34,7 @@ final class Wire {
     static final int HANDOFF = 3;
     static final int LEAVING = 4;
     static final int CONFIRM = 5;
+    static final int REDELIVER = 6;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
 
@@ -43,8 +49,26 @@ final class Wire {
         }
     }
 
-    /** Deliveries for the receiving node's local sessions: each recipient with the index of its stanza. */
-    record Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients) {
+    /**
+     * Deliveries for the receiving node's local sessions: each recipient with the index of its stanza.
+     * {@code redeliveryKey}: 0 for a relay; for a re-delivery the message's key in {@link DeliveredIds} (never 0).
+     */
+    record Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients,
+                 long redeliveryKey) {
+        Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients) {
+            this(sentMicros, stanzas, stanzaIndex, recipients, 0);
+        }
+    }
+
+    static byte[] redeliver(long epoch, long seq, long sentMicros, long key, RenderedStanza stanza,
+                            java.util.List<Jid> recipients) {
+        Codec.Out out = new Codec.Out(64 + stanza.fixedUtf8Length() + recipients.size() * 48);
+        out.u8(REDELIVER).i64(epoch).varint(seq).i64(sentMicros).i64(key).string(stanza.prefix())
+                .string(stanza.suffix()).varint(recipients.size());
+        for (Jid r : recipients) {
+            out.jid(r);
+        }
+        return out.toBytes();
     }
 
     static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza) {
@@ -176,6 +200,25 @@ final class Wire {
                 }
                 in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, new Relay(sent, stanzas, index, recipients));
+            }
+            case REDELIVER -> {
+                long sent = in.i64();
+                long key = in.i64();
+                if (key == 0) {
+                    throw new IllegalArgumentException("a re-delivery needs a key");
+                }
+                RenderedStanza stanza = RenderedStanza.of(in.requiredString("prefix"), in.requiredString("suffix"));
+                int m = in.count();
+                Jid[] recipients = new Jid[m];
+                for (int i = 0; i < m; i++) {
+                    recipients[i] = in.jid();
+                    if (recipients[i] == null) {
+                        throw new IllegalArgumentException("re-delivery " + i + " has no recipient");
+                    }
+                }
+                in.end();
+                return new Message(kind, epoch, seq, null, null, 0, null,
+                        new Relay(sent, new RenderedStanza[] {stanza}, new int[m], recipients, key));
             }
             case HANDOFF -> {
                 Jid room = in.jid();

@@ -349,10 +349,55 @@ class WireTest {
         assertThatThrownBy(() -> Wire.decode(nullSuffix)).isInstanceOf(IllegalArgumentException.class);
     }
 
+    // ------------------------------------------------------------------------------------------ REDELIVER
+
+    @Test
+    void redeliver_roundTripsKeyStanzaAndRecipientsInOrder() {
+        RenderedStanza r = rendered("again");
+        Wire.Message m = Wire.decode(Wire.redeliver(Long.MIN_VALUE, 1L << 35, 1_700_000_000_000_000L,
+                -42L, r, List.of(user(2), user(1), user(3))));
+        assertThat(m.kind()).isEqualTo(Wire.REDELIVER);
+        assertThat(m.epoch()).isEqualTo(Long.MIN_VALUE);
+        assertThat(m.seq()).isEqualTo(1L << 35);
+        Wire.Relay relay = m.relay();
+        assertThat(relay.redeliveryKey()).isEqualTo(-42L);
+        assertThat(relay.sentMicros()).isEqualTo(1_700_000_000_000_000L);
+        assertThat(relay.stanzas()).hasSize(1);
+        assertThat(deliveries(relay)).containsExactly(
+                user(2) + " <- " + r.forRecipient(user(2)),
+                user(1) + " <- " + r.forRecipient(user(1)),
+                user(3) + " <- " + r.forRecipient(user(3)));
+    }
+
+    @Test
+    void relay_isNoRedelivery_redeliveryWithoutRecipientsRoundTrips() {
+        Wire.RelayBuilder rb = new Wire.RelayBuilder();
+        rb.add(rendered("a"), user(1));
+        assertThat(Wire.decode(rb.encode(1, 1, 1)).relay().redeliveryKey()).isZero();
+        Wire.Relay empty = Wire.decode(Wire.redeliver(1, 1, 1, Long.MAX_VALUE, rendered("a"), List.of())).relay();
+        assertThat(empty.redeliveryKey()).isEqualTo(Long.MAX_VALUE);
+        assertThat(empty.recipients()).isEmpty();
+    }
+
+    @Test
+    void redeliver_missingKeyOrRecipient_refused() {
+        byte[] noKey = new Codec.Out(0).u8(Wire.REDELIVER).i64(1).varint(1).i64(0).i64(0).string("<m to=\"")
+                .string("\"/>").varint(0).toBytes();
+        assertThatThrownBy(() -> Wire.decode(noKey)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("needs a key");
+        byte[] noRecipient = new Codec.Out(0).u8(Wire.REDELIVER).i64(1).varint(1).i64(0).i64(7)
+                .string("<m to=\"").string("\"/>").varint(1).jid(null).toBytes();
+        assertThatThrownBy(() -> Wire.decode(noRecipient)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("re-delivery 0 has no recipient");
+        byte[] trailing = Arrays.copyOf(Wire.redeliver(1, 1, 1, 5, rendered("a"), List.of(user(1))),
+                Wire.redeliver(1, 1, 1, 5, rendered("a"), List.of(user(1))).length + 1);
+        assertThatThrownBy(() -> Wire.decode(trailing)).isInstanceOf(IllegalArgumentException.class);
+    }
+
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 6, 127, 255})
+    @ValueSource(ints = {0, 7, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
@@ -380,7 +425,8 @@ class WireTest {
         rb.add(rendered("a"), user(1));
         rb.add(rendered("b"), user(2));
         for (byte[] full : List.of(Wire.forward(1, 2, ROOM, "node-a", 1, Trees.sampleStanza()),
-                Wire.forward(1, 2, ROOM, null, 0, XmlElement.builder("iq").build()), Wire.handoff(3, 4, ROOM), rb.encode(5, 6, 7))) {
+                Wire.forward(1, 2, ROOM, null, 0, XmlElement.builder("iq").build()), Wire.handoff(3, 4, ROOM), rb.encode(5, 6, 7),
+                Wire.redeliver(8, 9, 10, 11, rendered("c"), List.of(user(3), user(4))))) {
             Wire.decode(full);
             for (int len = 0; len < full.length; len++) {
                 byte[] cut = Arrays.copyOf(full, len);

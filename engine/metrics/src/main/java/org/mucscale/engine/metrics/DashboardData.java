@@ -483,7 +483,8 @@ public final class DashboardData implements AutoCloseable {
      *   "relayLatencyP50Ms", "relayLatencyP99Ms", "relayLatencyMaxMs", "replicationP99Ms", "replicationMaxMs"
      *                                        (milliseconds, over the summary's window; null when nothing recorded),
      *   "relaysSent", "relaysReceived", "forwards", "replicationWrites", "replicationLate", "handoffs", "linkGaps",
-     *   "resent", "resentDuplicates"         (this node's counters since start),
+     *   "resent", "resentDuplicates",
+     *   "redelivered", "redeliveredAlreadyHad" (this node's counters since start),
      *   "failovers" (rooms this node took over from departed nodes), "lastFailoverMs" (null: none yet) }
      * </pre>
      * Relay latency is the sender's flush to this node's receipt by the two nodes' wall clocks, so clock skew adds in.
@@ -542,6 +543,8 @@ public final class DashboardData implements AutoCloseable {
         sb.append(",\"linkGaps\":").append(metrics.linkGaps.getCount());
         sb.append(",\"resent\":").append(metrics.resent.getCount());
         sb.append(",\"resentDuplicates\":").append(metrics.resentDuplicates.getCount());
+        sb.append(",\"redelivered\":").append(metrics.redelivered.getCount());
+        sb.append(",\"redeliveredAlreadyHad\":").append(metrics.redeliveredAlreadyHad.getCount());
         sb.append(",\"failovers\":").append(view.failovers());
         field(sb, "lastFailoverMs", view.lastFailoverMillis() < 0 ? Double.NaN : view.lastFailoverMillis());
         sb.append('}');

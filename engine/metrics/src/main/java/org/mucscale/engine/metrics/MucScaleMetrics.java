@@ -120,6 +120,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter resent;
     final Counter resentLetGo;
     final Counter resentDuplicates;
+    final Counter redelivered;
+    final Counter redeliveredAlreadyHad;
 
     final TopRooms topRooms;
     final TopRooms topFilterRooms;
@@ -196,6 +198,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         resent = registry.counter("mucscale.cluster.resent");
         resentLetGo = registry.counter("mucscale.cluster.resent.let-go");
         resentDuplicates = registry.counter("mucscale.cluster.resent.duplicates");
+        redelivered = registry.counter("mucscale.cluster.redelivered");
+        redeliveredAlreadyHad = registry.counter("mucscale.cluster.redelivered.already-had");
 
         topRooms = new TopRooms(config.topRooms() * 4);
         topFilterRooms = new TopRooms(config.topRooms() * 4);
@@ -447,6 +451,14 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A resent message its room's previous owner had already accepted (skipped). */
     public void clusterResentDuplicate() {
         resentDuplicates.inc();
+    }
+
+    /**
+     * A message a departed owner had accepted, re-delivered by its room's new owner: written to this node's sessions
+     * ({@code written}), or dropped because this node had delivered it.
+     */
+    public void clusterRedelivered(boolean written) {
+        (written ? redelivered : redeliveredAlreadyHad).inc();
     }
 
     /** The cluster's view for the dashboard: nodes and rooms per node (null supplier: not clustered). */

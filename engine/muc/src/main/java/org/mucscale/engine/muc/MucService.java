@@ -604,8 +604,8 @@ public final class MucService {
     }
 
     /**
-     * Completes once every stanza queued to the room threads before this call has been handled and the room state it
-     * changed is replicated (or its write gave up); fails if a room thread still holds stanzas for a room on its way
+     * Completes once every stanza queued to the room threads before this call has been handled, the room state it
+     * changed is replicated (or its write gave up) and its deliveries were handed to the host and the cluster; fails if a room thread still holds stanzas for a room on its way
      * here (they are not handled yet). The cluster confirms forwarded stanzas to their entry node with it.
      */
     public CompletableFuture<Void> replicationBarrier() {
@@ -618,7 +618,9 @@ public final class MucService {
                     done.completeExceptionally(new IllegalStateException("rooms are still on their way here"));
                     return;
                 }
-                shard.replicate();
+                // the run so far is replicated and its deliveries handed on, so the barrier (which the cluster
+                // completes once those deliveries have left as well) covers them: a confirmed message's relays left
+                shard.flushDeliveries();
                 ctx.replication.barrier().whenComplete((ok, e) -> {
                     if (e == null) {
                         done.complete(null);

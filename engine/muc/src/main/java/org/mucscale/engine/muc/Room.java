@@ -224,6 +224,15 @@ final class Room {
         return new RoomImage(snapshot(), persistent, locked, presenceBroadcastRoles, subjectMessage, list, tailSeq);
     }
 
+    /** The occupants' real addresses now (a message the previous owner accepted is re-delivered to them). */
+    List<Jid> occupantAddresses() {
+        List<Jid> out = new ArrayList<>(occupantCount);
+        for (int i = 0; i < occupantCount; i++) {
+            out.add(occupants[i].realJid);
+        }
+        return out;
+    }
+
     /** This room's history as tail records (when the room's state is first replicated, after a node joined). */
     List<TailRecord> historyAsTail() {
         List<TailRecord> out = new ArrayList<>(history.size());

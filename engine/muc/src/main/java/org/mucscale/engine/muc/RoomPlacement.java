@@ -51,6 +51,15 @@ public interface RoomPlacement {
     default void resentDuplicateSkipped(Jid room) {
     }
 
+    /**
+     * Sends again, to {@code recipients}, a groupchat {@code message} (as broadcast, with the room's stanza-id) that the
+     * room's previous owner had accepted and may not have delivered before it left: each node writes it only to its
+     * sessions if it had not delivered that stanza-id itself. Called on the room thread, just before
+     * {@link #resentDuplicateSkipped}.
+     */
+    default void redeliver(Jid room, XmlElement message, java.util.List<Jid> recipients) {
+    }
+
     RoomPlacement LOCAL = new RoomPlacement() {
         @Override
         public boolean servesHere(Jid room) {

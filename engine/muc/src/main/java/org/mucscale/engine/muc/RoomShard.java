@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
 import org.mucscale.engine.stanza.Jid;
@@ -127,7 +126,7 @@ final class RoomShard implements Runnable {
         }
     }
 
-    private void flushDeliveries() {
+    void flushDeliveries() {
         replicate();
         try {
             ctx.delivery.flush();
@@ -195,7 +194,7 @@ final class RoomShard implements Runnable {
                 return;
             }
         }
-        if (c.resent && acceptedAlready(c)) {
+        if (c.resent && acceptedAlready(c, room)) {
             ctx.placement.resentDuplicateSkipped(c.roomJid);
             return;
         }
@@ -224,19 +223,22 @@ final class RoomShard implements Runnable {
     /**
      * Messages a room taken over from a departed owner had accepted (its replicated tail), by sender and stanza id, so
      * that the ones the departed owner accepted but never confirmed to their entry node, which that node sends again,
-     * are not accepted twice. Kept a minute: resending happens right after the take-over.
+     * are not accepted twice. Those are exactly the messages whose relays may have died with the owner, so the first
+     * resend of each is re-delivered as the owner rendered it ({@link RoomPlacement#redeliver}; nodes that had
+     * delivered it drop it); the value is then cleared, and messages accepted here meanwhile have none (they were
+     * delivered here). Kept a minute: resending happens right after the take-over.
      */
     private final Map<Jid, AcceptedBefore> acceptedBefore = new HashMap<>();
 
-    private record AcceptedBefore(Set<String> keys, long untilNanos) {
+    private record AcceptedBefore(Map<String, TailRecord> keys, long untilNanos) {
     }
 
     void acceptedBefore(Jid room, List<TailRecord> tail) {
-        Set<String> keys = new java.util.HashSet<>();
+        Map<String, TailRecord> keys = new HashMap<>();
         for (TailRecord t : tail) {
             String id = t.message() == null ? null : t.message().attribute("id");
             if (t.realJid() != null && id != null) {
-                keys.add(acceptedKey(t.realJid(), id));
+                keys.put(acceptedKey(t.realJid(), id), t);
             }
         }
         long now = ctx.clock.nanoTime();
@@ -248,7 +250,8 @@ final class RoomShard implements Runnable {
 
     private static final long ACCEPTED_BEFORE_NANOS = java.util.concurrent.TimeUnit.MINUTES.toNanos(1);
 
-    private boolean acceptedAlready(Command c) {
+    /** Whether a resent stanza was accepted already; the first resend of a departed owner's message is re-delivered. */
+    private boolean acceptedAlready(Command c, Room room) {
         AcceptedBefore a = acceptedBefore.get(c.roomJid);
         String id = c.stanza.attribute("id");
         if (a == null || id == null || c.from == null) {
@@ -258,7 +261,15 @@ final class RoomShard implements Runnable {
             acceptedBefore.remove(c.roomJid);
             return false;
         }
-        return a.keys().contains(acceptedKey(c.from, id));
+        String key = acceptedKey(c.from, id);
+        if (!a.keys().containsKey(key)) {
+            return false;
+        }
+        TailRecord accepted = a.keys().put(key, null);
+        if (accepted != null && accepted.message() != null) {
+            ctx.placement.redeliver(c.roomJid, accepted.message(), room.occupantAddresses());
+        }
+        return true;
     }
 
     private void rememberAccepted(Command c) {
@@ -266,7 +277,7 @@ final class RoomShard implements Runnable {
         String id = c.stanza.attribute("id");
         if (a != null && id != null && c.from != null && "message".equals(c.stanza.name())
                 && "groupchat".equals(c.stanza.attribute("type"))) {
-            a.keys().add(acceptedKey(c.from, id));
+            a.keys().put(acceptedKey(c.from, id), null);
         }
     }
 

@@ -12,7 +12,8 @@ import org.mucscale.engine.stanza.XmlElement;
 /**
  * A room taken over from a departed owner skips a resent message its tail already holds (same sender, same stanza id),
  * and only then: the cluster's entry nodes resend what the departed owner never confirmed, which may include messages
- * it had accepted.
+ * it had accepted. The first resend of such a message hands it, as the departed owner broadcast it, to the placement
+ * for re-delivery to the current occupants (the cluster writes it only where it was not delivered).
  */
 class MucResendTest extends MucTestBase {
 
@@ -26,13 +27,45 @@ class MucResendTest extends MucTestBase {
         return stanzas.stream().filter(s -> s.name().equals("message")).map(s -> s.childText("body")).toList();
     }
 
+    /** What the service handed to the placement for re-delivery: room, message body, recipients. */
+    private final List<String> redelivered = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private final RoomPlacement recording = new RoomPlacement() {
+        @Override
+        public boolean servesHere(Jid room) {
+            return true;
+        }
+
+        @Override
+        public void forward(Jid room, XmlElement stanza, String entryNode, int hops) {
+            throw new AssertionError("one node");
+        }
+
+        @Override
+        public void sessionSeen(Jid sender, String entryNode) {
+        }
+
+        @Override
+        public String sessionNode(Jid user) {
+            return null;
+        }
+
+        @Override
+        public void redeliver(Jid room, XmlElement message, List<Jid> recipients) {
+            redelivered.add(room.local() + " " + message.childText("body") + " "
+                    + message.child("stanza-id", Stanzas.NS_SID).attribute("id") + " " + recipients);
+        }
+    };
+
     /** The room as another node would have replicated it, with alice's message m1 in its tail. */
     private RoomImage takeOverFromPrevious(String room) {
         createInstant(alice, room, "alice");
         join(bob, room, "bob");
         RoomImage image = muc.onRoomThread(room(room), shard -> shard.rooms.get(room(room)).image());
-        start(Map.of(), b -> { });
-        XmlElement accepted = groupchat(alice, room, "m1", "first");
+        start(Map.of(), b -> b.cluster(recording, RoomReplication.NONE));
+        XmlElement accepted = groupchat(alice, room, "m1", "first").toBuilder()
+                .child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", "sid-1")
+                        .attribute("by", room(room).toString()).build()).build();
         TailRecord tail = new TailRecord(room(room), image.tailSeq() + 1, "sid-1", "alice", alice,
                 clock.currentTimeMillis(), "first", null, MessageInspector.Action.PASS, accepted);
         muc.adopt(image, List.of(tail), true, null);
@@ -48,6 +81,20 @@ class MucResendTest extends MucTestBase {
         muc.awaitIdle();
         assertThat(bodies(out.take(bob))).containsExactly("second");
         assertThat(bodies(out.take(alice))).as("the sender's echo too").containsExactly("second");
+        assertThat(redelivered).containsExactly("r1 first sid-1 [" + alice + ", " + bob + "]");
+    }
+
+    @Test
+    void resentTwice_redeliveredOnce_acceptedHereMeanwhile_neverRedelivered() {
+        takeOverFromPrevious("r5");
+        muc.processForwarded(groupchat(alice, "r5", "m1", "first"), "node-a", 1, true);
+        muc.processForwarded(groupchat(alice, "r5", "m1", "first"), "node-b", 1, true);
+        muc.processForwarded(groupchat(alice, "r5", "m2", "second"), "node-a", 1, true);
+        muc.processForwarded(groupchat(alice, "r5", "m2", "second"), "node-b", 1, true);
+        muc.awaitIdle();
+        assertThat(redelivered).as("m1 once; m2 was accepted here, so delivered here")
+                .containsExactly("r5 first sid-1 [" + alice + ", " + bob + "]");
+        assertThat(bodies(out.take(bob))).containsExactly("second");
     }
 
     @Test
@@ -56,6 +103,7 @@ class MucResendTest extends MucTestBase {
         muc.processForwarded(groupchat(alice, "r2", "m1", "again"), "node-a", 1, false);
         muc.awaitIdle();
         assertThat(bodies(out.take(bob))).containsExactly("again");
+        assertThat(redelivered).isEmpty();
     }
 
     @Test
@@ -73,5 +121,6 @@ class MucResendTest extends MucTestBase {
         muc.processForwarded(groupchat(alice, "r4", "m1", "hello"), "node-a", 1, true);
         muc.awaitIdle();
         assertThat(bodies(out.take(bob))).containsExactly("hello");
+        assertThat(redelivered).isEmpty();
     }
 }

@@ -97,6 +97,16 @@ final class MetricsBridge {
             public void resentDuplicateSkipped() {
                 m.clusterResentDuplicate();
             }
+
+            @Override
+            public void redelivered(int deliveries) {
+                m.clusterRedelivered(true);
+            }
+
+            @Override
+            public void redeliveredAlreadyHad() {
+                m.clusterRedelivered(false);
+            }
         };
     }
 
