@@ -81,7 +81,7 @@ def page_query(c, room, qid, after, size, timeout):
             results = len(RESULT.findall(c.buf, 0, m.start()))
             iq = m.group(0)
             c.buf = c.buf[m.end():]
-            err = None if re.search(r"type=['\"]result['\"]", iq) else iq[:300]
+            err = None if re.search(r"type=['\"]result['\"]", iq) else iq[:600]
             return rtt, results, err
         if time.perf_counter() > deadline:
             return None, 0, "timeout"
