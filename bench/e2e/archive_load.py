@@ -12,7 +12,8 @@ so a high rate measures the most the server answers). Each query's round trip is
 short when fewer than --max result messages arrived before its IQ result (they must all come first, docs/archive.md).
 With --window-log, queries start when that file (loadgen's log, run.progressIntervalS=1) names a phase "level " and
 stop at its next phase (drain/ramp-down/shutdown), so the figures cover the chat level only; otherwise they run for
---duration s. SIGTERM stops early. Writes a JSON summary to --out (and stdout). Exit 0, or 1 when nothing was answered.
+--duration s (or until --queries have been sent). SIGTERM stops early. Writes a JSON summary to --out (and stdout).
+Exit 0, or 1 when nothing was answered.
 """
 import argparse
 import json
@@ -139,6 +140,7 @@ def main(argv):
     p.add_argument("--timeout", type=float, default=10.0)
     p.add_argument("--window-log")
     p.add_argument("--duration", type=float, default=60.0)
+    p.add_argument("--queries", type=int, default=0, help="stop after this many queries in all (0: no limit)")
     p.add_argument("--out")
     args = p.parse_args(argv)
     prefix, count = args.ids.rsplit(":", 1)
@@ -160,6 +162,14 @@ def main(argv):
     t_end = t_start + args.duration if not args.window_log else float("inf")
     lat, errors, short, lock = [], [], [0], threading.Lock()
     interval = args.clients / args.rate
+    sent = [0]
+
+    def take():  # one more query allowed?
+        with lock:
+            if args.queries and sent[0] >= args.queries:
+                return False
+            sent[0] += 1
+            return True
 
     def worker(k, c):
         rnd = random.Random(k)
@@ -171,6 +181,8 @@ def main(argv):
                 time.sleep(min(nxt - now, 0.2))
                 continue
             nxt = max(nxt + interval, now - interval)  # behind: send at once, do not bank a burst
+            if not take():
+                break
             n += 1
             after = "%s%09d" % (prefix, rnd.randrange(count - args.max - 10))
             rtt, results, err = page_query(c, room, "q%d-%d" % (k, n), after, args.max, args.timeout)
