@@ -16,10 +16,14 @@
 # Environment: E2E_LOADGEN_JAR, E2E_STANDALONE_JAR (default: <module>/target-e2e/*.jar, built when missing),
 # E2E_PIN=0 (no pinning), E2E_KEEP_WORK=1 (keep the temp workdir), LOADGEN_JAVA_OPTS, E2E_MUCSCALE_JAVA_OPTS,
 # E2E_MUCSCALE_PROPS ("key=value key=value": extra mucscale settings).
+# E2E_BEFORE_LOAD="cmd": run (bash -c) once the server is up, before any loadgen run; failing stops the run.
+# E2E_BESIDE_LOAD="cmd": started (bash -c, pinned like the generator) just before the measured loadgen run, TERM'd
+# after it (then up to 30 s to finish). Both see E2E_WORK, E2E_OUT, C2S_PORT, DOMAIN, MUC_DOMAIN; their output goes to
+# $out/before-load.log and $out/beside-load.log. Used by archive-bench.sh (issue 16).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-[ $# -ge 3 ] || { sed -n '2,19p' "$0" >&2; exit 2; }
+[ $# -ge 3 ] || { sed -n '2,23p' "$0" >&2; exit 2; }
 server="$1"; variant="$2"; scenario="$3"; shift 3
 script="$here/$server.sh"
 warmup_runs="${E2E_WARMUP_RUNS:-0}"
@@ -52,7 +56,9 @@ if awk -v l="$load1_before" 'BEGIN { exit !(l > 0.5) }'; then
   echo "run.sh: WARNING: load average $load1_before before the run: the machine is not idle, rates will be low" >&2
 fi
 
+beside_pid=
 finish() {
+  [ -n "$beside_pid" ] && kill -TERM "$beside_pid" 2>/dev/null || true
   "$script" stop "$work" || true
   for f in "$work"/server.env "$work"/mucscale.log "$work"/mucscale.properties "$work"/prosody/prosody.log \
            "$work"/prosody/prosody.cfg.lua "$work"/ejabberd/ejabberd.yml "$work"/ejabberd/logs/ejabberd.log \
@@ -71,6 +77,12 @@ echo "run.sh: $server $variant $scenario -> $out" >&2
 source "$work/server.env"
 cp "$work/server.env" "$out/server.env"
 pids_csv="${SERVER_PIDS// /,}"
+export E2E_WORK="$work" E2E_OUT="$out" C2S_PORT DOMAIN MUC_DOMAIN
+if [ -n "${E2E_BEFORE_LOAD:-}" ]; then
+  echo "run.sh: before the load: $E2E_BEFORE_LOAD" >&2
+  bash -c "$E2E_BEFORE_LOAD" > "$out/before-load.log" 2>&1 || { cat "$out/before-load.log" >&2; exit 1; }
+  tail -n 3 "$out/before-load.log" >&2
+fi
 
 # one loadgen run of the scenario against this server: loadgen <label> <out dir> (then the caller's overrides)
 loadgen() {
@@ -96,10 +108,23 @@ for ((i = 1; i <= warmup_runs; i++)); do
   sleep "$warmup_pause_s"   # the server finishes closing the last run's sessions and destroying its rooms
 done
 
+if [ -n "${E2E_BESIDE_LOAD:-}" ]; then
+  echo "run.sh: beside the load: $E2E_BESIDE_LOAD" >&2
+  "${gen_pin[@]}" bash -c "$E2E_BESIDE_LOAD" > "$out/beside-load.log" 2>&1 &
+  beside_pid=$!
+fi
 status=0
 set -x
 loadgen "$LABEL-$scenario" "$out" "$@" 2>&1 | tee "$out/loadgen.log" || status=${PIPESTATUS[0]}
 { set +x; } 2>/dev/null
+if [ -n "$beside_pid" ]; then
+  kill -TERM "$beside_pid" 2>/dev/null || true
+  for _ in $(seq 1 300); do kill -0 "$beside_pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$beside_pid" 2>/dev/null || true
+  wait "$beside_pid" 2>/dev/null || echo "run.sh: WARNING: the beside-load command failed (see $out/beside-load.log)" >&2
+  beside_pid=
+  tail -n 20 "$out/beside-load.log" >&2
+fi
 load1_after="$(cut -d' ' -f1 /proc/loadavg)"
 # mucscale's own view (room log rows written, queue overflows, fan-out timings) before it stops
 if [ -f "$work/mucscale.properties" ]; then
