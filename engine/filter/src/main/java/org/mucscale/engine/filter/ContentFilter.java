@@ -33,6 +33,10 @@ public final class ContentFilter implements AutoCloseable {
     static final int COMPILE_QUEUE = 16;
     static final int FIELD_BODY = 0;
     static final int FIELD_SUBJECT = 1;
+    /** Or-ed into the field of a match found by a room's own terms (its entry ids index that room's automaton). */
+    static final int FIELD_ROOM = 2;
+    /** The list name of matches of a room's own terms (one name for all rooms: metrics labels stay bounded). */
+    public static final String ROOM_TERMS = "room-terms";
 
     /*
      * Weakly held: inside Openfire, messages are scanned on Openfire's long-lived connection threads, and a
@@ -113,27 +117,46 @@ public final class ContentFilter implements AutoCloseable {
         if (subject != null && subject.length() > 0) {
             Scanner.scan(snap.lists, subject, FIELD_SUBJECT, st);
         }
-        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN : decide(snap, roomJid, body, subject, st);
+        // Rooms pay for room terms only when some rule has terms; then the policy is resolved once, here, and only a
+        // room whose policy has terms scans its small automaton.
+        Resolved policy = null;
+        if (snap.hasRoomTerms) {
+            policy = snap.resolve(roomJid);
+            CompiledLists terms = policy.terms;
+            if (terms != null && policy.enabled) {
+                st.fit(terms);
+                if (body != null && body.length() > 0) {
+                    Scanner.scan(terms, body, FIELD_BODY | FIELD_ROOM, st);
+                }
+                if (subject != null && subject.length() > 0) {
+                    Scanner.scan(terms, subject, FIELD_SUBJECT | FIELD_ROOM, st);
+                }
+            }
+        }
+        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN
+                : decide(snap, policy != null ? policy : snap.resolve(roomJid), roomJid, body, subject, st);
         if (timed) {
             listener.onScan(System.nanoTime() - t0);
         }
         return verdict;
     }
 
-    private FilterVerdict decide(Snapshot snap, String roomJid, CharSequence body, CharSequence subject, ScanState st) {
-        Resolved policy = snap.resolve(roomJid);
+    private FilterVerdict decide(Snapshot snap, Resolved policy, String roomJid, CharSequence body,
+                                 CharSequence subject, ScanState st) {
         if (!policy.enabled) {
             return FilterVerdict.CLEAN;
         }
-        CompiledLists lists = snap.lists;
         List<FilterMatch> matches = new ArrayList<>();
         for (int m = 0; m < st.matchCount; m++) {
             int e = st.matchEntry[m];
-            if ((policy.languageMask & (1L << lists.entryLanguage[e])) == 0
-                    || lists.entrySeverity[e].compareTo(policy.minSeverity) < 0 || st.beatenByAllow(m)) {
+            boolean roomTerm = (st.matchField[m] & FIELD_ROOM) != 0;
+            CompiledLists lists = roomTerm ? policy.terms : snap.lists;
+            // A room's own terms were chosen for that room: its language and severity thresholds do not thin them.
+            if (!roomTerm && ((policy.languageMask & (1L << lists.entryLanguage[e])) == 0
+                    || lists.entrySeverity[e].compareTo(policy.minSeverity) < 0 || st.beatenByAllow(m))) {
                 continue;
             }
-            boolean inSubject = st.matchField[m] == FIELD_SUBJECT;
+            boolean inSubject = (st.matchField[m] & FIELD_SUBJECT) != 0;
             MatchMode mode = lists.entryMode[e];
             CharSequence text = inSubject ? subject : body;
             int start = mode.needsStartBoundary() ? st.matchStart[m] : Masking.wordStart(text, st.matchStart[m]);
@@ -241,6 +264,82 @@ public final class ContentFilter implements AutoCloseable {
         });
     }
 
+    /**
+     * Adds a term to one room's own list (the admin page's "retract and add term"): it applies in that room on top of
+     * the global lists, from the next message. The room's exact rule gets the term; a room that has none gets one,
+     * copying the settings and terms of the glob rule that governed it so far (an exact rule wins over globs). The
+     * term is checked as a list entry ("cheater", "noob*"); a bad one fails the future with an
+     * {@link IllegalArgumentException} naming the reason, and nothing changes. Persisted, then swapped in. The
+     * future's report is the room list's compile (its warnings say, for example, that a term matching a common word
+     * is kept whole-word).
+     */
+    public CompletableFuture<CompileReport> addRoomTerm(String roomJid, String term) {
+        if (roomJid == null || roomJid.isBlank() || roomJid.indexOf('*') >= 0 || roomJid.indexOf('?') >= 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "a room address is required (no wildcards), was '" + roomJid + "'"));
+        }
+        String checked;
+        try {
+            checked = RoomRule.checkTerm(term);
+            RoomRule.action(roomJid, null); // the address's own check
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String room = roomJid.strip().toLowerCase(java.util.Locale.ROOT);
+        return submit(() -> {
+            Snapshot snap = snapshot;
+            CompileReport alone = compileTerms(List.of(checked), room, snap.config).report();
+            if (!alone.refused().isEmpty()) {
+                throw new IllegalArgumentException("room term refused: " + String.join("; ", alone.refused()));
+            }
+            List<RoomRule> rules = new ArrayList<>(snap.rules);
+            int at = -1;
+            for (int i = 0; i < rules.size(); i++) {
+                if (rules.get(i).pattern().equals(room)) {
+                    at = i;
+                    break;
+                }
+            }
+            RoomRule updated;
+            if (at >= 0) {
+                updated = rules.get(at).withTerm(checked);
+                rules.set(at, updated);
+            } else {
+                RoomRule governing = null;
+                for (RoomRule r : snap.globs) {
+                    if (r.matches(room)) {
+                        governing = r;
+                        break;
+                    }
+                }
+                updated = governing == null
+                        ? new RoomRule(room, true, null, Set.of(), null, null, List.of(checked))
+                        : new RoomRule(room, governing.enabled(), governing.action(), governing.languages(),
+                        governing.minSeverity(), governing.rejectMessage(), governing.terms()).withTerm(checked);
+                rules.add(updated);
+            }
+            save(rules);
+            Snapshot next = snap.withRules(List.copyOf(rules));
+            publish(next);
+            return next.resolve(room).terms.report();
+        });
+    }
+
+    /** A rule's own terms as one small automaton: list entries of language "*", guarded like the global lists. */
+    static CompiledLists compileTerms(List<String> terms, String pattern, FilterConfig config) {
+        List<ListEntry> entries = new ArrayList<>(terms.size());
+        for (String t : terms) {
+            try {
+                for (ListEntry e : WordLists.parse(new java.io.StringReader(t), "room " + pattern, "*", false)) {
+                    entries.add(new ListEntry(e.text(), Severity.HIGH, "*", e.mode(), false, false, ROOM_TERMS, 0));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // a StringReader does not throw
+            }
+        }
+        return ListCompiler.compile(entries, config.guardCommonWords(), config.languages());
+    }
+
     private void save(List<RoomRule> rules) {
         try {
             store.save(rules);
@@ -284,13 +383,17 @@ public final class ContentFilter implements AutoCloseable {
         final long languageMask;
         final Severity minSeverity;
         final String rejectMessage;
+        /** The rule's own terms, or null when it has none. */
+        final CompiledLists terms;
 
-        Resolved(boolean enabled, Action action, long languageMask, Severity minSeverity, String rejectMessage) {
+        Resolved(boolean enabled, Action action, long languageMask, Severity minSeverity, String rejectMessage,
+                 CompiledLists terms) {
             this.enabled = enabled;
             this.action = action;
             this.languageMask = languageMask;
             this.minSeverity = minSeverity;
             this.rejectMessage = rejectMessage;
+            this.terms = terms;
         }
     }
 
@@ -303,17 +406,30 @@ public final class ContentFilter implements AutoCloseable {
         final Map<String, Resolved> exact;
         final RoomRule[] globs;
         final Resolved[] globResolved;
+        /** True when some rule has terms: only then does a message resolve its room's policy before deciding. */
+        final boolean hasRoomTerms;
+        /** Compiled room terms by term list, reused by the next snapshot with the same settings. */
+        final Map<List<String>, CompiledLists> termLists;
 
-        private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules) {
+        private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules,
+                         Map<List<String>, CompiledLists> previousTermLists) {
             this.config = config;
             this.lists = lists;
             this.rules = List.copyOf(rules);
-            this.defaults = resolve(config.defaultRule(), null, lists);
+            this.defaults = resolve(config.defaultRule(), null, lists, null);
             Map<String, Resolved> exactMap = new HashMap<>();
             List<RoomRule> globList = new ArrayList<>();
             List<Resolved> globRes = new ArrayList<>();
+            Map<List<String>, CompiledLists> compiledTerms = new HashMap<>();
             for (RoomRule r : this.rules) {
-                Resolved res = resolve(r, defaults, lists);
+                CompiledLists terms = null;
+                if (!r.terms().isEmpty()) {
+                    terms = compiledTerms.computeIfAbsent(r.terms(), t -> {
+                        CompiledLists before = previousTermLists.get(t);
+                        return before != null ? before : compileTerms(t, r.pattern(), config);
+                    });
+                }
+                Resolved res = resolve(r, defaults, lists, terms);
                 if (r.isGlob()) {
                     globList.add(r);
                     globRes.add(res);
@@ -324,6 +440,8 @@ public final class ContentFilter implements AutoCloseable {
             this.exact = Map.copyOf(exactMap);
             this.globs = globList.toArray(new RoomRule[0]);
             this.globResolved = globRes.toArray(new Resolved[0]);
+            this.termLists = Map.copyOf(compiledTerms);
+            this.hasRoomTerms = !compiledTerms.isEmpty();
         }
 
         static Snapshot compile(FilterConfig config, List<RoomRule> rules) {
@@ -350,11 +468,11 @@ public final class ContentFilter implements AutoCloseable {
                 entries.addAll(WordLists.read(path, "*", true));
             }
             entries.addAll(config.extraEntries());
-            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules);
+            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules, Map.of());
         }
 
         Snapshot withRules(List<RoomRule> newRules) {
-            return new Snapshot(config, lists, newRules);
+            return new Snapshot(config, lists, newRules, termLists);
         }
 
         /** Exact address first (no allocation for lower-case addresses), then globs in order, then the default. */
@@ -389,7 +507,7 @@ public final class ContentFilter implements AutoCloseable {
             return false;
         }
 
-        private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists) {
+        private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists, CompiledLists terms) {
             Set<String> languages = rule.languages();
             long mask;
             if (languages.isEmpty() && base != null) {
@@ -407,7 +525,8 @@ public final class ContentFilter implements AutoCloseable {
                     rule.action() != null ? rule.action() : base.action,
                     mask,
                     rule.minSeverity() != null ? rule.minSeverity() : base.minSeverity,
-                    rule.rejectMessage() != null ? rule.rejectMessage() : base.rejectMessage);
+                    rule.rejectMessage() != null ? rule.rejectMessage() : base.rejectMessage,
+                    terms);
         }
     }
 }
