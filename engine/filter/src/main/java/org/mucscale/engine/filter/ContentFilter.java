@@ -274,13 +274,23 @@ public final class ContentFilter implements AutoCloseable {
      * is kept whole-word).
      */
     public CompletableFuture<CompileReport> addRoomTerm(String roomJid, String term) {
+        return addRoomTerms(roomJid, java.util.Collections.singletonList(term));
+    }
+
+    /** As {@link #addRoomTerm}, several terms in one change: all are added, or (one is bad) none. */
+    public CompletableFuture<CompileReport> addRoomTerms(String roomJid, List<String> terms) {
+        if (terms == null || terms.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("a room term must not be empty"));
+        }
         if (roomJid == null || roomJid.isBlank() || roomJid.indexOf('*') >= 0 || roomJid.indexOf('?') >= 0) {
             return CompletableFuture.failedFuture(new IllegalArgumentException(
                     "a room address is required (no wildcards), was '" + roomJid + "'"));
         }
-        String checked;
+        List<String> checked = new ArrayList<>();
         try {
-            checked = RoomRule.checkTerm(term);
+            for (String term : terms) {
+                checked.add(RoomRule.checkTerm(term));
+            }
             RoomRule.action(roomJid, null); // the address's own check
         } catch (IllegalArgumentException e) {
             return CompletableFuture.failedFuture(e);
@@ -288,7 +298,7 @@ public final class ContentFilter implements AutoCloseable {
         String room = roomJid.strip().toLowerCase(java.util.Locale.ROOT);
         return submit(() -> {
             Snapshot snap = snapshot;
-            CompileReport alone = compileTerms(List.of(checked), room, snap.config).report();
+            CompileReport alone = compileTerms(checked, room, snap.config).report();
             if (!alone.refused().isEmpty()) {
                 throw new IllegalArgumentException("room term refused: " + String.join("; ", alone.refused()));
             }
@@ -302,7 +312,7 @@ public final class ContentFilter implements AutoCloseable {
             }
             RoomRule updated;
             if (at >= 0) {
-                updated = rules.get(at).withTerm(checked);
+                updated = rules.get(at).withTerms(checked);
                 rules.set(at, updated);
             } else {
                 RoomRule governing = null;
@@ -313,9 +323,9 @@ public final class ContentFilter implements AutoCloseable {
                     }
                 }
                 updated = governing == null
-                        ? new RoomRule(room, true, null, Set.of(), null, null, List.of(checked))
+                        ? new RoomRule(room, true, null, Set.of(), null, null, checked)
                         : new RoomRule(room, governing.enabled(), governing.action(), governing.languages(),
-                        governing.minSeverity(), governing.rejectMessage(), governing.terms()).withTerm(checked);
+                        governing.minSeverity(), governing.rejectMessage(), governing.terms()).withTerms(checked);
                 rules.add(updated);
             }
             save(rules);

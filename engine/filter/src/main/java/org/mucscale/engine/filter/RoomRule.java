@@ -50,10 +50,10 @@ public record RoomRule(String pattern, boolean enabled, Action action, Set<Strin
         this(pattern, enabled, action, languages, minSeverity, rejectMessage, List.of());
     }
 
-    /** This rule with one more term (the same rule when it has the term already). */
-    public RoomRule withTerm(String term) {
+    /** This rule with more terms (those it has already are not repeated). */
+    public RoomRule withTerms(List<String> added) {
         List<String> more = new ArrayList<>(terms);
-        more.add(term);
+        more.addAll(added);
         return new RoomRule(pattern, enabled, action, languages, minSeverity, rejectMessage, more);
     }
 
