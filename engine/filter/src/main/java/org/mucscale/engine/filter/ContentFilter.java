@@ -117,13 +117,11 @@ public final class ContentFilter implements AutoCloseable {
         if (subject != null && subject.length() > 0) {
             Scanner.scan(snap.lists, subject, FIELD_SUBJECT, st);
         }
-        // Rooms pay for room terms only when some rule has terms; then the policy is resolved once, here, and only a
-        // room whose policy has terms scans its small automaton.
-        Resolved policy = null;
+        // Room terms cost nothing until some rule has terms; then a room finds its terms with one map lookup (plus the
+        // glob loop only when a glob rule has terms), and only a room that has terms scans its small automaton.
         if (snap.hasRoomTerms) {
-            policy = snap.resolve(roomJid);
-            CompiledLists terms = policy.terms;
-            if (terms != null && policy.enabled) {
+            CompiledLists terms = snap.termsOf(roomJid);
+            if (terms != null) {
                 st.fit(terms);
                 if (body != null && body.length() > 0) {
                     Scanner.scan(terms, body, FIELD_BODY | FIELD_ROOM, st);
@@ -134,7 +132,7 @@ public final class ContentFilter implements AutoCloseable {
             }
         }
         FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN
-                : decide(snap, policy != null ? policy : snap.resolve(roomJid), roomJid, body, subject, st);
+                : decide(snap, snap.resolve(roomJid), roomJid, body, subject, st);
         if (timed) {
             listener.onScan(System.nanoTime() - t0);
         }
@@ -416,8 +414,16 @@ public final class ContentFilter implements AutoCloseable {
         final Map<String, Resolved> exact;
         final RoomRule[] globs;
         final Resolved[] globResolved;
+        /**
+         * Per glob, the literal text after its last '*' (empty when none or when it holds a '?'): a room that does not
+         * end so is rejected with one region compare instead of the backtracking match (messages of rooms without
+         * an exact rule pass the globs whenever some glob rule has terms).
+         */
+        final String[] globSuffix;
         /** True when some rule has terms: only then does a message resolve its room's policy before deciding. */
         final boolean hasRoomTerms;
+        /** True when some glob rule has terms: only then must a room without an exact rule try the globs. */
+        final boolean globHasTerms;
         /** Compiled room terms by term list, reused by the next snapshot with the same settings. */
         final Map<List<String>, CompiledLists> termLists;
 
@@ -450,8 +456,19 @@ public final class ContentFilter implements AutoCloseable {
             this.exact = Map.copyOf(exactMap);
             this.globs = globList.toArray(new RoomRule[0]);
             this.globResolved = globRes.toArray(new Resolved[0]);
+            this.globSuffix = new String[globs.length];
+            for (int i = 0; i < globs.length; i++) {
+                String p = globs[i].pattern();
+                String tail = p.substring(p.lastIndexOf('*') + 1);
+                globSuffix[i] = tail.indexOf('?') >= 0 ? "" : tail;
+            }
             this.termLists = Map.copyOf(compiledTerms);
             this.hasRoomTerms = !compiledTerms.isEmpty();
+            boolean globTerms = false;
+            for (Resolved g : globResolved) {
+                globTerms |= g.terms != null;
+            }
+            this.globHasTerms = globTerms;
         }
 
         static Snapshot compile(FilterConfig config, List<RoomRule> rules) {
@@ -501,11 +518,27 @@ public final class ContentFilter implements AutoCloseable {
                 }
             }
             for (int i = 0; i < globs.length; i++) {
-                if (globs[i].matches(roomJid)) {
+                String tail = globSuffix[i];
+                if (roomJid.regionMatches(true, roomJid.length() - tail.length(), tail, 0, tail.length())
+                        && globs[i].matches(roomJid)) {
                     return globResolved[i];
                 }
             }
             return defaults;
+        }
+
+        /** The room's own terms when its policy has some and is enabled, else null; as {@link #resolve}, cheaper. */
+        CompiledLists termsOf(String roomJid) {
+            Resolved r;
+            if (globHasTerms) {
+                r = resolve(roomJid);
+            } else {
+                r = roomJid == null ? null : exact.get(roomJid);
+                if (r == null && hasUpperCase(roomJid)) {
+                    r = exact.get(roomJid.toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            return r != null && r.enabled ? r.terms : null;
         }
 
         private static boolean hasUpperCase(String s) {
