@@ -81,7 +81,7 @@ public final class ContentFilter implements AutoCloseable {
         }
         Snapshot first = Snapshot.compile(config, rules);
         ContentFilter filter = new ContentFilter(store, listener == null ? FilterListener.NONE : listener, first);
-        filter.listener.onCompiled(first.lists.report());
+        filter.listener.onCompiled(first.report);
         return filter;
     }
 
@@ -205,7 +205,7 @@ public final class ContentFilter implements AutoCloseable {
 
     /** What the last compile did (refused entries, warnings, time). */
     public CompileReport report() {
-        return snapshot.lists.report();
+        return snapshot.report;
     }
 
     /** The compiled lists in force. */
@@ -358,8 +358,8 @@ public final class ContentFilter implements AutoCloseable {
 
     private CompileReport publish(Snapshot next) {
         snapshot = next;
-        listener.onCompiled(next.lists.report());
-        return next.lists.report();
+        listener.onCompiled(next.report);
+        return next.report;
     }
 
     private CompletableFuture<CompileReport> submit(Supplier<CompileReport> task) {
@@ -426,6 +426,8 @@ public final class ContentFilter implements AutoCloseable {
         final boolean globHasTerms;
         /** Compiled room terms by term list, reused by the next snapshot with the same settings. */
         final Map<List<String>, CompiledLists> termLists;
+        /** The lists' report plus what the room terms' compiles refused or warned about, each naming its rule. */
+        final CompileReport report;
 
         private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules,
                          Map<List<String>, CompiledLists> previousTermLists) {
@@ -463,6 +465,23 @@ public final class ContentFilter implements AutoCloseable {
                 globSuffix[i] = tail.indexOf('?') >= 0 ? "" : tail;
             }
             this.termLists = Map.copyOf(compiledTerms);
+            CompileReport base = lists.report();
+            List<String> refused = new ArrayList<>(base.refused());
+            List<String> warnings = new ArrayList<>(base.warnings());
+            int in = base.entriesIn();
+            int kept = base.entriesKept();
+            for (RoomRule r : this.rules) {
+                CompiledLists t = compiledTerms.get(r.terms());
+                if (t != null) {
+                    CompileReport tr = t.report();
+                    in += tr.entriesIn();
+                    kept += tr.entriesKept();
+                    tr.refused().forEach(x -> refused.add("room " + r.pattern() + ": " + x));
+                    tr.warnings().forEach(x -> warnings.add("room " + r.pattern() + ": " + x));
+                }
+            }
+            this.report = compiledTerms.isEmpty() ? base
+                    : new CompileReport(in, kept, refused, warnings, base.compileNs());
             this.hasRoomTerms = !compiledTerms.isEmpty();
             boolean globTerms = false;
             for (Resolved g : globResolved) {

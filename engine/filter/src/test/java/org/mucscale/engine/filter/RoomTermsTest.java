@@ -130,6 +130,15 @@ class RoomTermsTest {
                 .satisfies(r -> assertThat(r.terms()).isEmpty())
                 .satisfies(r -> assertThat(r.action()).isEqualTo(Action.REJECT));
 
+        Path edited = dir.resolve("edited.properties");
+        Files.writeString(edited, "room.1.pattern=lobby@muc.example.org\nroom.1.term.1=zorblax\nroom.1.term.2=69\n",
+                StandardCharsets.UTF_8);
+        try (ContentFilter f = filter(new FilePolicyStore(edited))) {
+            assertThat(f.report().refused()).as("a hand-edited bad term is reported, naming its room")
+                    .anySatisfy(x -> assertThat(x).startsWith("room lobby@muc.example.org: '69'"));
+            assertThat(f.inspect(LOBBY, "zorblax", null).clean()).as("the good term still applies").isFalse();
+        }
+
         Path live = dir.resolve("live.properties");
         try (ContentFilter f = filter(new FilePolicyStore(live))) {
             f.addRoomTerm(LOBBY, "zorblax").get();
