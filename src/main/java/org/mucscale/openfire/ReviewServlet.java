@@ -30,7 +30,7 @@ public final class ReviewServlet extends HttpServlet {
             return;
         }
         Map<String, String> form = new HashMap<>();
-        for (String name : new String[] {"action", "room", "id", "reason"}) {
+        for (String name : new String[] {"action", "room", "id", "reason", "term"}) {
             String v = request.getParameter(name);
             if (v != null) {
                 form.put(name, v);

@@ -95,7 +95,7 @@ public final class FilterCpuBench {
     }
 
     /** {ns CPU per message, bytes allocated per message}, after a warm-up of the same length. */
-    private static double[] measure(ThreadMXBean mx, com.sun.management.ThreadMXBean alloc, String[] msgs, int count,
+    static double[] measure(ThreadMXBean mx, com.sun.management.ThreadMXBean alloc, String[] msgs, int count,
                                     java.util.function.ToIntFunction<String> op) {
         long tid = Thread.currentThread().getId();
         int sink = 0;

@@ -33,6 +33,10 @@ public final class ContentFilter implements AutoCloseable {
     static final int COMPILE_QUEUE = 16;
     static final int FIELD_BODY = 0;
     static final int FIELD_SUBJECT = 1;
+    /** Or-ed into the field of a match found by a room's own terms (its entry ids index that room's automaton). */
+    static final int FIELD_ROOM = 2;
+    /** The list name of matches of a room's own terms (one name for all rooms: metrics labels stay bounded). */
+    public static final String ROOM_TERMS = "room-terms";
 
     /*
      * Weakly held: inside Openfire, messages are scanned on Openfire's long-lived connection threads, and a
@@ -77,7 +81,7 @@ public final class ContentFilter implements AutoCloseable {
         }
         Snapshot first = Snapshot.compile(config, rules);
         ContentFilter filter = new ContentFilter(store, listener == null ? FilterListener.NONE : listener, first);
-        filter.listener.onCompiled(first.lists.report());
+        filter.listener.onCompiled(first.report);
         return filter;
     }
 
@@ -113,27 +117,44 @@ public final class ContentFilter implements AutoCloseable {
         if (subject != null && subject.length() > 0) {
             Scanner.scan(snap.lists, subject, FIELD_SUBJECT, st);
         }
-        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN : decide(snap, roomJid, body, subject, st);
+        // Room terms cost nothing until some rule has terms; then a room finds its terms with one map lookup (plus the
+        // glob loop only when a glob rule has terms), and only a room that has terms scans its small automaton.
+        if (snap.hasRoomTerms) {
+            CompiledLists terms = snap.termsOf(roomJid);
+            if (terms != null) {
+                st.fit(terms);
+                if (body != null && body.length() > 0) {
+                    Scanner.scan(terms, body, FIELD_BODY | FIELD_ROOM, st);
+                }
+                if (subject != null && subject.length() > 0) {
+                    Scanner.scan(terms, subject, FIELD_SUBJECT | FIELD_ROOM, st);
+                }
+            }
+        }
+        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN
+                : decide(snap, snap.resolve(roomJid), roomJid, body, subject, st);
         if (timed) {
             listener.onScan(System.nanoTime() - t0);
         }
         return verdict;
     }
 
-    private FilterVerdict decide(Snapshot snap, String roomJid, CharSequence body, CharSequence subject, ScanState st) {
-        Resolved policy = snap.resolve(roomJid);
+    private FilterVerdict decide(Snapshot snap, Resolved policy, String roomJid, CharSequence body,
+                                 CharSequence subject, ScanState st) {
         if (!policy.enabled) {
             return FilterVerdict.CLEAN;
         }
-        CompiledLists lists = snap.lists;
         List<FilterMatch> matches = new ArrayList<>();
         for (int m = 0; m < st.matchCount; m++) {
             int e = st.matchEntry[m];
-            if ((policy.languageMask & (1L << lists.entryLanguage[e])) == 0
-                    || lists.entrySeverity[e].compareTo(policy.minSeverity) < 0 || st.beatenByAllow(m)) {
+            boolean roomTerm = (st.matchField[m] & FIELD_ROOM) != 0;
+            CompiledLists lists = roomTerm ? policy.terms : snap.lists;
+            // A room's own terms were chosen for that room: its language and severity thresholds do not thin them.
+            if (!roomTerm && ((policy.languageMask & (1L << lists.entryLanguage[e])) == 0
+                    || lists.entrySeverity[e].compareTo(policy.minSeverity) < 0 || st.beatenByAllow(m))) {
                 continue;
             }
-            boolean inSubject = st.matchField[m] == FIELD_SUBJECT;
+            boolean inSubject = (st.matchField[m] & FIELD_SUBJECT) != 0;
             MatchMode mode = lists.entryMode[e];
             CharSequence text = inSubject ? subject : body;
             int start = mode.needsStartBoundary() ? st.matchStart[m] : Masking.wordStart(text, st.matchStart[m]);
@@ -184,7 +205,7 @@ public final class ContentFilter implements AutoCloseable {
 
     /** What the last compile did (refused entries, warnings, time). */
     public CompileReport report() {
-        return snapshot.lists.report();
+        return snapshot.report;
     }
 
     /** The compiled lists in force. */
@@ -241,6 +262,92 @@ public final class ContentFilter implements AutoCloseable {
         });
     }
 
+    /**
+     * Adds a term to one room's own list (the admin page's "retract and add term"): it applies in that room on top of
+     * the global lists, from the next message. The room's exact rule gets the term; a room that has none gets one,
+     * copying the settings and terms of the glob rule that governed it so far (an exact rule wins over globs). The
+     * term is checked as a list entry ("cheater", "noob*"); a bad one fails the future with an
+     * {@link IllegalArgumentException} naming the reason, and nothing changes. Persisted, then swapped in. The
+     * future's report is the room list's compile (its warnings say, for example, that a term matching a common word
+     * is kept whole-word).
+     */
+    public CompletableFuture<CompileReport> addRoomTerm(String roomJid, String term) {
+        return addRoomTerms(roomJid, java.util.Collections.singletonList(term));
+    }
+
+    /** As {@link #addRoomTerm}, several terms in one change: all are added, or (one is bad) none. */
+    public CompletableFuture<CompileReport> addRoomTerms(String roomJid, List<String> terms) {
+        if (terms == null || terms.isEmpty()) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("a room term must not be empty"));
+        }
+        if (roomJid == null || roomJid.isBlank() || roomJid.indexOf('*') >= 0 || roomJid.indexOf('?') >= 0) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException(
+                    "a room address is required (no wildcards), was '" + roomJid + "'"));
+        }
+        List<String> checked = new ArrayList<>();
+        try {
+            for (String term : terms) {
+                checked.add(RoomRule.checkTerm(term));
+            }
+            RoomRule.action(roomJid, null); // the address's own check
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        String room = roomJid.strip().toLowerCase(java.util.Locale.ROOT);
+        return submit(() -> {
+            Snapshot snap = snapshot;
+            CompileReport alone = compileTerms(checked, room, snap.config).report();
+            if (!alone.refused().isEmpty()) {
+                throw new IllegalArgumentException("room term refused: " + String.join("; ", alone.refused()));
+            }
+            List<RoomRule> rules = new ArrayList<>(snap.rules);
+            int at = -1;
+            for (int i = 0; i < rules.size(); i++) {
+                if (rules.get(i).pattern().equals(room)) {
+                    at = i;
+                    break;
+                }
+            }
+            RoomRule updated;
+            if (at >= 0) {
+                updated = rules.get(at).withTerms(checked);
+                rules.set(at, updated);
+            } else {
+                RoomRule governing = null;
+                for (RoomRule r : snap.globs) {
+                    if (r.matches(room)) {
+                        governing = r;
+                        break;
+                    }
+                }
+                updated = governing == null
+                        ? new RoomRule(room, true, null, Set.of(), null, null, checked)
+                        : new RoomRule(room, governing.enabled(), governing.action(), governing.languages(),
+                        governing.minSeverity(), governing.rejectMessage(), governing.terms()).withTerms(checked);
+                rules.add(updated);
+            }
+            save(rules);
+            Snapshot next = snap.withRules(List.copyOf(rules));
+            publish(next);
+            return next.resolve(room).terms.report();
+        });
+    }
+
+    /** A rule's own terms as one small automaton: list entries of language "*", guarded like the global lists. */
+    static CompiledLists compileTerms(List<String> terms, String pattern, FilterConfig config) {
+        List<ListEntry> entries = new ArrayList<>(terms.size());
+        for (String t : terms) {
+            try {
+                for (ListEntry e : WordLists.parse(new java.io.StringReader(t), "room " + pattern, "*", false)) {
+                    entries.add(new ListEntry(e.text(), Severity.HIGH, "*", e.mode(), false, false, ROOM_TERMS, 0));
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e); // a StringReader does not throw
+            }
+        }
+        return ListCompiler.compile(entries, config.guardCommonWords(), config.languages());
+    }
+
     private void save(List<RoomRule> rules) {
         try {
             store.save(rules);
@@ -251,8 +358,8 @@ public final class ContentFilter implements AutoCloseable {
 
     private CompileReport publish(Snapshot next) {
         snapshot = next;
-        listener.onCompiled(next.lists.report());
-        return next.lists.report();
+        listener.onCompiled(next.report);
+        return next.report;
     }
 
     private CompletableFuture<CompileReport> submit(Supplier<CompileReport> task) {
@@ -284,13 +391,17 @@ public final class ContentFilter implements AutoCloseable {
         final long languageMask;
         final Severity minSeverity;
         final String rejectMessage;
+        /** The rule's own terms, or null when it has none. */
+        final CompiledLists terms;
 
-        Resolved(boolean enabled, Action action, long languageMask, Severity minSeverity, String rejectMessage) {
+        Resolved(boolean enabled, Action action, long languageMask, Severity minSeverity, String rejectMessage,
+                 CompiledLists terms) {
             this.enabled = enabled;
             this.action = action;
             this.languageMask = languageMask;
             this.minSeverity = minSeverity;
             this.rejectMessage = rejectMessage;
+            this.terms = terms;
         }
     }
 
@@ -303,17 +414,40 @@ public final class ContentFilter implements AutoCloseable {
         final Map<String, Resolved> exact;
         final RoomRule[] globs;
         final Resolved[] globResolved;
+        /**
+         * Per glob, the literal text after its last '*' (empty when none or when it holds a '?'): a room that does not
+         * end so is rejected with one region compare instead of the backtracking match (messages of rooms without
+         * an exact rule pass the globs whenever some glob rule has terms).
+         */
+        final String[] globSuffix;
+        /** True when some rule has terms: only then does a message resolve its room's policy before deciding. */
+        final boolean hasRoomTerms;
+        /** True when some glob rule has terms: only then must a room without an exact rule try the globs. */
+        final boolean globHasTerms;
+        /** Compiled room terms by term list, reused by the next snapshot with the same settings. */
+        final Map<List<String>, CompiledLists> termLists;
+        /** The lists' report plus what the room terms' compiles refused or warned about, each naming its rule. */
+        final CompileReport report;
 
-        private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules) {
+        private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules,
+                         Map<List<String>, CompiledLists> previousTermLists) {
             this.config = config;
             this.lists = lists;
             this.rules = List.copyOf(rules);
-            this.defaults = resolve(config.defaultRule(), null, lists);
+            this.defaults = resolve(config.defaultRule(), null, lists, null);
             Map<String, Resolved> exactMap = new HashMap<>();
             List<RoomRule> globList = new ArrayList<>();
             List<Resolved> globRes = new ArrayList<>();
+            Map<List<String>, CompiledLists> compiledTerms = new HashMap<>();
             for (RoomRule r : this.rules) {
-                Resolved res = resolve(r, defaults, lists);
+                CompiledLists terms = null;
+                if (!r.terms().isEmpty()) {
+                    terms = compiledTerms.computeIfAbsent(r.terms(), t -> {
+                        CompiledLists before = previousTermLists.get(t);
+                        return before != null ? before : compileTerms(t, r.pattern(), config);
+                    });
+                }
+                Resolved res = resolve(r, defaults, lists, terms);
                 if (r.isGlob()) {
                     globList.add(r);
                     globRes.add(res);
@@ -324,6 +458,36 @@ public final class ContentFilter implements AutoCloseable {
             this.exact = Map.copyOf(exactMap);
             this.globs = globList.toArray(new RoomRule[0]);
             this.globResolved = globRes.toArray(new Resolved[0]);
+            this.globSuffix = new String[globs.length];
+            for (int i = 0; i < globs.length; i++) {
+                String p = globs[i].pattern();
+                String tail = p.substring(p.lastIndexOf('*') + 1);
+                globSuffix[i] = tail.indexOf('?') >= 0 ? "" : tail;
+            }
+            this.termLists = Map.copyOf(compiledTerms);
+            CompileReport base = lists.report();
+            List<String> refused = new ArrayList<>(base.refused());
+            List<String> warnings = new ArrayList<>(base.warnings());
+            int in = base.entriesIn();
+            int kept = base.entriesKept();
+            for (RoomRule r : this.rules) {
+                CompiledLists t = compiledTerms.get(r.terms());
+                if (t != null) {
+                    CompileReport tr = t.report();
+                    in += tr.entriesIn();
+                    kept += tr.entriesKept();
+                    tr.refused().forEach(x -> refused.add("room " + r.pattern() + ": " + x));
+                    tr.warnings().forEach(x -> warnings.add("room " + r.pattern() + ": " + x));
+                }
+            }
+            this.report = compiledTerms.isEmpty() ? base
+                    : new CompileReport(in, kept, refused, warnings, base.compileNs());
+            this.hasRoomTerms = !compiledTerms.isEmpty();
+            boolean globTerms = false;
+            for (Resolved g : globResolved) {
+                globTerms |= g.terms != null;
+            }
+            this.globHasTerms = globTerms;
         }
 
         static Snapshot compile(FilterConfig config, List<RoomRule> rules) {
@@ -350,11 +514,11 @@ public final class ContentFilter implements AutoCloseable {
                 entries.addAll(WordLists.read(path, "*", true));
             }
             entries.addAll(config.extraEntries());
-            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules);
+            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules, Map.of());
         }
 
         Snapshot withRules(List<RoomRule> newRules) {
-            return new Snapshot(config, lists, newRules);
+            return new Snapshot(config, lists, newRules, termLists);
         }
 
         /** Exact address first (no allocation for lower-case addresses), then globs in order, then the default. */
@@ -373,11 +537,27 @@ public final class ContentFilter implements AutoCloseable {
                 }
             }
             for (int i = 0; i < globs.length; i++) {
-                if (globs[i].matches(roomJid)) {
+                String tail = globSuffix[i];
+                if (roomJid.regionMatches(true, roomJid.length() - tail.length(), tail, 0, tail.length())
+                        && globs[i].matches(roomJid)) {
                     return globResolved[i];
                 }
             }
             return defaults;
+        }
+
+        /** The room's own terms when its policy has some and is enabled, else null; as {@link #resolve}, cheaper. */
+        CompiledLists termsOf(String roomJid) {
+            Resolved r;
+            if (globHasTerms) {
+                r = resolve(roomJid);
+            } else {
+                r = roomJid == null ? null : exact.get(roomJid);
+                if (r == null && hasUpperCase(roomJid)) {
+                    r = exact.get(roomJid.toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            return r != null && r.enabled ? r.terms : null;
         }
 
         private static boolean hasUpperCase(String s) {
@@ -389,7 +569,7 @@ public final class ContentFilter implements AutoCloseable {
             return false;
         }
 
-        private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists) {
+        private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists, CompiledLists terms) {
             Set<String> languages = rule.languages();
             long mask;
             if (languages.isEmpty() && base != null) {
@@ -407,7 +587,8 @@ public final class ContentFilter implements AutoCloseable {
                     rule.action() != null ? rule.action() : base.action,
                     mask,
                     rule.minSeverity() != null ? rule.minSeverity() : base.minSeverity,
-                    rule.rejectMessage() != null ? rule.rejectMessage() : base.rejectMessage);
+                    rule.rejectMessage() != null ? rule.rejectMessage() : base.rejectMessage,
+                    terms);
         }
     }
 }

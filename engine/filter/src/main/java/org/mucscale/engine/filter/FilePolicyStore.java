@@ -25,8 +25,12 @@ import java.util.Set;
  * room.1.min-severity=LOW
  * room.1.reject-message=Please keep it clean.
  * room.1.enabled=true
+ * room.1.term.1=cheater
+ * room.1.term.2=noob*
  * </pre>
  *
+ * The {@code term.N} keys (a room's own terms, numbered from 1) are optional: files written before they existed read
+ * as rules without terms.
  * Saved by writing a temporary file and renaming it over the old one, so a crash never leaves half a file.
  */
 public final class FilePolicyStore implements PolicyStore {
@@ -62,12 +66,16 @@ public final class FilePolicyStore implements PolicyStore {
                         languages.add(l.strip());
                     }
                 }
+                List<String> terms = new ArrayList<>();
+                for (int t = 1; p.containsKey(k + "term." + t); t++) {
+                    terms.add(p.getProperty(k + "term." + t));
+                }
                 rules.add(new RoomRule(p.getProperty(k + "pattern"),
                         !"false".equalsIgnoreCase(p.getProperty(k + "enabled", "true").strip()),
                         action.isEmpty() ? null : Action.valueOf(action.toUpperCase(Locale.ROOT)),
                         languages,
                         severity.isEmpty() ? null : Severity.valueOf(severity.toUpperCase(Locale.ROOT)),
-                        p.getProperty(k + "reject-message")));
+                        p.getProperty(k + "reject-message"), terms));
             } catch (IllegalArgumentException e) {
                 throw new IOException(file + ": room." + i + " is invalid: " + e.getMessage(), e);
             }
@@ -94,6 +102,10 @@ public final class FilePolicyStore implements PolicyStore {
             }
             if (r.rejectMessage() != null) {
                 p.setProperty(k + "reject-message", r.rejectMessage());
+            }
+            int t = 1;
+            for (String term : r.terms()) {
+                p.setProperty(k + "term." + t++, term);
             }
         }
         Path dir = file.toAbsolutePath().getParent();

@@ -58,13 +58,27 @@ public final class ListCompiler {
      * @param guardCommonWords refuse non-forced entries that match common words of the compiled languages
      */
     public static CompiledLists compile(List<ListEntry> entries, boolean guardCommonWords) {
+        return compile(entries, guardCommonWords, List.of());
+    }
+
+    /**
+     * As {@link #compile(List, boolean)}, with the common words of {@code alsoGuard} guarded too: a room's own terms
+     * are compiled alone (language "*"), yet must not block the common words of the languages the filter runs with.
+     */
+    static CompiledLists compile(List<ListEntry> entries, boolean guardCommonWords, java.util.Collection<String> alsoGuard) {
         long t0 = System.nanoTime();
         List<String> refused = new ArrayList<>();
         List<String> warnings = new ArrayList<>();
         List<Kept> kept = prepare(entries, refused, warnings);
         CompiledLists lists = build(kept, new CompileReport(entries.size(), kept.size(), refused, warnings, 0));
         if (guardCommonWords) {
-            kept = guardCommonWords(lists, kept, refused, warnings);
+            List<String> guarded = new ArrayList<>(lists.languages);
+            for (String l : new java.util.TreeSet<>(alsoGuard)) {
+                if (!guarded.contains(l)) {
+                    guarded.add(l);
+                }
+            }
+            kept = guardCommonWords(lists, kept, refused, warnings, guarded);
         }
         Set<ListEntry> distinct = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (Kept k : kept) {
@@ -260,8 +274,8 @@ public final class ListCompiler {
      * another compiled language ("fan", a Swedish swear word, is the English "fan").
      */
     private static List<Kept> guardCommonWords(CompiledLists lists, List<Kept> kept, List<String> refused,
-                                               List<String> warnings) {
-        Map<ListEntry, Hit> hits = commonWordHits(lists, kept, lists.languages);
+                                               List<String> warnings, List<String> languages) {
+        Map<ListEntry, Hit> hits = commonWordHits(lists, kept, languages);
         if (hits.isEmpty()) {
             return kept;
         }
@@ -278,7 +292,7 @@ public final class ListCompiler {
                 recheck.add(k.with(w));
             }
         }
-        Map<ListEntry, Hit> wholeHits = commonWordHits(build(recheck, EMPTY_REPORT), recheck, lists.languages);
+        Map<ListEntry, Hit> wholeHits = commonWordHits(build(recheck, EMPTY_REPORT), recheck, languages);
         Set<ListEntry> dropped = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
         for (Map.Entry<ListEntry, ListEntry> m : whole.entrySet()) {
             ListEntry e = m.getKey();

@@ -40,15 +40,20 @@ final class ScanState {
 
     /** Clears matches and sizes the rings for these lists. */
     void prepare(CompiledLists lists) {
+        fit(lists);
+        matchCount = 0;
+        allowCount = 0;
+        overflow = false;
+    }
+
+    /** Sizes the rings for these lists too (a room's own terms), keeping the matches found so far. */
+    void fit(CompiledLists lists) {
         if (ringMask < lists.ringMask) {
             for (int p = 0; p < MAX_PATHS; p++) {
                 ring[p] = new int[lists.ringMask + 1];
             }
             ringMask = lists.ringMask;
         }
-        matchCount = 0;
-        allowCount = 0;
-        overflow = false;
     }
 
     void resetPaths() {

@@ -9,12 +9,15 @@ import org.mucscale.engine.store.ReviewQueue;
 /**
  * The review queue's admin page, host-independent (the Openfire adapter's servlet only passes requests through):
  * the waiting flagged messages, oldest first, each with "Retract" (through the room: every occupant is told, the
- * tombstone replaces it in history and log) and "Dismiss" (the message stands). Thread-safe; blocking (servlet
- * threads only).
+ * tombstone replaces it in history and log), "Retract and add term" (the same, and the term, prefilled with the
+ * matched terms, joins that room's own filter list in the same step) and "Dismiss" (the message stands).
+ * Thread-safe; blocking (servlet threads only).
  */
 public final class ReviewAdmin {
     /** Rows shown at most. */
     static final int PAGE_ROWS = 200;
+    /** How long the action waits for the filter's compile thread. */
+    static final long COMPILE_WAIT_SECONDS = 60;
 
     private ReviewAdmin() {
     }
@@ -29,8 +32,10 @@ public final class ReviewAdmin {
     }
 
     /**
-     * Applies one form submission: {@code action} retract or dismiss, {@code room}, {@code id} and, for retract, an
-     * optional {@code reason}. Returns the notice to show; throws {@link IllegalArgumentException} with a clear text
+     * Applies one form submission: {@code action} retract, retract-add-term or dismiss, {@code room}, {@code id},
+     * for the retractions an optional {@code reason} and, for retract-add-term, {@code term} (one term or several,
+     * comma-separated, as list entries: "cheater", "noob*"). Retract-add-term adds the terms first: a bad term, an id
+     * not waiting for review or an off filter refuse the whole action and nothing is retracted. Returns the notice to show; throws {@link IllegalArgumentException} with a clear text
      * for bad input.
      */
     public static String act(MucScaleEngine engine, Map<String, String> form) throws Exception {
@@ -56,7 +61,51 @@ public final class ReviewAdmin {
                 case NOT_FOUND -> "No such message in the room log; removed from the queue.";
             };
         }
-        throw new IllegalArgumentException("unknown action '" + action + "': retract or dismiss");
+        if ("retract-add-term".equals(action)) {
+            return retractAndAddTerm(engine, room, id, form.get("reason"), form.get("term"));
+        }
+        throw new IllegalArgumentException("unknown action '" + action + "': retract, retract-add-term or dismiss");
+    }
+
+    private static String retractAndAddTerm(MucScaleEngine engine, String room, String id, String reason,
+                                            String termField) throws Exception {
+        List<String> terms = new java.util.ArrayList<>();
+        for (String t : termField == null ? new String[0] : termField.split(",")) {
+            if (!t.isBlank()) {
+                terms.add(t.strip());
+            }
+        }
+        if (terms.isEmpty()) {
+            throw new IllegalArgumentException("a term to add to the room's list is required");
+        }
+        org.mucscale.engine.filter.ContentFilter filter = engine.filter();
+        if (filter == null) {
+            throw new IllegalStateException("the content filter is not running");
+        }
+        if (!engine.store().review().isWaiting(room, id)) {
+            throw new IllegalArgumentException("message '" + id + "' of room '" + room
+                    + "' is not waiting for review; nothing was changed");
+        }
+        org.mucscale.engine.filter.CompileReport report;
+        try {
+            report = filter.addRoomTerms(room, terms).get(COMPILE_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IllegalArgumentException bad) {
+                throw new IllegalArgumentException(bad.getMessage() + "; nothing was retracted", bad);
+            }
+            throw new IllegalStateException("the term was not added (" + e.getCause() + "); nothing was retracted",
+                    e.getCause());
+        }
+        RoomLogSink.Retraction outcome = engine.retractReviewed(room, id, reason);
+        String added = "'" + String.join("', '", terms) + "' now in the room's filter list"
+                + (report.warnings().isEmpty() ? "" : " (" + String.join("; ", report.warnings()) + ")")
+                + (filter.config().policyFile() == null ? ", kept in memory until a restart: set"
+                + " mucscale.filter.policy-file to keep room policies." : ".");
+        return switch (outcome) {
+            case RETRACTED -> "Retracted: every occupant was told, history and archive keep a tombstone; " + added;
+            case ALREADY_RETRACTED -> "That message was retracted already; " + added;
+            case NOT_FOUND -> "No such message in the room log; removed from the queue; " + added;
+        };
     }
 
     static String html(List<ReviewQueue.Entry> entries, String csrf, String notice, boolean on) {
@@ -87,6 +136,11 @@ public final class ReviewAdmin {
                     .append(escape(e.terms() == null ? "" : e.terms())).append("</td><td>");
             form(sb, csrf, e, "retract", "Retract",
                     "<input name=\"reason\" placeholder=\"reason (optional)\" maxlength=\"500\">");
+            form(sb, csrf, e, "retract-add-term", "Retract and add term",
+                    "<input name=\"reason\" placeholder=\"reason (optional)\" maxlength=\"500\">"
+                            + "<input name=\"term\" required maxlength=\"500\" value=\""
+                            + escape(e.terms() == null ? "" : e.terms()) + "\" title=\"terms for this room's filter"
+                            + " list, comma-separated (noob* matches words starting so)\">");
             form(sb, csrf, e, "dismiss", "Dismiss", "");
             sb.append("</td></tr>");
         }

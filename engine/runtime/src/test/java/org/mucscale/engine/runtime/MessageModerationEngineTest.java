@@ -196,10 +196,84 @@ class MessageModerationEngineTest {
             assertThat(ReviewAdmin.page(engine, "t", null)).contains("Nothing is waiting");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine,
                     java.util.Map.of("action", "explode", "room", ROOM, "id", "x")))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retract or dismiss");
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retract-add-term or dismiss");
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine,
                     java.util.Map.of("action", "retract", "room", ROOM)))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("required");
+        }
+    }
+
+    private String filterActionOf(String room, String body) throws Exception {
+        try (Connection c = db.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT filterAction FROM mucscaleRoomLog WHERE roomJid = ? AND body = ?")) {
+            ps.setString(1, room);
+            ps.setString(2, body);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? String.valueOf(rs.getString(1)) : null;
+            }
+        }
+    }
+
+    @Test
+    void reviewAdmin_retractAndAddTerm_retractsAndCatchesTheTermInThatRoomOnly_badInputChangesNothing()
+            throws Exception {
+        Path list = dir.resolve("words.txt");
+        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
+        String hall = "hall@" + SERVICE;
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
+                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(join("alice@example.org/a", "hall", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "hall"));
+            engine.process(join("bob@example.org/b", "lobby", "bob"));
+            engine.process(join("bob@example.org/b", "hall", "bob"));
+            engine.process(groupchat("bob@example.org/b", "lobby", "you zorblax plonkwort"));
+            await(() -> engine.store().review().waiting(ROOM, 10).size() == 1);
+            String id = engine.store().review().waiting(ROOM, 10).get(0).stanzaId();
+            assertThat(ReviewAdmin.page(engine, "t", null)).contains("value=\"retract-add-term\"",
+                    "name=\"term\" required maxlength=\"500\" value=\"zorblax\"");
+
+            // Bad input: a clear error, nothing retracted, no term added.
+            java.util.function.Function<String, java.util.Map<String, String>> form = term -> java.util.Map.of(
+                    "action", "retract-add-term", "room", ROOM, "id", id, "term", term);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine, form.apply(" , ")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("term").hasMessageContaining("required");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine, form.apply("plonkwort, 69")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'69'")
+                    .hasMessageContaining("nothing was retracted");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine, java.util.Map.of(
+                    "action", "retract-add-term", "room", hall, "id", id, "term", "plonkwort")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not waiting for review");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> ReviewAdmin.act(engine, java.util.Map.of(
+                    "action", "retract-add-term", "room", ROOM, "id", "no-such-id", "term", "plonkwort")))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not waiting for review");
+            assertThat(engine.store().review().isWaiting(ROOM, id)).isTrue();
+            assertThat(engine.filter().roomRules()).isEmpty();
+            assertThat(out.to("bob@example.org/b")).noneMatch(x -> x.contains("<retract"));
+
+            assertThat(ReviewAdmin.act(engine, java.util.Map.of("action", "retract-add-term", "room", ROOM, "id", id,
+                    "reason", "abuse", "term", "zorblax, plonkwort")))
+                    .startsWith("Retracted").contains("'zorblax', 'plonkwort' now in the room's filter list");
+            for (String who : List.of("alice@example.org/a", "bob@example.org/b")) {
+                await(() -> out.to(who).stream().anyMatch(x -> x.contains("<retract") && x.contains(id)));
+            }
+            await(() -> "RETRACTED".equals(row(id)[2]));
+            assertThat(row(id)[0]).isNull();
+            assertThat(engine.store().review().waiting(null, 10)).isEmpty();
+
+            engine.process(groupchat("bob@example.org/b", "hall", "plonkwort in the hall"));
+            engine.process(groupchat("bob@example.org/b", "lobby", "plonkwort in the lobby"));
+            await(() -> engine.store().review().waiting(null, 10).size() == 1);
+            var caught = engine.store().review().waiting(null, 10).get(0);
+            assertThat(caught.roomJid()).isEqualTo(ROOM);
+            assertThat(caught.body()).isEqualTo("plonkwort in the lobby");
+            assertThat(caught.terms()).isEqualTo("plonkwort");
+            await(() -> filterActionOf(ROOM, "plonkwort in the lobby") != null);
+            assertThat(filterActionOf(ROOM, "plonkwort in the lobby")).isEqualTo("FLAG");
+            await(() -> filterActionOf(hall, "plonkwort in the hall") != null);
+            assertThat(filterActionOf(hall, "plonkwort in the hall")).as("another room: passes").isEqualTo("null");
         }
     }
 

@@ -127,6 +127,18 @@ public final class ReviewQueue {
         return out;
     }
 
+    /** True when this message of this room is waiting for review (a primary-key lookup). */
+    public boolean isWaiting(String roomJid, String stanzaId) throws SQLException {
+        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(
+                "SELECT 1 FROM mucscaleReview WHERE roomJid = ? AND stanzaId = ?")) {
+            ps.setString(1, roomJid);
+            ps.setString(2, stanzaId);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
+        }
+    }
+
     /** A moderator looked and let the message stand (or retracted it): it leaves the queue. True when it was there. */
     public boolean remove(String roomJid, String stanzaId) throws SQLException {
         try (Connection c = dataSource.getConnection()) {
