@@ -55,6 +55,14 @@ class MessageModerationEngineTest {
         return engine;
     }
 
+    /** An engine whose filter flags (delivers, logs as FLAG) the term "zorblax", with or without the review queue. */
+    private MucScaleEngine startFlagging(RecordingDelivery out, boolean reviewQueue) throws Exception {
+        Path list = dir.resolve("words.txt");
+        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
+        return start(out, "mucscale.filter.default-action", "FLAG", "mucscale.filter.extra-lists", list.toString(),
+                "mucscale.filter.review-queue", Boolean.toString(reviewQueue));
+    }
+
     private static XmlElement moderate(String from, String stanzaId, String reason) {
         return XmlElement.builder("iq").attribute("type", "set").attribute("id", "mod-" + stanzaId)
                 .attribute("from", from).attribute("to", ROOM)
@@ -120,11 +128,8 @@ class MessageModerationEngineTest {
 
     @Test
     void reviewQueue_flaggedMessageWaitsWithItsTerms_moderatorsRetractionTakesItOut() throws Exception {
-        Path list = dir.resolve("words.txt");
-        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
         RecordingDelivery out = new RecordingDelivery();
-        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
-                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+        try (MucScaleEngine engine = startFlagging(out, true)) {
             engine.process(join("alice@example.org/a", "lobby", "alice"));
             engine.process(instantRoom("alice@example.org/a", "lobby"));
             engine.process(join("bob@example.org/b", "lobby", "bob"));
@@ -146,11 +151,8 @@ class MessageModerationEngineTest {
 
     @Test
     void reviewQueue_operatorRetractsFromTheQueue_occupantsToldRowTombstonedQueueEmpty() throws Exception {
-        Path list = dir.resolve("words.txt");
-        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
         RecordingDelivery out = new RecordingDelivery();
-        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
-                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+        try (MucScaleEngine engine = startFlagging(out, true)) {
             engine.process(join("alice@example.org/a", "lobby", "alice"));
             engine.process(instantRoom("alice@example.org/a", "lobby"));
             engine.process(join("bob@example.org/b", "lobby", "bob"));
@@ -173,11 +175,8 @@ class MessageModerationEngineTest {
 
     @Test
     void reviewAdminPage_listsEscaped_retractAndDismissWork_badInputRefusedClearly() throws Exception {
-        Path list = dir.resolve("words.txt");
-        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
         RecordingDelivery out = new RecordingDelivery();
-        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
-                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+        try (MucScaleEngine engine = startFlagging(out, true)) {
             engine.process(join("alice@example.org/a", "lobby", "alice"));
             engine.process(instantRoom("alice@example.org/a", "lobby"));
             engine.process(groupchat("alice@example.org/a", "lobby", "<script>zorblax</script>"));
@@ -217,12 +216,9 @@ class MessageModerationEngineTest {
     @Test
     void reviewAdmin_retractAndAddTerm_retractsAndCatchesTheTermInThatRoomOnly_badInputChangesNothing()
             throws Exception {
-        Path list = dir.resolve("words.txt");
-        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
         String hall = "hall@" + SERVICE;
         RecordingDelivery out = new RecordingDelivery();
-        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
-                "mucscale.filter.extra-lists", list.toString(), "mucscale.filter.review-queue", "true")) {
+        try (MucScaleEngine engine = startFlagging(out, true)) {
             engine.process(join("alice@example.org/a", "lobby", "alice"));
             engine.process(instantRoom("alice@example.org/a", "lobby"));
             engine.process(join("alice@example.org/a", "hall", "alice"));
@@ -279,11 +275,8 @@ class MessageModerationEngineTest {
 
     @Test
     void reviewQueue_off_flaggedMessagesAreOnlyLogged() throws Exception {
-        Path list = dir.resolve("words.txt");
-        java.nio.file.Files.writeString(list, "zorblax;severity=HIGH;force\n");
         RecordingDelivery out = new RecordingDelivery();
-        try (MucScaleEngine engine = start(out, "mucscale.filter.default-action", "FLAG",
-                "mucscale.filter.extra-lists", list.toString())) {
+        try (MucScaleEngine engine = startFlagging(out, false)) {
             engine.process(join("alice@example.org/a", "lobby", "alice"));
             engine.process(instantRoom("alice@example.org/a", "lobby"));
             engine.process(groupchat("alice@example.org/a", "lobby", "you zorblax"));
