@@ -12,8 +12,8 @@ import org.mucscale.engine.store.RoomLogRecord;
 
 /**
  * XEP-0425 moderation end to end through a real Prosody with real client connections: a moderator retracts a message,
- * every occupant receives the retraction, a non-moderator is refused, and a later joiner's history and the room log
- * hold the tombstone, not the text.
+ * every occupant receives the retraction, a non-moderator is refused, and a later joiner's history, the archive
+ * (XEP-0313) and the room log hold the tombstone, not the text.
  */
 class ModerationEndToEndTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
@@ -107,6 +107,25 @@ class ModerationEndToEndTest {
             assertThat(logged.body()).isNull();
             assertThat(logged.stanza()).contains("retracted").doesNotContain("zorblax");
             assertThat(fx.server.engine().metrics().moderations()).isEqualTo(1);
+
+            // and the archive (XEP-0313), read through the server by the late joiner, holds the tombstone in its place
+            late.write("<iq type='set' to='" + ROOM + "' id='mam-1'><query xmlns='urn:xmpp:mam:2' queryid='after'/>"
+                    + "</iq>");
+            List<XmlElement> page = new ArrayList<>();
+            while (true) {
+                XmlElement e = late.expect(x -> "mam-1".equals(x.attribute("id"))
+                        || x.child("result", "urn:xmpp:mam:2") != null, "archive page", WAIT);
+                if (e.name().equals("iq")) {
+                    assertThat(e.attribute("type")).as(e.toXml()).isEqualTo("result");
+                    assertThat(e.child("fin", "urn:xmpp:mam:2")).isNotNull();
+                    break;
+                }
+                page.add(e);
+            }
+            assertThat(page).hasSize(1);
+            XmlElement archived = page.get(0).child("result", "urn:xmpp:mam:2");
+            assertThat(archived.attribute("id")).isEqualTo(stanzaId);
+            assertThat(archived.toXml()).doesNotContain("zorblax").contains("urn:xmpp:message-retract:1");
         }
     }
 
