@@ -605,8 +605,8 @@ public final class MucService {
 
     /**
      * Completes once every stanza queued to the room threads before this call has been handled, the room state it
-     * changed is replicated (or its write gave up) and its deliveries were handed to the host and the cluster; fails if a room thread still holds stanzas for a room on its way
-     * here (they are not handled yet). The cluster confirms forwarded stanzas to their entry node with it.
+     * changed is replicated (or its write gave up) and its deliveries were handed to the host and the cluster; fails
+     * if a room thread still holds stanzas for a room on its way here (they are not handled yet). The cluster confirms forwarded stanzas to their entry node with it.
      */
     public CompletableFuture<Void> replicationBarrier() {
         List<CompletableFuture<Void>> all = new ArrayList<>(shards.length);
