@@ -9,6 +9,7 @@ import javax.servlet.http.HttpServlet;
 import javax.servlet.http.HttpServletRequest;
 import javax.servlet.http.HttpServletResponse;
 import org.jivesoftware.openfire.XMPPServer;
+import org.mucscale.engine.metrics.Html;
 import org.mucscale.engine.store.DatabaseType;
 import org.mucscale.engine.store.OpenfireLogImport;
 import org.slf4j.Logger;
@@ -79,17 +80,17 @@ public final class LogImportServlet extends HttpServlet {
                 + " Running it again is safe: messages already imported are recognised and not inserted twice."
                 + " See docs/migrating.md.</p>\n");
         if (error != null) {
-            html.append("<p class=\"jive-error-text\" role=\"alert\">").append(escape(error)).append("</p>\n");
+            html.append("<p class=\"jive-error-text\" role=\"alert\">").append(Html.escape(error)).append("</p>\n");
         }
         html.append("<form method=\"post\" action=\"mucscale-import.jsp\">")
                 .append("<input type=\"hidden\" name=\"csrf\" value=\"")
-                .append(escape(csrf == null ? "" : csrf.toString()))
+                .append(Html.escape(csrf == null ? "" : csrf.toString()))
                 .append("\"/><table class=\"jive-table\">")
                 .append(row("from-service", "Openfire MUC service (subdomain)", "conference"))
                 .append(row("to-service", "MUC Scale subdomain", defaultSubdomain()))
                 .append(row("rooms", "Rooms (space separated; name or name=new@room.jid; empty: all)", ""))
                 .append("</table><p><button type=\"submit\"").append(running ? " disabled" : "")
-                .append(">Import</button> into the rooms of ").append(escape(domain())).append("</p></form>\n");
+                .append(">Import</button> into the rooms of ").append(Html.escape(domain())).append("</p></form>\n");
         if (current != null) {
             OpenfireLogImport.Report report;
             String failure;
@@ -98,12 +99,12 @@ public final class LogImportServlet extends HttpServlet {
                 failure = current.failure;
             }
             html.append("<h3>").append(running ? "Import running" : "Last import").append(": ")
-                    .append(escape(current.request)).append("</h3>\n");
+                    .append(Html.escape(current.request)).append("</h3>\n");
             if (report != null) {
-                html.append("<p id=\"mucscale-import-result\">").append(escape(report.toString())).append("</p>\n");
+                html.append("<p id=\"mucscale-import-result\">").append(Html.escape(report.toString())).append("</p>\n");
                 if (!report.problems().isEmpty()) {
                     html.append("<p>Skipped or changed rows:</p><pre>");
-                    report.problems().forEach(p -> html.append(escape(p.toString())).append('\n'));
+                    report.problems().forEach(p -> html.append(Html.escape(p.toString())).append('\n'));
                     if (report.problemsNotListed() > 0) {
                         html.append("... and ").append(report.problemsNotListed()).append(" more\n");
                     }
@@ -112,10 +113,10 @@ public final class LogImportServlet extends HttpServlet {
             }
             if (failure != null) {
                 html.append("<p class=\"jive-error-text\" id=\"mucscale-import-failure\">")
-                        .append(escape(failure)).append("</p>\n");
+                        .append(Html.escape(failure)).append("</p>\n");
             }
             html.append("<pre id=\"mucscale-import-progress\">");
-            current.lines().forEach(l -> html.append(escape(l)).append('\n'));
+            current.lines().forEach(l -> html.append(Html.escape(l)).append('\n'));
             html.append("</pre>\n");
         }
         html.append("</body></html>\n");
@@ -211,8 +212,8 @@ public final class LogImportServlet extends HttpServlet {
     }
 
     private static String row(String name, String label, String value) {
-        return "<tr><td><label for=\"" + name + "\">" + escape(label) + "</label></td><td><input type=\"text\" id=\""
-                + name + "\" name=\"" + name + "\" size=\"50\" value=\"" + escape(value) + "\"/></td></tr>";
+        return "<tr><td><label for=\"" + name + "\">" + Html.escape(label) + "</label></td><td><input type=\"text\" id=\""
+                + name + "\" name=\"" + name + "\" size=\"50\" value=\"" + Html.escape(value) + "\"/></td></tr>";
     }
 
     private static String domain() {
@@ -243,21 +244,5 @@ public final class LogImportServlet extends HttpServlet {
     private static void noStore(HttpServletResponse response) {
         response.setHeader("Cache-Control", "no-store");
         response.setHeader("X-Content-Type-Options", "nosniff");
-    }
-
-    static String escape(String s) {
-        StringBuilder out = new StringBuilder(s.length() + 16);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '<' -> out.append("&lt;");
-                case '>' -> out.append("&gt;");
-                case '&' -> out.append("&amp;");
-                case '"' -> out.append("&quot;");
-                case '\'' -> out.append("&#39;");
-                default -> out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

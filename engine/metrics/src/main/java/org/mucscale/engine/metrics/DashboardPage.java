@@ -30,8 +30,8 @@ public final class DashboardPage {
      * {@code data-url}; both are HTML-attribute escaped.
      */
     public static String html(String csrfToken, String dataUrl) {
-        return TEMPLATE.replace("{{csrf}}", escapeAttribute(csrfToken == null ? "" : csrfToken))
-                .replace("{{dataUrl}}", escapeAttribute(dataUrl == null ? DEFAULT_DATA_URL : dataUrl));
+        return TEMPLATE.replace("{{csrf}}", Html.escape(csrfToken == null ? "" : csrfToken))
+                .replace("{{dataUrl}}", Html.escape(dataUrl == null ? DEFAULT_DATA_URL : dataUrl));
     }
 
     /**
@@ -80,22 +80,6 @@ public final class DashboardPage {
             }
         }
         return true;
-    }
-
-    static String escapeAttribute(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 16);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '&' -> sb.append("&amp;");
-                case '<' -> sb.append("&lt;");
-                case '>' -> sb.append("&gt;");
-                case '"' -> sb.append("&quot;");
-                case '\'' -> sb.append("&#39;");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 
     private static String load(String name) {

@@ -3,6 +3,7 @@ package org.mucscale.engine.runtime;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.mucscale.engine.metrics.Html;
 import org.mucscale.engine.muc.RoomLogSink;
 import org.mucscale.engine.store.ReviewQueue;
 
@@ -118,7 +119,7 @@ public final class ReviewAdmin {
                     + " logged.</p>");
         }
         if (notice != null && !notice.isBlank()) {
-            sb.append("<p class=\"notice\">").append(escape(notice)).append("</p>");
+            sb.append("<p class=\"notice\">").append(Html.escape(notice)).append("</p>");
         }
         if (entries.isEmpty()) {
             sb.append("<p>Nothing is waiting.</p></body></html>");
@@ -128,18 +129,18 @@ public final class ReviewAdmin {
                 .append("<th>Matched</th><th></th></tr></thead><tbody>");
         for (ReviewQueue.Entry e : entries) {
             sb.append("<tr><td>").append(Instant.ofEpochMilli(e.logTimeMillis())).append("</td><td>")
-                    .append(escape(e.roomJid())).append("</td><td>").append(escape(e.senderNick()));
+                    .append(Html.escape(e.roomJid())).append("</td><td>").append(Html.escape(e.senderNick()));
             if (e.senderJid() != null) {
-                sb.append(" (").append(escape(e.senderJid())).append(')');
+                sb.append(" (").append(Html.escape(e.senderJid())).append(')');
             }
-            sb.append("</td><td>").append(escape(e.body() == null ? "" : e.body())).append("</td><td>")
-                    .append(escape(e.terms() == null ? "" : e.terms())).append("</td><td>");
+            sb.append("</td><td>").append(Html.escape(e.body() == null ? "" : e.body())).append("</td><td>")
+                    .append(Html.escape(e.terms() == null ? "" : e.terms())).append("</td><td>");
             form(sb, csrf, e, "retract", "Retract",
                     "<input name=\"reason\" placeholder=\"reason (optional)\" maxlength=\"500\">");
             form(sb, csrf, e, "retract-add-term", "Retract and add term",
                     "<input name=\"reason\" placeholder=\"reason (optional)\" maxlength=\"500\">"
                             + "<input name=\"term\" required maxlength=\"500\" value=\""
-                            + escape(e.terms() == null ? "" : e.terms()) + "\" title=\"terms for this room's filter"
+                            + Html.escape(e.terms() == null ? "" : e.terms()) + "\" title=\"terms for this room's filter"
                             + " list, comma-separated (noob* matches words starting so)\">");
             form(sb, csrf, e, "dismiss", "Dismiss", "");
             sb.append("</td></tr>");
@@ -151,26 +152,9 @@ public final class ReviewAdmin {
     private static void form(StringBuilder sb, String csrf, ReviewQueue.Entry e, String action, String label,
                              String extra) {
         sb.append("<form method=\"post\" style=\"display:inline\"><input type=\"hidden\" name=\"csrf\" value=\"")
-                .append(escape(csrf == null ? "" : csrf)).append("\"><input type=\"hidden\" name=\"action\" value=\"")
-                .append(action).append("\"><input type=\"hidden\" name=\"room\" value=\"").append(escape(e.roomJid()))
-                .append("\"><input type=\"hidden\" name=\"id\" value=\"").append(escape(e.stanzaId())).append("\">")
+                .append(Html.escape(csrf == null ? "" : csrf)).append("\"><input type=\"hidden\" name=\"action\" value=\"")
+                .append(action).append("\"><input type=\"hidden\" name=\"room\" value=\"").append(Html.escape(e.roomJid()))
+                .append("\"><input type=\"hidden\" name=\"id\" value=\"").append(Html.escape(e.stanzaId())).append("\">")
                 .append(extra).append("<button type=\"submit\">").append(label).append("</button></form>");
-    }
-
-    /** HTML text and attribute escaping. */
-    static String escape(String s) {
-        StringBuilder sb = new StringBuilder(s.length() + 16);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '<' -> sb.append("&lt;");
-                case '>' -> sb.append("&gt;");
-                case '&' -> sb.append("&amp;");
-                case '"' -> sb.append("&quot;");
-                case '\'' -> sb.append("&#39;");
-                default -> sb.append(c);
-            }
-        }
-        return sb.toString();
     }
 }
