@@ -199,7 +199,6 @@ class ClusterViewLagOrderTest {
         views.get(n).hold();
         int killAt = 20;
         int total = 0;
-        long start = System.nanoTime();
         boolean released = false;
         long aSawItAt = 0;
         // bounded: at most 40 s of sending, 20 ms apart
@@ -224,7 +223,6 @@ class ClusterViewLagOrderTest {
             Thread.sleep(20);
         }
         assertThat(released).as("A saw the crash within 40 s").isTrue();
-        assertThat(System.nanoTime() - start).isPositive();
         int sent = total;
         for (String listener : List.of(onN, onA)) {
             ClusterEnginesTest.Node at = listener.equals(onN) ? n : a;
