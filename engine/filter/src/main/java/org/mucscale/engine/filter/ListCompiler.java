@@ -306,8 +306,8 @@ public final class ListCompiler {
                         + "mark it ';force' to keep its match mode");
             } else if (e.language().equals(wholeHit.language()) || e.language().equals("*")) {
                 warnings.add(who + " is the common " + wholeHit.language() + " word '" + wholeHit.word()
-                        + "': kept as a whole-word match, so it blocks that word (and its evasions) but no longer word"
-                        + " containing it" + (e.mode() == MatchMode.WHOLE_WORD ? "" : " (was " + e.mode() + ")"));
+                        + "': kept as a whole-word match, so it blocks that word (and its evasions) but no longer words"
+                        + " that contain it" + (e.mode() == MatchMode.WHOLE_WORD ? "" : " (was " + e.mode() + ")"));
             } else {
                 dropped.add(e);
                 refused.add(who + " matches the common " + wholeHit.language() + " word '" + wholeHit.word()
