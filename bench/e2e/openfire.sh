@@ -25,6 +25,11 @@
 # hashes the password that many times, which dominates a ramp-up of thousands of users). The plugin jar is built
 # from the working tree only when missing: delete target-e2e/mucscale.jar after changes. The java command line is in
 # <workdir>/openfire-cmdline.txt; Openfire's log is <workdir>/server.log (a link to openfire/logs/openfire.log).
+# E2E_OPENFIRE_LAUNCHER=openfire.sh starts it the way an operator does instead: the installation's own bin/openfire.sh,
+# after sourcing E2E_OPENFIRE_ENV_FILE with sh as the RPM and Debian init scripts source /etc/sysconfig/openfire or
+# /etc/default/openfire (so OPENFIRE_OPTS or JDK_JAVA_OPTIONS from that file are the JVM options, and
+# OPENFIRE_JAVA_OPTS is not used), with JAVA_HOME=E2E_OPENFIRE_JAVA_HOME when set; E2E_OPENFIRE_JFR is appended to
+# OPENFIRE_OPTS. The JVM's real command line is then added to openfire-cmdline.txt once it runs.
 # stop: stops exactly the Openfire JVM that start recorded (<workdir>/started.pids), waits up to E2E_STOP_WAIT_S (60)
 # s for it to exit, and prints how many WARN/ERROR lines its log holds.
 set -euo pipefail
@@ -235,6 +240,21 @@ fi
 java_cmd=(java -server "${jvm[@]}" -DopenfireHome="$home" -Dopenfire.lib.dir="$home/lib"
   -Dlog4j.configurationFile="$home/lib/log4j2.xml" -Dlog4j2.formatMsgNoLookups=true -Djava.net.preferIPv4Stack=true
   -jar "$home/lib/startup.jar")
+launcher="${E2E_OPENFIRE_LAUNCHER:-java}"
+case "$launcher" in
+  java) ;;
+  openfire.sh)
+    [ -f "$home/bin/openfire.sh" ] || e2e_die "E2E_OPENFIRE_LAUNCHER=openfire.sh but $src has no bin/openfire.sh"
+    env_file="${E2E_OPENFIRE_ENV_FILE:-/dev/null}"
+    [ -r "$env_file" ] || e2e_die "E2E_OPENFIRE_ENV_FILE=$env_file cannot be read"
+    jfr_opt=; [ -n "${E2E_OPENFIRE_JFR:-}" ] && jfr_opt="${jvm[${#jvm[@]}-1]}"
+    # sh, not bash: the init scripts and bin/openfire.sh are POSIX sh; each step execs the next, so $! is the JVM
+    java_cmd=(env OPENFIRE_HOME="$home" ${E2E_OPENFIRE_JAVA_HOME:+JAVA_HOME="$E2E_OPENFIRE_JAVA_HOME"}
+      E2E_ENV_FILE="$env_file" E2E_JFR_OPT="$jfr_opt"
+      sh -c '. "$E2E_ENV_FILE" && OPENFIRE_OPTS="${OPENFIRE_OPTS:-} $E2E_JFR_OPT" && export OPENFIRE_OPTS &&
+             unset E2E_ENV_FILE E2E_JFR_OPT && exec sh "$OPENFIRE_HOME/bin/openfire.sh"') ;;
+  *) e2e_die "unknown E2E_OPENFIRE_LAUNCHER '$launcher' (java, openfire.sh)" ;;
+esac
 echo "${pin[*]} ${java_cmd[*]}" > "$work/openfire-cmdline.txt"
 # one descriptor per client connection: ref-5000 needs more than a default soft limit of 1024
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
@@ -249,8 +269,15 @@ if [ "$variant" = mucscale ]; then
   sed 's/\x1b\[[0-9;]*m//g' "$home/logs/openfire.log" | grep -c "MUC Scale started" > /dev/null \
     || { tail -n 30 "$home/logs/openfire.log" >&2; e2e_die "mucscale answered disco but its start is not in the log"; }
 fi
+if [ "$launcher" = openfire.sh ]; then # what the launcher made of the env file: the JVM's own command line
+  { echo "# the JVM's command line (/proc/$pid/cmdline):"; tr '\0' ' ' < "/proc/$pid/cmdline"; echo; } >> "$work/openfire-cmdline.txt"
+fi
 e2e_write_env "openfire-$variant"
 echo "ADMIN_URL=http://127.0.0.1:$admin/ (admin / $admin_password)" > "$work/admin.txt"
 trap - EXIT
 echo "openfire.sh: ready ($variant, pid $pid, $(tr '\n' ' ' < "$work/server.env"))"
-echo "openfire.sh: JVM: ${jvm[*]}; pinned: ${pin[*]:-no}"
+if [ "$launcher" = openfire.sh ]; then
+  echo "openfire.sh: started by $home/bin/openfire.sh with $env_file sourced; pinned: ${pin[*]:-no}"
+else
+  echo "openfire.sh: JVM: ${jvm[*]}; pinned: ${pin[*]:-no}"
+fi
