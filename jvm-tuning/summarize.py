@@ -7,10 +7,13 @@ start to its end, wall clock), so JVM start-up collections do not count.
 GC log lines counted as pauses (unified logging, -Xlog:gc*):
   G1/Parallel/Serial  "[gc] GC(n) Pause Young (...) 100M->20M(1024M) 5.123ms", "Pause Remark ...", "Pause Full ..."
   ZGC (17 and 21+)    "[gc,phases] GC(n) [y: ]Pause Mark Start 0.012ms" (and Mark End, Relocate Start)
+Both decoration sets are read: measure.sh's [uptime][timemillis] and the gc-log add-on's (and the operator forms')
+[time][uptime]; rotated files (gc.log.0, gc.log.1, ...) are read with the live one.
 Safepoint lines ("Total: N ns") give every stop-the-world stall including the time threads took to reach it.
 ZGC "Allocation Stall" lines are application threads blocked waiting for memory: counted separately.
 """
 import argparse
+import datetime
 import json
 import math
 import os
@@ -19,6 +22,8 @@ import sys
 
 # decorations as measure.sh asks for them: [uptime][timemillis][level][tags] (the JVM prints them in its own order)
 LINE = re.compile(r'^\[[\d.]+s\]\[(\d+)ms\]\[(\w+)\s*\]\[([\w,]+)\s*\]\s*(.*)$')
+# as the add-on and the operator forms ask for them: [time][uptime][level][tags], time in ISO 8601 with its offset
+LINE_TIME = re.compile(r'^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+[+-]\d{4})\]\[[\d.]+s\]\[(\w+)\s*\]\[([\w,]+)\s*\]\s*(.*)$')
 PAUSE = re.compile(r'\bPause\b.*?(\d+(?:\.\d+)?)ms$')
 SAFEPOINT_TOTAL = re.compile(r'Total: (\d+) ns')
 ALLOC_STALL = re.compile(r'Allocation Stall.*?(\d+(?:\.\d+)?)ms')
@@ -37,33 +42,59 @@ def stats_ms(values):
             "max": round(max(values), 3) if values else 0.0, "sum": round(sum(values), 1)}
 
 
-def parse_gc_log(path, start_ms, end_ms):
+def gc_log_lines(path):
+    """(wall-clock ms, tags, message) of every decorated line of a GC log and of its rotated files (path.0, path.1,
+    ...), in either decoration set: measure.sh's [uptime][timemillis] or the add-on's [time][uptime]."""
+    files = [path] if os.path.exists(path) else []
+    base = os.path.basename(path)
+    folder = os.path.dirname(path) or "."
+    if os.path.isdir(folder):
+        files += [os.path.join(folder, n) for n in sorted(os.listdir(folder))
+                  if n.startswith(base + ".") and n[len(base) + 1:].isdigit()]
+    # JDK rotation: the live file is path, older ones path.0 ... path.N (file order does not matter for the figures)
+    for name in files:
+        with open(name, errors="replace") as f:
+            for raw in f:
+                line = raw.rstrip("\n")
+                m = LINE.match(line)
+                if m:
+                    yield int(m.group(1)), m.group(3), m.group(4)
+                    continue
+                m = LINE_TIME.match(line)
+                if m:
+                    t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f%z")
+                    yield int(round(t.timestamp() * 1000)), m.group(3), m.group(4)
+
+
+def parse_gc_log(path, start_ms, end_ms, events=None):
+    """Pauses, safepoints and ZGC allocation stalls (each as stats_ms) inside [start_ms, end_ms], and the pauses of
+    the whole log. With a list as events, each pause and safepoint inside the window is appended to it as
+    {"t": end ms, "kind": "pause"|"safepoint", "ms": length, "what": the log's words for it}."""
     pauses, safepoints, stalls = [], [], []
     pauses_all = []
-    if not os.path.exists(path):
-        return stats_ms(pauses), stats_ms(safepoints), stats_ms(stalls), stats_ms(pauses_all)
-    with open(path, errors="replace") as f:
-        for raw in f:
-            m = LINE.match(raw.rstrip("\n"))
-            if not m:
+    for t, tags, msg in gc_log_lines(path):
+        inside = start_ms <= t <= end_ms
+        tagset = tags.split(",")
+        if tagset[0] == "gc" and (len(tagset) == 1 or tagset == ["gc", "phases"]):
+            pm = PAUSE.search(msg)
+            if pm:
+                pauses_all.append(float(pm.group(1)))
+                if inside:
+                    pauses.append(float(pm.group(1)))
+                    if events is not None:
+                        events.append({"t": t, "kind": "pause", "ms": float(pm.group(1)), "what": msg})
                 continue
-            t, tags, msg = int(m.group(1)), m.group(3), m.group(4)
-            inside = start_ms <= t <= end_ms
-            tagset = tags.split(",")
-            if tagset[0] == "gc" and (len(tagset) == 1 or tagset == ["gc", "phases"]):
-                pm = PAUSE.search(msg)
-                if pm:
-                    pauses_all.append(float(pm.group(1)))
-                    if inside:
-                        pauses.append(float(pm.group(1)))
-                    continue
-                am = ALLOC_STALL.search(msg)
-                if am and inside:
-                    stalls.append(float(am.group(1)))
-            elif tagset == ["safepoint"] and inside:
-                sm = SAFEPOINT_TOTAL.search(msg)
-                if sm:
-                    safepoints.append(int(sm.group(1)) / 1e6)
+            am = ALLOC_STALL.search(msg)
+            if am and inside:
+                stalls.append(float(am.group(1)))
+                if events is not None:
+                    events.append({"t": t, "kind": "allocation-stall", "ms": float(am.group(1)), "what": msg})
+        elif tagset == ["safepoint"] and inside:
+            sm = SAFEPOINT_TOTAL.search(msg)
+            if sm:
+                safepoints.append(int(sm.group(1)) / 1e6)
+                if events is not None:
+                    events.append({"t": t, "kind": "safepoint", "ms": int(sm.group(1)) / 1e6, "what": msg})
     return stats_ms(pauses), stats_ms(safepoints), stats_ms(stalls), stats_ms(pauses_all)
 
 
