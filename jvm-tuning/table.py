@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Markdown tables from a run-matrix.sh session folder (each sub-folder holds one measure.sh summary.json).
+"""Markdown tables from a run-matrix.sh session folder (each sub-folder holds one measure.sh or measure-openfire.sh
+summary.json; an Openfire session gets its own per-run table: worst second, collector's CPU share).
 
   python3 jvm-tuning/table.py jvm-tuning/results/<session> [--baseline g1-default]
 
@@ -12,7 +13,7 @@ import os
 import statistics
 import sys
 
-ORDER = ["g1-default", "g1-low-pause", "zgc", "zgc-generational", "parallel"]
+ORDER = ["g1-default", "g1-low-pause", "zgc", "zgc-generational", "parallel", "shenandoah"]
 
 
 def load(session):
@@ -64,6 +65,38 @@ def main():
     if not runs:
         print("table: no summary.json under %s" % session, file=sys.stderr)
         sys.exit(1)
+    if any(s.get("target") == "openfire" for s in runs):
+        openfire_runs(runs)
+    else:
+        standalone_runs(runs)
+    medians(runs, baseline)
+
+
+def openfire_runs(runs):
+    """measure-openfire.sh runs: the level's figures, its worst second and the collector's share of the JVM's CPU."""
+    print("### Every run, in the order it ran (load average = 1-minute value just before the load)\n")
+    print("| run | preset | JDK | form | load avg | deliveries/s | lost | p50 ms | p99 ms | p99.9 ms | max ms "
+          "| worst second: max ms / stop-the-world before it ms | GC pauses | GC max ms | GC total ms "
+          "| safepoint max ms | alloc stalls | GC threads' share of JVM CPU | JVM CPU % of a core "
+          "| server CPU us/delivery | RSS MB |")
+    print("|" + "---|" * 21)
+    for s in runs:
+        r = row(s)
+        w = s.get("worstSecond") or {}
+        tc = s.get("threadCpu") or {}
+        print("| %s | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s / %s | %d | %s | %s | %s | %d | %s | %s | %s | %s |" % (
+            s["_dir"], s["preset"], jdk_version(s["jdk"]), s.get("form", ""), r["load"], fmt(r["dps"], 0), r["lost"],
+            fmt(r["p50"]), fmt(r["p99"]), fmt(r["p999"]), fmt(r["max"]), fmt(w.get("maxMs", "?")),
+            fmt(w.get("safepointSumMs", "?"), 1), r["gcn"], fmt(r["gcmax"], 3), fmt(r["gcsum"], 1), fmt(r["spmax"], 3),
+            r["stalls"], ("%.1f%%" % (100 * tc["gcCpuShare"])) if "gcCpuShare" in tc else "?",
+            fmt(tc.get("processCpuPct", "?")), fmt(r["cpu"]), fmt(r["rss"], 0)))
+
+
+def jdk_version(line):
+    return line.replace("openjdk version ", "").split(" ")[0].strip('"')
+
+
+def standalone_runs(runs):
     print("### Every run, in the order it ran (load average = 1-minute value just before the run)\n")
     print("| run | preset | JDK | load avg | deliveries/s | lost | p50 ms | p99 ms | p99.9 ms | max ms | GC pauses "
           "| GC p99 ms | GC max ms | GC total ms | mucscale saw (n / max ms) | safepoint max ms | alloc stalls "
@@ -76,6 +109,9 @@ def main():
             fmt(r["dps"], 0), r["lost"], fmt(r["p50"]), fmt(r["p99"]), fmt(r["p999"]), fmt(r["max"]), r["gcn"],
             fmt(r["gcp99"], 2), fmt(r["gcmax"], 2), fmt(r["gcsum"], 0), r["mgn"], fmt(r["mgmax"], 0),
             fmt(r["spmax"], 2), r["stalls"], fmt(r["cpu"]), fmt(r["rss"], 0)))
+
+
+def medians(runs, baseline):
     by = {}
     for s in runs:
         by.setdefault(s["preset"], []).append(row(s))

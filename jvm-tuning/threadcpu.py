@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""CPU per thread of one process, sampled from /proc, and grouped by thread name.
+
+  threadcpu.py sample --pid PID --out FILE [--interval-s 1] [--max-s 1800]
+
+Appends one JSON line per sample to FILE: {"t": wall-clock ms, "proc": process CPU ns (utime+stime of
+/proc/PID/stat), "threads": [[tid, name, cpu ns, run-queue wait ns], ...]}. CPU and wait come from
+/proc/PID/task/TID/schedstat (time on a CPU, time runnable but waiting for one: both in ns); without schedstat the
+thread's utime+stime ticks are used and the wait is -1. It stops by itself when the process is gone or after --max-s.
+
+The grouping (group_of, category_of) is what measure-openfire.sh's summary uses: a thread's name without its running
+number ("GC Thread#3" -> "GC Thread#", "mucscale-room-7" -> "mucscale-room-") is its group, and each group falls in
+one category: gc (the collector's own threads), vm (the VM thread that runs safepoint operations, periodic tasks),
+jit (compilers), mucscale, openfire-network (Openfire's Netty event loops and socket threads), openfire (the rest
+of the JVM's threads, which inside Openfire are Openfire's). Linux keeps only the first 15 characters of a name.
+"""
+import argparse
+import json
+import os
+import re
+import sys
+import time
+
+TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 1e7
+
+# the collectors' own threads, as HotSpot names them (JDK 17 and 25): G1, Parallel, ZGC, Shenandoah
+GC_GROUPS = re.compile(r'^(GC Thread#|G1 |ZWorker|ZDirector|ZDriver|ZStat|ZUnmapper|ZUncommitter|ZRelocat|Shenandoah)')
+VM_GROUPS = re.compile(r'^(VM Thread|VM Periodic Tas|Service Thread|Monitor Deflati|Signal Dispatch|Finalizer|'
+                       r'Reference Handl|Common-Cleaner|Notification Th|Attach Listener|JFR |Sweeper thread)')
+JIT_GROUPS = re.compile(r'^(C1 CompilerThre|C2 CompilerThre|Compiler)')
+
+
+def group_of(name):
+    """A thread's group: its name without the trailing running number."""
+    g = re.sub(r'\d+$', '', name)
+    return g if g else name
+
+
+def category_of(group):
+    if GC_GROUPS.match(group):
+        return "gc"
+    if VM_GROUPS.match(group):
+        return "vm"
+    if JIT_GROUPS.match(group):
+        return "jit"
+    if group.startswith("mucscale"):
+        return "mucscale"
+    low = group.lower()
+    if low.startswith("socket_") or "netty" in low or "eventloop" in low or "event-loop" in low or "nio" in low:
+        return "openfire-network"
+    return "openfire"
+
+
+def read_thread(task_dir):
+    try:
+        with open(os.path.join(task_dir, "comm")) as f:
+            name = f.read().rstrip("\n")
+    except OSError:
+        return None
+    try:
+        with open(os.path.join(task_dir, "schedstat")) as f:
+            run_ns, wait_ns = (int(x) for x in f.read().split()[:2])
+        return name, run_ns, wait_ns
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(task_dir, "stat")) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return name, int((int(fields[11]) + int(fields[12])) * TICK_NS), -1
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def proc_cpu_ns(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return int((int(fields[11]) + int(fields[12])) * TICK_NS)
+
+
+def sample_once(pid):
+    base = "/proc/%d/task" % pid
+    threads = []
+    for tid in os.listdir(base):
+        r = read_thread(os.path.join(base, tid))
+        if r:
+            threads.append([int(tid), r[0], r[1], r[2]])
+    return {"t": int(time.time() * 1000), "proc": proc_cpu_ns(pid), "threads": threads}
+
+
+def sample(pid, out, interval_s, max_s):
+    start = time.monotonic()
+    n = 0
+    with open(out, "a") as f:
+        while time.monotonic() - start < max_s:
+            try:
+                s = sample_once(pid)
+            except OSError:
+                return  # the process is gone
+            f.write(json.dumps(s, separators=(",", ":")) + "\n")
+            f.flush()
+            n += 1
+            time.sleep(max(0.0, start + n * interval_s - time.monotonic()))  # no drift: sample k at start + k*interval
+
+
+def load(path):
+    samples = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line:
+                try:
+                    samples.append(json.loads(line))
+                except ValueError:
+                    pass  # a line cut short when the sampler was stopped
+    return samples
+
+
+def bracket(samples, start_ms, end_ms):
+    """The last sample at or before start_ms (else the first after) and the last at or before end_ms."""
+    if not samples:
+        return None, None
+    before = [s for s in samples if s["t"] <= start_ms]
+    first = before[-1] if before else samples[0]
+    upto = [s for s in samples if s["t"] <= end_ms and s["t"] > first["t"]]
+    return first, (upto[-1] if upto else None)
+
+
+def groups_between(a, b):
+    """CPU and run-queue wait per thread group between samples a and b (b later).
+
+    A thread in both counts its difference; a thread only in b started in between and counts all it used; a thread
+    only in a ended in between: its last interval is lost, and shows in 'unattributedMs' (process CPU minus the
+    threads' sum)."""
+    before = {t[0]: t for t in a["threads"]}
+    groups = {}
+    for tid, name, cpu, wait in b["threads"]:
+        old = before.get(tid)
+        if old is not None and old[1] != name:
+            old = None  # a recycled tid or a renamed thread: count from zero
+        d_cpu = cpu - (old[2] if old else 0)
+        d_wait = (wait - old[3]) if (old and wait >= 0 and old[3] >= 0) else (wait if wait >= 0 and not old else -1)
+        g = groups.setdefault(group_of(name), {"cpuNs": 0, "waitNs": 0, "threads": 0, "waitKnown": True})
+        g["cpuNs"] += max(0, d_cpu)
+        g["threads"] += 1
+        if d_wait < 0:
+            g["waitKnown"] = False
+        else:
+            g["waitNs"] += d_wait
+    span_ms = b["t"] - a["t"]
+    proc_ns = b["proc"] - a["proc"]
+    out = []
+    for name, g in groups.items():
+        out.append({"group": name, "category": category_of(name), "threads": g["threads"],
+                    "cpuMs": round(g["cpuNs"] / 1e6, 1),
+                    "cpuShare": round(g["cpuNs"] / proc_ns, 4) if proc_ns > 0 else 0.0,
+                    "runQueueWaitMs": round(g["waitNs"] / 1e6, 1) if g["waitKnown"] else None})
+    out.sort(key=lambda g: -g["cpuMs"])
+    cats = {}
+    for g in out:
+        c = cats.setdefault(g["category"], {"cpuMs": 0.0, "runQueueWaitMs": 0.0})
+        c["cpuMs"] += g["cpuMs"]
+        if g["runQueueWaitMs"] is not None:
+            c["runQueueWaitMs"] += g["runQueueWaitMs"]
+    for c in cats.values():
+        c["cpuMs"] = round(c["cpuMs"], 1)
+        c["runQueueWaitMs"] = round(c["runQueueWaitMs"], 1)
+        c["cpuShare"] = round(c["cpuMs"] * 1e6 / proc_ns, 4) if proc_ns > 0 else 0.0
+    summed = sum(g["cpuMs"] for g in out)
+    return {"spanMs": span_ms, "processCpuMs": round(proc_ns / 1e6, 1),
+            "processCpuPct": round(100.0 * proc_ns / 1e6 / span_ms, 1) if span_ms > 0 else 0.0,
+            "unattributedMs": round(proc_ns / 1e6 - summed, 1), "categories": cats, "groups": out}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("sample")
+    s.add_argument("--pid", type=int, required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--interval-s", type=float, default=1.0)
+    s.add_argument("--max-s", type=float, default=1800.0)
+    r = sub.add_parser("report", help="groups between two wall-clock times (ms) of a samples file")
+    r.add_argument("file")
+    r.add_argument("--start-ms", type=int, default=0)
+    r.add_argument("--end-ms", type=int, default=2 ** 62)
+    a = ap.parse_args()
+    if a.cmd == "sample":
+        sample(a.pid, a.out, a.interval_s, a.max_s)
+    else:
+        first, last = bracket(load(a.file), a.start_ms, a.end_ms)
+        if not first or not last:
+            print("threadcpu: fewer than two samples in that window", file=sys.stderr)
+            sys.exit(1)
+        json.dump(groups_between(first, last), sys.stdout, indent=2)
+        print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+package org.mucscale.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The measuring scripts of {@code jvm-tuning/}: their Python parsers pass their own tests
+ * ({@code jvm-tuning/test_jvm_tuning.py}: the GC log in both decoration sets and rotated, a real JDK 17 and 25 log,
+ * per-thread CPU grouping, the Openfire run's level window and worst second), and every shell script parses.
+ */
+class JvmTuningScriptsTest {
+    private static final Path TUNING = Path.of("../jvm-tuning").toAbsolutePath().normalize();
+
+    @TempDir
+    Path dir;
+
+    private String run(List<String> cmd) throws Exception {
+        Path out = dir.resolve("out.txt");
+        Process p = new ProcessBuilder(cmd).directory(TUNING.toFile()).redirectErrorStream(true)
+                .redirectOutput(out.toFile()).start();
+        assertThat(p.waitFor(300, TimeUnit.SECONDS)).as(String.join(" ", cmd) + " finished").isTrue();
+        String text = Files.readString(out, StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(String.join(" ", cmd) + ":\n" + text).isZero();
+        return text;
+    }
+
+    @Test
+    void pythonParsers_passTheirTests() throws Exception {
+        String text = run(List.of("python3", "-B", "-m", "unittest", "discover", "-s", ".", "-p", "test_*.py"));
+        assertThat(text).contains("OK");
+    }
+
+    @Test
+    void shellScripts_parse() throws Exception {
+        for (String script : List.of("measure.sh", "measure-openfire.sh", "run-matrix.sh", "../bench/e2e/openfire.sh")) {
+            run(List.of("bash", "-n", script));
+        }
+    }
+}
