@@ -31,8 +31,9 @@
 #
 # Environment:
 #   OPENFIRE_HOME     an Openfire 5.1.1 installation (required; copied, never changed)
-#   MEASURE_RATE      messages/s (default 175: ref-5000 averages 94.3 deliveries per message, so about 16,500/s)
+#   MEASURE_RATE      messages/s (default 180: a ref-5000 message reaches 92.05 others on average, so about 16,570/s)
 #   MEASURE_SECONDS   length of the measured level (default 600), MEASURE_WARMUP_S warm-up at the rate (default 60)
+#   MEASURE_HEAP      e.g. 2g: sets the form's -Xms and -Xmx (the operator's sizing step; default: as the preset)
 #   MEASURE_JFR=1     also records JFR (settings=profile) for the whole run into <results>/openfire.jfr
 #   MEASURE_LOCK      a lock file shared with other benchmarks (e.g. /work/bench.lock); MEASURE_LOCK_WAIT_S (3600)
 #   MEASURE_NICE      priority of Openfire, the generator and the sampler (default -10; 0 leaves it alone)
@@ -76,7 +77,7 @@ gen_java="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java"
 
 if [ "${MEASURE_REBUILD:-0}" = 1 ] || [ ! -f "$plugin_jar" ] || [ ! -f "$loadgen_jar" ]; then build_jars; fi
 
-rate="${MEASURE_RATE:-175}"; seconds="${MEASURE_SECONDS:-600}"; warmup="${MEASURE_WARMUP_S:-60}"
+rate="${MEASURE_RATE:-180}"; seconds="${MEASURE_SECONDS:-600}"; warmup="${MEASURE_WARMUP_S:-60}"
 for v in "$rate" "$seconds" "$warmup"; do
   case "$v" in ''|*[!0-9.]*) echo "measure-openfire: MEASURE_RATE/SECONDS/WARMUP_S must be numbers" >&2; exit 2 ;; esac
 done
@@ -95,6 +96,15 @@ case "$form" in
     cp "$preset_file" "$out/preset.jvmopts"
     echo "OPENFIRE_OPTS=\"@$out/preset.jvmopts @$out/gc-log.jvmopts\"" > "$out/openfire.env" ;;
 esac
+# The sizing step the README asks of operators (-Xms = -Xmx = about 3x the live set): MEASURE_HEAP=2g sets both.
+if [ -n "${MEASURE_HEAP:-}" ]; then
+  case "$MEASURE_HEAP" in *[!0-9kmgKMG]*|'') echo "measure-openfire: MEASURE_HEAP is a JVM size like 2g" >&2; exit 2 ;; esac
+  for f in "$out/openfire.env" "$out/preset.jvmopts"; do
+    [ -f "$f" ] && sed -i "s/-Xms[0-9]*[kmgKMG]\b/-Xms$MEASURE_HEAP/; s/-Xmx[0-9]*[kmgKMG]\b/-Xmx$MEASURE_HEAP/" "$f"
+  done
+  grep -qs -- "-Xmx$MEASURE_HEAP" "$out/openfire.env" "$out/preset.jvmopts" \
+    || { echo "measure-openfire: $preset fixes no heap (-Xmx) for MEASURE_HEAP to change" >&2; exit 2; }
+fi
 grep -qs "file=$gc_log:" "$out/openfire.env" "$out/gc-log.jvmopts" \
   || { echo "measure-openfire: the $form form of $preset has no GC-log line to point at $gc_log" >&2; exit 1; }
 "$java_home/bin/java" -version > "$out/jdk.txt" 2>&1
