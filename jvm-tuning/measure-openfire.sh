@@ -23,6 +23,7 @@
 #      records the 1-minute load average, starts threadcpu.py on the JVM (one sample a second) and runs the load
 #      generator on CPU 1: ref-5000 (5,000 users, 100 rooms, Zipf 0.5, largest 427), plain TCP with SASL PLAIN, a
 #      warm-up of MEASURE_WARMUP_S at the rate, then one level of MEASURE_SECONDS at MEASURE_RATE messages/s;
+#      mucscale's Prometheus text is saved before and after the load (metrics-before.prom, metrics-after.prom);
 #   4. stops Openfire (JFR, when asked for, is written at exit) and writes summary.json + summary.txt
 #      (summarize_openfire.py): delivery p50/p99/p99.9/max of the level, its worst second and the stop-the-world time
 #      before it, GC pauses (count, max, total) and the longest safepoint from the GC log, server CPU us per delivery,
@@ -128,6 +129,7 @@ jfr=; [ "${MEASURE_JFR:-0}" = 1 ] && jfr="settings=profile,dumponexit=true,filen
 started=1
 E2E_PLUGIN_JAR="$plugin_jar" E2E_OPENFIRE_LAUNCHER=openfire.sh E2E_OPENFIRE_ENV_FILE="$out/openfire.env" \
   E2E_OPENFIRE_JAVA_HOME="$java_home" E2E_OPENFIRE_JFR="$jfr" \
+  E2E_MUCSCALE_PROPS="mucscale.metrics.prometheus-enabled=true mucscale.metrics.prometheus-allowed-addresses=127.0.0.1 ${E2E_MUCSCALE_PROPS:-}" \
   "${nice_cmd[@]}" bash "$here/bench/e2e/openfire.sh" start "$work" mucscale > "$out/openfire-start.txt" 2>&1 \
   || { started=0; tail -n 30 "$out/openfire-start.txt" >&2; exit 1; }
 # shellcheck disable=SC1091
@@ -151,6 +153,11 @@ if [ -n "${MEASURE_LOCK:-}" ]; then
   flock -w "${MEASURE_LOCK_WAIT_S:-3600}" 9 || { echo "measure-openfire: $MEASURE_LOCK stayed taken" >&2; exit 1; }
 fi
 uptime > "$out/load-before.txt"
+# mucscale's own metrics (Prometheus text, open to loopback for this run) before and after the load: its server-side
+# latency and queue figures, to hold against the generator's end-to-end view
+admin_url="$(sed -n 's/^ADMIN_URL=\([^ ]*\).*/\1/p' "$work/admin.txt" 2>/dev/null)"
+scrape() { [ -n "$admin_url" ] && curl -s --max-time 10 "${admin_url}plugins/mucscale/metrics" > "$out/metrics-$1.prom" 9>&- || true; }
+scrape before
 "${nice_cmd[@]}" "${gen_pin[@]}" python3 "$here/jvm-tuning/threadcpu.py" sample --pid "$server_pid" \
   --out "$out/threads.jsonl" --interval-s 1 --max-s $(( deadline + 240 )) 9>&- &
 sampler_pid=$!
@@ -161,6 +168,7 @@ gen_status=0
   --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$server_pid" \
   --label "openfire-$preset" --out "$out/loadgen" --quiet "${sets[@]}" > "$out/loadgen.txt" 2>&1 9>&- || gen_status=$?
 uptime > "$out/load-after.txt"
+scrape after
 kill "$sampler_pid" 2>/dev/null || true; wait "$sampler_pid" 2>/dev/null || true; sampler_pid=
 [ -n "${MEASURE_LOCK:-}" ] && flock -u 9
 
