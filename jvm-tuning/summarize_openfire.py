@@ -11,8 +11,8 @@ end in wall-clock time come from the generator's series (one point a second, eac
 Writes DIR/summary.json (the keys table.py reads, as measure.sh's summary, plus the ones below) and DIR/summary.txt:
   levelWindow            start/end ms of the measured level
   worstSecond            the 1-second interval of the level with the highest delivery maximum, with the GC pauses and
-                         safepoints that ended in it or in the max latency before it, and the CPU per thread category
-                         over the samples around it
+                         safepoints that ended in it or in the max latency before it (and the longest safepoint of the
+                         5 s before that), and the CPU per thread category over the samples around it
   worstSeconds           the 5 worst seconds, each with its stop-the-world sum (for a pattern, not one sample)
   threadCpu              CPU per thread group and category over the level (threadcpu.groups_between), the collector's
                          share of the JVM's CPU (gcCpuShare) and each category's run-queue wait
@@ -76,10 +76,16 @@ def stalls_before(events, end_ms, span_ms):
     sp = [e for e in inside if e["kind"] == "safepoint"]
     gc = [e for e in inside if e["kind"] == "pause"]
     longest = max(sp, key=lambda e: e["ms"], default=None)
+    # a stall can outlast the pause that started it (a backlog drains only as fast as spare CPU allows): the 5 s
+    # before the window, for context
+    earlier = [e for e in events if e["kind"] == "safepoint" and end_ms - span_ms - 5000 <= e["t"] < end_ms - span_ms]
+    prev = max(earlier, key=lambda e: e["ms"], default=None)
     return {"safepoints": len(sp), "safepointSumMs": round(sum(e["ms"] for e in sp), 3),
             "safepointMaxMs": round(longest["ms"], 3) if longest else 0.0,
             "longestSafepoint": longest["what"] if longest else None,
-            "gcPauses": len(gc), "gcPauseSumMs": round(sum(e["ms"] for e in gc), 3)}
+            "gcPauses": len(gc), "gcPauseSumMs": round(sum(e["ms"] for e in gc), 3),
+            "safepointMaxMs5sBefore": round(prev["ms"], 3) if prev else 0.0,
+            "safepointMaxMs5sBeforeEndedMsBefore": (end_ms - span_ms - prev["t"]) if prev else None}
 
 
 def read_first_line(path):

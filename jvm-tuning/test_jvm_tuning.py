@@ -192,6 +192,13 @@ class SummarizeOpenfireTest(unittest.TestCase):
             self.assertEqual((w["endMs"], w["maxMs"]), (T0 + 3000, 250.0))  # not the warm-up's 900 or ramp-down's 5000
             self.assertEqual(w["safepointMaxMs"], 200.0)
             self.assertEqual(w["gcPauses"], 1)
+            # the 1 ms safepoint at T0 + 500 ended before the window [T0 + 1750, T0 + 3000]; it is outside the level
+            # window too, so it is not among the events at all
+            self.assertEqual(w["safepointMaxMs5sBefore"], 0.0)
+            second = sm["worstSeconds"][1]                                   # the second ending at T0 + 4000, max 30
+            self.assertEqual((second["endMs"], second["safepoints"]), (T0 + 4000, 0))
+            self.assertEqual(second["safepointMaxMs5sBefore"], 200.0)         # 2100 is 870 ms before T0 + 2970
+            self.assertEqual(second["safepointMaxMs5sBeforeEndedMsBefore"], 870)
             self.assertEqual(sm["threadCpu"]["processCpuMs"], 1500.0)
             self.assertEqual(sm["threadCpu"]["gcCpuShare"], 0.2)
             self.assertEqual(sm["threadCpu"]["categories"]["mucscale"]["runQueueWaitMs"], 3.0)
