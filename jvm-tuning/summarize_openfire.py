@@ -85,7 +85,7 @@ def stalls_before(events, end_ms, span_ms):
             "longestSafepoint": longest["what"] if longest else None,
             "gcPauses": len(gc), "gcPauseSumMs": round(sum(e["ms"] for e in gc), 3),
             "safepointMaxMs5sBefore": round(prev["ms"], 3) if prev else 0.0,
-            "safepointMaxMs5sBeforeEndedMsBefore": (end_ms - span_ms - prev["t"]) if prev else None}
+            "safepointMaxMs5sBeforeEndedMsBefore": round(end_ms - span_ms - prev["t"]) if prev else None}
 
 
 def read_first_line(path):
