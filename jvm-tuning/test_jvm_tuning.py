@@ -117,7 +117,7 @@ class ThreadCpuTest(unittest.TestCase):
         cases = {"GC Thread#0": ("GC Thread#", "gc"), "G1 Conc#0": ("G1 Conc#", "gc"), "G1 Refine#2": ("G1 Refine#", "gc"),
                  "ZWorkerYoung#1": ("ZWorkerYoung#", "gc"), "ZDriverMinor": ("ZDriverMinor", "gc"),
                  "Shenandoah GC T": ("Shenandoah GC T", "gc"), "VM Thread": ("VM Thread", "vm"),
-                 "VM Periodic Tas": ("VM Periodic Tas", "vm"), "C2 CompilerThre": ("C2 CompilerThre", "jit"),
+                 "VM Periodic Tas": ("VM Periodic Tas", "vm"), "RuntimeWorker#0": ("RuntimeWorker#", "vm"), "C2 CompilerThre": ("C2 CompilerThre", "jit"),
                  "mucscale-room-1": ("mucscale-room-", "mucscale"), "socket_c2s-thre": ("socket_c2s-thre", "openfire-network"),
                  "TaskEngine-pool": ("TaskEngine-pool", "openfire")}
         for name, (group, cat) in cases.items():

@@ -25,7 +25,7 @@ TICK_NS = 1e9 / os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 1e7
 
 # the collectors' own threads, as HotSpot names them (JDK 17 and 25): G1, Parallel, ZGC, Shenandoah
 GC_GROUPS = re.compile(r'^(GC Thread#|G1 |ZWorker|ZDirector|ZDriver|ZStat|ZUnmapper|ZUncommitter|ZRelocat|Shenandoah)')
-VM_GROUPS = re.compile(r'^(VM Thread|VM Periodic Tas|Service Thread|Monitor Deflati|Signal Dispatch|Finalizer|'
+VM_GROUPS = re.compile(r'^(VM Thread|RuntimeWorker#|VM Periodic Tas|Service Thread|Monitor Deflati|Signal Dispatch|Finalizer|'
                        r'Reference Handl|Common-Cleaner|Notification Th|Attach Listener|JFR |Sweeper thread)')
 JIT_GROUPS = re.compile(r'^(C1 CompilerThre|C2 CompilerThre|Compiler)')
 
