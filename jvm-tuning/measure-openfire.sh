@@ -23,7 +23,7 @@
 #      records the 1-minute load average, starts threadcpu.py on the JVM (one sample a second) and runs the load
 #      generator on CPU 1: ref-5000 (5,000 users, 100 rooms, Zipf 0.5, largest 427), plain TCP with SASL PLAIN, a
 #      warm-up of MEASURE_WARMUP_S at the rate, then one level of MEASURE_SECONDS at MEASURE_RATE messages/s;
-#      mucscale's Prometheus text is saved before and after the load (metrics-before.prom, metrics-after.prom);
+#      mucscale's Prometheus text is saved before, every 10 s during (metrics/) and after the load;
 #   4. stops Openfire (JFR, when asked for, is written at exit) and writes summary.json + summary.txt
 #      (summarize_openfire.py): delivery p50/p99/p99.9/max of the level, its worst second and the stop-the-world time
 #      before it, GC pauses (count, max, total) and the longest safepoint from the GC log, server CPU us per delivery,
@@ -114,9 +114,9 @@ nice_level="${MEASURE_NICE:--10}"
 nice_cmd=(); [ "$nice_level" != 0 ] && nice_cmd=(nice -n "$nice_level")
 gen_pin=(); [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ] && gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
 
-started=0; sampler_pid=
+started=0; sampler_pid=; scraper_pid=
 cleanup() {
-  [ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null || true
+  for p in $sampler_pid $scraper_pid; do kill "$p" 2>/dev/null || true; done
   if [ "$started" = 1 ]; then bash "$here/bench/e2e/openfire.sh" stop "$work" >&2 || true; started=0; fi
   for f in openfire-cmdline.txt openfire-db-settings.txt server.env; do [ -f "$work/$f" ] && cp "$work/$f" "$out/"; done
   [ -d "$work/openfire/logs" ] && cp "$work/openfire/logs/"*.log "$out/" 2>/dev/null || true
@@ -129,7 +129,7 @@ jfr=; [ "${MEASURE_JFR:-0}" = 1 ] && jfr="settings=profile,dumponexit=true,filen
 started=1
 E2E_PLUGIN_JAR="$plugin_jar" E2E_OPENFIRE_LAUNCHER=openfire.sh E2E_OPENFIRE_ENV_FILE="$out/openfire.env" \
   E2E_OPENFIRE_JAVA_HOME="$java_home" E2E_OPENFIRE_JFR="$jfr" \
-  E2E_MUCSCALE_PROPS="mucscale.metrics.prometheus-enabled=true mucscale.metrics.prometheus-allowed-addresses=127.0.0.1 ${E2E_MUCSCALE_PROPS:-}" \
+  E2E_MUCSCALE_PROPS="mucscale.metrics.prometheus-enabled=true mucscale.metrics.prometheus-allowed-addresses=127.0.0.1 mucscale.metrics.window=10s ${E2E_MUCSCALE_PROPS:-}" \
   "${nice_cmd[@]}" bash "$here/bench/e2e/openfire.sh" start "$work" mucscale > "$out/openfire-start.txt" 2>&1 \
   || { started=0; tail -n 30 "$out/openfire-start.txt" >&2; exit 1; }
 # shellcheck disable=SC1091
@@ -153,11 +153,17 @@ if [ -n "${MEASURE_LOCK:-}" ]; then
   flock -w "${MEASURE_LOCK_WAIT_S:-3600}" 9 || { echo "measure-openfire: $MEASURE_LOCK stayed taken" >&2; exit 1; }
 fi
 uptime > "$out/load-before.txt"
-# mucscale's own metrics (Prometheus text, open to loopback for this run) before and after the load: its server-side
-# latency and queue figures, to hold against the generator's end-to-end view
+# mucscale's own metrics (Prometheus text, open to loopback for this run; percentiles over 10 s windows) before and
+# after the load and every 10 s during it (metrics/<wall-clock ms>.prom): its server-side latency and queue figures,
+# to hold against the generator's end-to-end view of the same seconds
 admin_url="$(sed -n 's/^ADMIN_URL=\([^ ]*\).*/\1/p' "$work/admin.txt" 2>/dev/null)"
-scrape() { [ -n "$admin_url" ] && curl -s --max-time 10 "${admin_url}plugins/mucscale/metrics" > "$out/metrics-$1.prom" 9>&- || true; }
-scrape before
+scrape() { [ -n "$admin_url" ] && curl -s --max-time 5 "${admin_url}plugins/mucscale/metrics" > "$1" 9>&- || true; }
+scrape "$out/metrics-before.prom"
+mkdir -p "$out/metrics"
+( for _ in $(seq 1 $(( (deadline + 240) / 10 ))); do
+    sleep 10; kill -0 "$server_pid" 2>/dev/null || break; scrape "$out/metrics/$(date +%s%3N).prom"
+  done ) 9>&- &
+scraper_pid=$!
 "${nice_cmd[@]}" "${gen_pin[@]}" python3 "$here/jvm-tuning/threadcpu.py" sample --pid "$server_pid" \
   --out "$out/threads.jsonl" --interval-s 1 --max-s $(( deadline + 240 )) 9>&- &
 sampler_pid=$!
@@ -168,8 +174,9 @@ gen_status=0
   --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$server_pid" \
   --label "openfire-$preset" --out "$out/loadgen" --quiet "${sets[@]}" > "$out/loadgen.txt" 2>&1 9>&- || gen_status=$?
 uptime > "$out/load-after.txt"
-scrape after
-kill "$sampler_pid" 2>/dev/null || true; wait "$sampler_pid" 2>/dev/null || true; sampler_pid=
+scrape "$out/metrics-after.prom"
+kill "$sampler_pid" "$scraper_pid" 2>/dev/null || true; wait "$sampler_pid" "$scraper_pid" 2>/dev/null || true
+sampler_pid=; scraper_pid=
 [ -n "${MEASURE_LOCK:-}" ] && flock -u 9
 
 # 4. Stop (JFR is written at exit), then the summary.
