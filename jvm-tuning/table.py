@@ -124,7 +124,7 @@ def medians(runs, baseline):
     print("|" + "---|" * 13)
     for p in names:
         m = med[p]
-        b = base or m
+        b = base or {k: 0 for k in m}  # no baseline in the session: ratios read n/a, not 1.00
         print("| %s | %d | %s | %s (%s) | %s (%s) | %s (%s) | %s | %s | %s (%s) | %s | %s (%s) | %s (%s) | %s (%s) |" % (
             p, len(by[p]), fmt(m["p50"]), fmt(m["p99"]), ratio(m["p99"], b["p99"]), fmt(m["p999"]),
             ratio(m["p999"], b["p999"]), fmt(m["max"]), ratio(m["max"], b["max"]), fmt(m["gcn"], 0),
