@@ -143,6 +143,22 @@ class ThreadCpuTest(unittest.TestCase):
         self.assertEqual(g["categories"]["gc"]["cpuShare"], round(50 / 600, 4))
         self.assertEqual(g["processCpuPct"], 30.0)                  # 600 ms in 2 s
 
+    def test_groupsBetween_skipsAThreadTheFirstSampleMissed(self):
+        # tid 7 started 50 s after boot, before sample a (taken at 100 s) but missing from it: no baseline, not counted;
+        # tid 8 started at 101 s, after a: counted in full
+        a = {"t": 1000, "up": 100.0, "tick": 1e7, "proc": 0, "threads": [[1, "GC Thread#0", 0, 0, 100]]}
+        b = {"t": 2000, "up": 101.0, "tick": 1e7, "proc": 900_000_000, "threads": [
+            [1, "GC Thread#0", 100_000_000, 0, 100], [7, "mucscale-room-0", 5_000_000_000, 0, 5000],
+            [8, "mucscale-room-1", 300_000_000, 0, 10100]]}
+        by = {x["group"]: x for x in threadcpu.groups_between(a, b)["groups"]}
+        self.assertEqual(by["mucscale-room-"]["cpuMs"], 300.0)
+        self.assertEqual(by["mucscale-room-"]["threads"], 1)
+
+    def test_sampleOnce_readsThisProcess(self):
+        s = threadcpu.sample_once(os.getpid())
+        self.assertIn(os.getpid(), [t[0] for t in s["threads"]])
+        self.assertTrue(all(len(t) == 5 and t[2] >= 0 and t[4] * s["tick"] / 1e9 <= s["up"] for t in s["threads"]))
+
     def test_bracket_picksTheSamplesAroundAWindow(self):
         s = [{"t": t, "proc": 0, "threads": []} for t in (1000, 2000, 3000, 4000)]
         a, b = threadcpu.bracket(s, 2500, 3900)

@@ -3,8 +3,9 @@
 
   threadcpu.py sample --pid PID --out FILE [--interval-s 1] [--max-s 1800]
 
-Appends one JSON line per sample to FILE: {"t": wall-clock ms, "proc": process CPU ns (utime+stime of
-/proc/PID/stat), "threads": [[tid, name, cpu ns, run-queue wait ns], ...]}. CPU and wait come from
+Appends one JSON line per sample to FILE: {"t": wall-clock ms, "up": seconds since boot, "tick": ns per clock tick,
+"proc": process CPU ns (utime+stime of /proc/PID/stat), "threads": [[tid, name, cpu ns, run-queue wait ns, start in
+ticks after boot], ...]}. CPU and wait come from
 /proc/PID/task/TID/schedstat (time on a CPU, time runnable but waiting for one: both in ns); without schedstat the
 thread's utime+stime ticks are used and the wait is -1. It stops by itself when the process is gone or after --max-s.
 
@@ -52,23 +53,21 @@ def category_of(group):
 
 
 def read_thread(task_dir):
+    """(name, CPU ns, run-queue wait ns or -1, start time in clock ticks after boot) of one thread, or None."""
     try:
         with open(os.path.join(task_dir, "comm")) as f:
             name = f.read().rstrip("\n")
-    except OSError:
+        with open(os.path.join(task_dir, "stat")) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        ticks_cpu, start = int(fields[11]) + int(fields[12]), int(fields[19])
+    except (OSError, ValueError, IndexError):
         return None
     try:
         with open(os.path.join(task_dir, "schedstat")) as f:
             run_ns, wait_ns = (int(x) for x in f.read().split()[:2])
-        return name, run_ns, wait_ns
+        return name, run_ns, wait_ns, start
     except (OSError, ValueError):
-        pass
-    try:
-        with open(os.path.join(task_dir, "stat")) as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        return name, int((int(fields[11]) + int(fields[12])) * TICK_NS), -1
-    except (OSError, ValueError, IndexError):
-        return None
+        return name, int(ticks_cpu * TICK_NS), -1, start
 
 
 def proc_cpu_ns(pid):
@@ -80,11 +79,13 @@ def proc_cpu_ns(pid):
 def sample_once(pid):
     base = "/proc/%d/task" % pid
     threads = []
+    with open("/proc/uptime") as f:
+        up_s = float(f.read().split()[0])
     for tid in os.listdir(base):
         r = read_thread(os.path.join(base, tid))
         if r:
-            threads.append([int(tid), r[0], r[1], r[2]])
-    return {"t": int(time.time() * 1000), "proc": proc_cpu_ns(pid), "threads": threads}
+            threads.append([int(tid), r[0], r[1], r[2], r[3]])
+    return {"t": int(time.time() * 1000), "up": up_s, "tick": TICK_NS, "proc": proc_cpu_ns(pid), "threads": threads}
 
 
 def sample(pid, out, interval_s, max_s):
@@ -128,15 +129,18 @@ def bracket(samples, start_ms, end_ms):
 def groups_between(a, b):
     """CPU and run-queue wait per thread group between samples a and b (b later).
 
-    A thread in both counts its difference; a thread only in b started in between and counts all it used; a thread
-    only in a ended in between: its last interval is lost, and shows in 'unattributedMs' (process CPU minus the
-    threads' sum)."""
+    A thread in both counts its difference; a thread only in b that started after a counts all it used; a thread only
+    in a ended in between: its last interval is lost. Both, and a thread only in b that already ran at a (a sample that
+    missed it), show in 'unattributedMs' (process CPU minus the threads' sum)."""
     before = {t[0]: t for t in a["threads"]}
     groups = {}
-    for tid, name, cpu, wait in b["threads"]:
+    for entry in b["threads"]:
+        tid, name, cpu, wait = entry[:4]
         old = before.get(tid)
         if old is not None and old[1] != name:
             old = None  # a recycled tid or a renamed thread: count from zero
+        if old is None and len(entry) > 4 and "up" in a and entry[4] * b.get("tick", TICK_NS) / 1e9 < a["up"]:
+            continue  # it was there at a but not in that sample: no baseline, so not counted at all
         d_cpu = cpu - (old[2] if old else 0)
         d_wait = (wait - old[3]) if (old and wait >= 0 and old[3] >= 0) else (wait if wait >= 0 and not old else -1)
         g = groups.setdefault(group_of(name), {"cpuNs": 0, "waitNs": 0, "threads": 0, "waitKnown": True})
