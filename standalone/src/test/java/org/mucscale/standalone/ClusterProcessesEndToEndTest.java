@@ -139,6 +139,7 @@ class ClusterProcessesEndToEndTest {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(HazelcastJvmFlags.FLAGS);
         cmd.add("-Xmx512m");
+        cmd.addAll(FailoverTimeline.LOG_TIME_FLAGS);
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add(ClusterNodeProcess.class.getName());
@@ -197,6 +198,41 @@ class ClusterProcessesEndToEndTest {
         }
     }
 
+    /**
+     * The failover's timeline (node logs and clients' receive times, {@link FailoverTimeline}), printed and written to
+     * {@code target/cluster-failover-timeline.txt}; {@code bench/cluster/failover.sh} collects it per run.
+     */
+    private static void printTimeline(Map<Integer, Seen> seen, long[] sentAtNanos, long killAt, long killAtMillis)
+            throws IOException {
+        FailoverTimeline timeline = new FailoverTimeline(killAtMillis);
+        List<String> deadOwnersRooms = new ArrayList<>();
+        java.util.regex.Pattern adopted = java.util.regex.Pattern.compile("rooms \\[([^]]*)]");
+        for (int i = 1; i < NODES; i++) {
+            Path log = dir.resolve("node" + i + ".log");
+            timeline.nodeLog(i, log, 20_000);
+            for (String line : Files.readAllLines(log)) {
+                java.util.regex.Matcher m = adopted.matcher(line);
+                if (line.contains("took over") && m.find()) {
+                    deadOwnersRooms.addAll(List.of(m.group(1).split(", ")));
+                }
+            }
+        }
+        Map<Integer, Map<String, Long>> reflectedByRoom = new HashMap<>();
+        List<long[]> arrivals = new ArrayList<>();
+        for (Seen s : seen.values()) {
+            synchronized (s) {
+                s.reflectedAtNanos.forEach((body, at) -> reflectedByRoom.computeIfAbsent(
+                        Integer.parseInt(body.split("\\|")[2]), k -> new HashMap<>()).put(body, at));
+                arrivals.addAll(s.arrivals);
+            }
+        }
+        String summary = timeline.clients(killAt, sentAtNanos, reflectedByRoom, arrivals, deadOwnersRooms);
+        List<String> out = new ArrayList<>(timeline.render());
+        out.add("TIMELINE " + summary);
+        out.forEach(System.out::println);
+        Files.write(Path.of("target", "cluster-failover-timeline.txt"), out);
+    }
+
     private static void awaitLine(int node, String text, Duration timeout) throws Exception {
         Path log = dir.resolve("node" + node + ".log");
         long deadline = System.nanoTime() + timeout.toNanos();
@@ -224,6 +260,8 @@ class ClusterProcessesEndToEndTest {
     static final class Seen {
         final Map<String, List<Integer>> byRoomAndSender = new HashMap<>();
         final Map<String, Long> reflectedAtNanos = new HashMap<>();
+        /** Every delivery of a tagged message: {arrival nanos, round}. */
+        final List<long[]> arrivals = new ArrayList<>();
         int ownUnavailable;
     }
 
@@ -367,7 +405,7 @@ class ClusterProcessesEndToEndTest {
                     + " ms");
         }
         long p99BackMs = p99BackUnder100Ms(seen, sentAtNanos, killAt);
-        printNodeTimelines(killAtMillis);
+        printTimeline(seen, sentAtNanos, killAt, killAtMillis);
         System.out.println("FAILOVER link holder killed: every room accepts messages again after " + worstRoomMs
                 + " ms; p99 back under 100 ms after " + p99BackMs + " ms; accepted " + accepted.size()
                 + " messages, all in the room log");
@@ -496,6 +534,7 @@ class ClusterProcessesEndToEndTest {
             int sender = Integer.parseInt(p[1]);
             synchronized (s) {
                 s.byRoomAndSender.computeIfAbsent(p[2] + "/" + sender, x -> new ArrayList<>()).add(Integer.parseInt(p[3]));
+                s.arrivals.add(new long[] {now, Integer.parseInt(p[3])});
                 if (sender == u) {
                     s.reflectedAtNanos.putIfAbsent(body, now);
                 }
