@@ -25,6 +25,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.testkit.FreePort;
 import org.mucscale.testkit.PostgresServer;
@@ -76,7 +77,40 @@ class ClusterProcessesEndToEndTest {
         for (int i = 0; i < NODES; i++) {
             awaitLine(i, "members=3", Duration.ofSeconds(60));
         }
+        nameRooms();
     }
+
+    /**
+     * Room names such that each node owns {@code ROOMS / NODES} of the rooms (node ids are random, so with fixed names
+     * the node that is killed owned no room in about one run of eleven, and its rooms' take-over went unmeasured):
+     * the first names that {@link Rendezvous} gives to each node in turn, as every node computes it.
+     */
+    private static void nameRooms() throws IOException {
+        List<String> ids = new ArrayList<>();
+        java.util.regex.Pattern started = java.util.regex.Pattern.compile("as node ([0-9a-f-]{36})");
+        for (int i = 0; i < NODES; i++) {
+            java.util.regex.Matcher m = started.matcher(Files.readString(dir.resolve("node" + i + ".log")));
+            if (!m.find()) {
+                throw new AssertionError("node " + i + " did not log its node id");
+            }
+            ids.add(m.group(1));
+        }
+        int[] owned = new int[NODES];
+        int k = 0;
+        for (int candidate = 0; k < ROOMS && candidate < 10_000; candidate++) {
+            String name = "room" + candidate;
+            int owner = ids.indexOf(Rendezvous.owner(name + "@" + MUC, ids));
+            int node = k * NODES / ROOMS; // rooms 0 and 1 on node 0, 2 and 3 on node 1, ...
+            if (owner == node && owned[owner] < ROOMS / NODES) {
+                owned[owner]++;
+                ROOM_NAMES[k++] = name;
+            }
+        }
+        assertThat(k).as("rooms named").isEqualTo(ROOMS);
+    }
+
+    /** Local part of room k's address (see nameRooms). */
+    static final String[] ROOM_NAMES = new String[ROOMS];
 
     @AfterAll
     static void stop() throws Exception {
@@ -226,7 +260,11 @@ class ClusterProcessesEndToEndTest {
                 arrivals.addAll(s.arrivals);
             }
         }
-        String summary = timeline.clients(killAt, sentAtNanos, reflectedByRoom, arrivals, deadOwnersRooms);
+        List<String> roomJids = new ArrayList<>();
+        for (int k = 0; k < ROOMS; k++) {
+            roomJids.add(room(k));
+        }
+        String summary = timeline.clients(killAt, sentAtNanos, reflectedByRoom, arrivals, roomJids, deadOwnersRooms);
         List<String> out = new ArrayList<>(timeline.render());
         out.add("TIMELINE " + summary);
         out.forEach(System.out::println);
@@ -249,7 +287,7 @@ class ClusterProcessesEndToEndTest {
     }
 
     static String room(int k) {
-        return "room" + k + "@" + MUC;
+        return ROOM_NAMES[k] + "@" + MUC;
     }
 
     static List<Integer> roomsOf(int i) {

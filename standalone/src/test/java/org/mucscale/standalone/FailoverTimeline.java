@@ -124,10 +124,11 @@ final class FailoverTimeline {
     /**
      * What the clients saw. {@code sentAtNanos[m]}: when round m was sent; {@code reflected}: per message (body) when
      * its sender got it back; {@code arrivals}: every delivery as {receive nanos, round}; all nanos on one clock with
-     * {@code killNanos}. Returns the summary line.
+     * {@code killNanos}; {@code roomJids}: room k's address; {@code deadOwnersRooms}: the addresses of the rooms the
+     * survivors took over. Returns the summary line.
      */
     String clients(long killNanos, long[] sentAtNanos, Map<Integer, Map<String, Long>> reflectedByRoom,
-                   List<long[]> arrivals, List<String> deadOwnersRooms) {
+                   List<long[]> arrivals, List<String> roomJids, List<String> deadOwnersRooms) {
         long worst = 0;
         for (Map.Entry<Integer, Map<String, Long>> room : new TreeMap<>(reflectedByRoom).entrySet()) {
             long first = Long.MAX_VALUE;
@@ -139,9 +140,9 @@ final class FailoverTimeline {
             }
             long ms = first == Long.MAX_VALUE ? -1 : TimeUnit.NANOSECONDS.toMillis(first - killNanos);
             worst = Math.max(worst, ms);
-            String name = "room" + room.getKey() + "@";
-            boolean dead = deadOwnersRooms.stream().anyMatch(s -> s.startsWith(name));
-            add(ms, "clients: room " + room.getKey() + (dead ? " (the dead node's)" : " (a live node's)")
+            boolean dead = deadOwnersRooms.contains(roomJids.get(room.getKey()));
+            String name = roomJids.get(room.getKey());
+            add(ms, "clients: " + name.substring(0, name.indexOf('@')) + (dead ? " (the dead node's)" : " (a live node's)")
                     + " accepts a message again (first reflection of a message sent after the kill)");
         }
         // round trips by the second they were sent in, after the kill
@@ -167,6 +168,20 @@ final class FailoverTimeline {
             if (p99 >= 100) {
                 lastBad = e.getKey();
             }
+        }
+        // the steady state before the kill, for comparison: round trips of the 3 s before it
+        List<Long> before = new ArrayList<>();
+        for (Map<String, Long> room : reflectedByRoom.values()) {
+            for (Map.Entry<String, Long> r : room.entrySet()) {
+                int m = Integer.parseInt(r.getKey().split("\\|")[3]);
+                if (sentAtNanos[m] <= killNanos && killNanos - sentAtNanos[m] < TimeUnit.SECONDS.toNanos(3)) {
+                    before.add(r.getValue() - sentAtNanos[m]);
+                }
+            }
+        }
+        if (!before.isEmpty()) {
+            lines.add("round-trip p99 in the 3 s before the kill: " + TimeUnit.NANOSECONDS.toMillis(p99(before))
+                    + " ms (" + before.size() + " round trips)");
         }
         // every delivery's lag (arrival minus its round's sending), by the second it arrived in
         Map<Long, List<Long>> lag = new TreeMap<>();

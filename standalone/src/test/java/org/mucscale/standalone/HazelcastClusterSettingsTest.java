@@ -92,6 +92,7 @@ class HazelcastClusterSettingsTest {
         assertThat(c.getProperty("hazelcast.max.no.heartbeat.seconds")).isEqualTo("3");
         assertThat(c.getProperty("hazelcast.invocation.retry.pause.millis")).isEqualTo("50");
         assertThat(c.getProperty("hazelcast.invocation.max.retry.count")).isEqualTo("2500");
+        assertThat(c.getProperty("hazelcast.connection.monitor.interval")).isEqualTo("50");
 
         MapConfig map = c.findMapConfig(HazelcastClusterTransport.MAP_PREFIX + "rooms");
         assertThat(map.getBackupCount()).isEqualTo(1);
