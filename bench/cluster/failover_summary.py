@@ -18,6 +18,7 @@ ROUND = re.compile(r"until \+(-?\d+)")
 def phases(lines):
     """The instants (ms after the kill) a reader of the timeline looks for first."""
     p = {}
+    rounds = []
 
     def first(key, ms):
         if key not in p:
@@ -40,15 +41,19 @@ def phases(lines):
             p["view_changed_last"] = ms
         elif "on its room thread" in text:
             p["last_room_adopted"] = max(p.get("last_room_adopted", ms), ms)
-        elif "replication round starts" in text and 0 <= ms < 3000:
+        elif "replication round starts" in text:
             end = ROUND.search(text)
             if end:
-                p["stalled_writes_end"] = max(p.get("stalled_writes_end", 0), int(end.group(1)))
+                rounds.append((ms, int(end.group(1))))
         elif "hazelcast migrations done" in text:
             first("hz_migrations_done", ms)
         elif "accepts a message again" in text:
             key = "dead_owner_rooms_accept" if "the dead node's" in text else "live_owner_rooms_accept"
             p[key] = max(p.get(key, ms), ms)
+    # the writes the failure stalled: rounds that started after the kill and before the last view change
+    stalled = [end for start, end in rounds if 0 <= start <= p.get("view_changed_last", -1)]
+    if stalled:
+        p["stalled_writes_end"] = max(stalled)
     return p
 
 
