@@ -5,6 +5,7 @@
 #
 #   bench/cluster/failover.sh                      # 3 runs
 #   FAILOVER_RUNS=5 FAILOVER_TAG=after bench/cluster/failover.sh
+#   FAILOVER_WARMUP_ROUNDS=40 bench/cluster/failover.sh   # kill after 4 s of traffic, as the test alone (default 100: 10 s)
 #   flock /work/bench.lock bench/cluster/failover.sh   # on a shared machine: one benchmark at a time
 #
 # Each run's timeline (ms after the kill: the survivors' Hazelcast suspicion and removal of the dead member, the
@@ -20,13 +21,14 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 runs="${FAILOVER_RUNS:-3}"
+warmup="${FAILOVER_WARMUP_ROUNDS:-100}" # rounds (100 ms each) of traffic before the kill; the test alone uses 40
 tag="${FAILOVER_TAG:+-$FAILOVER_TAG}"
 out="$here/results/$(date -u +%Y%m%dT%H%M%SZ)-failover$tag"
 mkdir -p "$out"
 commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- engine standalone || echo '+dirty')"
 {
-  printf '{"commit": "%s", "date": "%s", "runs": %s, "nproc": %s, "mem_gib": %s, "os": "%s", "java": "%s", "loads": [' \
-    "$commit" "$(date -u +%FT%TZ)" "$runs" "$(nproc)" \
+  printf '{"commit": "%s", "date": "%s", "warmup_rounds": %s, "runs": %s, "nproc": %s, "mem_gib": %s, "os": "%s", "java": "%s", "loads": [' \
+    "$commit" "$(date -u +%FT%TZ)" "$warmup" "$runs" "$(nproc)" \
     "$(awk '/MemTotal/ {printf "%.1f", $2/1048576}' /proc/meminfo)" \
     "$(. /etc/os-release && echo "$PRETTY_NAME")" "$(java -version 2>&1 | head -1 | tr -d '"')"
 } > "$out/meta.json"
@@ -34,7 +36,8 @@ for i in $(seq 1 "$runs"); do
   before="$(cut -d' ' -f1 /proc/loadavg)"
   rc=0
   (cd "$root" && timeout "${FAILOVER_RUN_TIMEOUT_S:-600}" mvn -B -ntp -o -q -pl standalone -am \
-      -Dtest=ClusterProcessesEndToEndTest -Dsurefire.failIfNoSpecifiedTests=false test) \
+      -Dtest=ClusterProcessesEndToEndTest -Dsurefire.failIfNoSpecifiedTests=false \
+      -Dmucscale.test.failover-warmup-rounds="$warmup" test) \
       > "$out/run-$i.mvn.log" 2>&1 || rc=$?
   after="$(cut -d' ' -f1 /proc/loadavg)"
   {
