@@ -540,14 +540,33 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (Map.Entry<String, List<Jid>> e : byNode.entrySet()) {
             List<Jid> to = e.getValue();
             if (e.getKey().equals(local)) {
-                // through the relay writer, which records and checks delivered ids on one thread
-                relayIn.offer(new Wire.Relay(now, new RenderedStanza[] {rendered}, new int[to.size()],
-                        to.toArray(new Jid[0]), key));
+                // on a room thread: with the run's other deliveries, released in flush order after its write, so
+                // that it reaches this node's sessions before the newer messages the room accepts after it (through
+                // the relay writer, a thread of its own, it could come after them); elsewhere through the relay
+                // writer, which records and checks delivered ids too
+                ClusterDelivery d = delivery;
+                if (d == null || !d.redeliverHere(rendered, key, to)) {
+                    relayIn.offer(new Wire.Relay(now, new RenderedStanza[] {rendered}, new int[to.size()],
+                            to.toArray(new Jid[0]), key));
+                }
             } else {
                 transport.send(e.getKey(), Wire.redeliver(links.epoch(), links.nextSeq(e.getKey()), now, key,
                         rendered, to));
             }
         }
+    }
+
+    /**
+     * Whether a re-delivery of the message with {@code key} is to be written to this node's sessions: not if this node
+     * wrote it already (then counted as already had); {@code recipients} are counted as re-delivered otherwise.
+     */
+    boolean firstDeliveryHere(long key, int recipients) {
+        if (delivered.add(key)) {
+            listener.redelivered(recipients);
+            return true;
+        }
+        listener.redeliveredAlreadyHad();
+        return false;
     }
 
     /** The owner wrote {@code stanza} to its own sessions (a room thread's release). */
