@@ -209,12 +209,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public boolean servesHere(Jid room) {
-        View v = view;
         if (resending) {
             // the view read may be the new one: what was resent to the rooms' new owners goes first
             awaitResends();
-            v = view;
         }
+        return servedHereNow(room);
+    }
+
+    /** {@link #servesHere} under the view as it is, without waiting for resends (never blocks). */
+    private boolean servedHereNow(Jid room) {
+        View v = view;
         return !v.clustered() || local.equals(v.owner(room)) || held.contains(room)
                 || awaitingHandoff.containsKey(room);
     }
@@ -497,9 +501,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * came first on their link, are handled first.
      */
     private void admitEarlyResends() {
-        if (earlyResends.isEmpty()) {
+        if (earlyResends.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
+            // while the cluster thread resends, it admits them itself, first
             return;
         }
+        // nothing in here may wait for the resend gate: the cluster thread holds it while it comes here (a transport
+        // thread that waited for it with this lock held deadlocked both, ClusterViewLagOrderTest once in ~3 runs)
         synchronized (earlyResends) {
             long now = System.nanoTime();
             MucService service = muc;
@@ -510,7 +517,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     break;
                 }
                 Wire.Message m = e.message();
-                if (servesHere(m.room()) || now - e.arrivedNanos() > handoffTimeoutNanos) {
+                if (servedHereNow(m.room()) || now - e.arrivedNanos() > handoffTimeoutNanos) {
                     service.processForwarded(m.stanza(), m.entryNode(), m.hops(), true);
                 } else {
                     earlyResends.add(e); // still not ours: back at the end, order among the waiting ones kept
