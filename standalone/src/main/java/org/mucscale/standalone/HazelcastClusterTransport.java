@@ -93,6 +93,12 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     static final long START_GREETING_WAIT_MILLIS = 3000;
     /** Longest a graceful stop waits for the other nodes to confirm they received what it sent (see drain()). */
     static final long STOP_DRAIN_WAIT_MILLIS = 2000;
+    /** Longest pause between two tries of a Hazelcast operation (see hazelcastConfig). */
+    static final long INVOCATION_RETRY_PAUSE_MILLIS = 50;
+    /** Connection failures to a member are counted at most once per this interval (see hazelcastConfig). */
+    static final long CONNECTION_MONITOR_INTERVAL_MILLIS = 50;
+    /** Tries of one Hazelcast operation: with the pause above, about Hazelcast's default two minutes. */
+    static final int INVOCATION_MAX_RETRIES = 2500;
     /** Longest a graceful stop waits for the partitions it owns to move to the other members. */
     static final int GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS = 60;
 
@@ -160,6 +166,17 @@ public final class HazelcastClusterTransport implements ClusterTransport {
         long seconds = Math.max(2, (timeout.toMillis() + 999) / 1000);
         c.setProperty("hazelcast.heartbeat.interval.seconds", "1");
         c.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(seconds));
+        // an operation on a partition that is moving, or whose member just died, is retried with a doubling pause
+        // capped at this (Hazelcast's default 500 ms): the engine's replication writes (and through them every room's
+        // deliveries) wait for the retry after the cluster has already recovered, so the cap is kept short; the
+        // retry count is raised to match, so an operation still gives up after about the same two minutes
+        c.setProperty("hazelcast.invocation.retry.pause.millis", Long.toString(INVOCATION_RETRY_PAUSE_MILLIS));
+        // a member whose connection fails (refused: its process is gone) this many times, counted at most once per
+        // interval, is suspected at once, without waiting for the heartbeat timeout: 3 x 50 ms instead of Hazelcast's
+        // 3 x 100 ms. A live member in a pause still accepts connections (the kernel does), so this does not suspect it
+        c.setProperty("hazelcast.connection.monitor.interval", Long.toString(CONNECTION_MONITOR_INTERVAL_MILLIS));
+        c.setProperty("hazelcast.connection.monitor.max.faults", "3");
+        c.setProperty("hazelcast.invocation.max.retry.count", Integer.toString(INVOCATION_MAX_RETRIES));
 
         String bind = settings.get(StandaloneSettings.CLUSTER_BIND_ADDRESS).trim();
         int port = settings.get(StandaloneSettings.CLUSTER_PORT);

@@ -90,6 +90,9 @@ class HazelcastClusterSettingsTest {
         assertThat(c.getProperty("hazelcast.shutdownhook.enabled")).isEqualTo("false");
         assertThat(c.getProperty("hazelcast.heartbeat.interval.seconds")).isEqualTo("1");
         assertThat(c.getProperty("hazelcast.max.no.heartbeat.seconds")).isEqualTo("3");
+        assertThat(c.getProperty("hazelcast.invocation.retry.pause.millis")).isEqualTo("50");
+        assertThat(c.getProperty("hazelcast.invocation.max.retry.count")).isEqualTo("2500");
+        assertThat(c.getProperty("hazelcast.connection.monitor.interval")).isEqualTo("50");
 
         MapConfig map = c.findMapConfig(HazelcastClusterTransport.MAP_PREFIX + "rooms");
         assertThat(map.getBackupCount()).isEqualTo(1);

@@ -113,6 +113,23 @@ final class ClusterDelivery implements Delivery {
         host.flush(); // what this thread passed straight through while alone
     }
 
+    /**
+     * On a room thread: gathers a re-delivery of {@code stanza} (whose delivered-id key is {@code key}) to local
+     * {@code recipients}, released with the run's other deliveries, in call order, and written there only if this
+     * node had not written that key ({@link ClusterNode#firstDeliveryHere}). False on any other thread.
+     */
+    boolean redeliverHere(RenderedStanza stanza, long key, java.util.List<Jid> recipients) {
+        Gathered g = perThread.get();
+        if (g == null) {
+            return false;
+        }
+        for (Jid r : recipients) {
+            g.add(null, stanza, null, r);
+            g.keys[g.size - 1] = key;
+        }
+        return true;
+    }
+
     /** The calling room thread's releases so far (complete once their relays were sent), or null on other threads. */
     CompletableFuture<Void> releasedSoFar() {
         Gathered g = perThread.get();
@@ -151,6 +168,8 @@ final class ClusterDelivery implements Delivery {
         RenderedStanza[] rendered;
         XmlElement[] elements;
         Jid[] recipients;
+        /** Non-zero: a re-delivery, with the delivered-id key it is written under (see redeliverHere). */
+        long[] keys;
         int size;
         final Map<String, Wire.RelayBuilder> relays = new HashMap<>();
         /** The room thread's releases so far: the next one runs after them. */
@@ -167,6 +186,7 @@ final class ClusterDelivery implements Delivery {
             rendered = new RenderedStanza[capacity];
             elements = new XmlElement[capacity];
             recipients = new Jid[capacity];
+            keys = new long[capacity];
         }
 
         /** Hands what was gathered to a new holder (to be released later) and starts afresh. */
@@ -176,12 +196,14 @@ final class ClusterDelivery implements Delivery {
             out.rendered = rendered;
             out.elements = elements;
             out.recipients = recipients;
+            out.keys = keys;
             out.size = size;
             int capacity = Math.max(64, Math.min(targets.length, 1024));
             targets = new String[capacity];
             rendered = new RenderedStanza[capacity];
             elements = new XmlElement[capacity];
             recipients = new Jid[capacity];
+            keys = new long[capacity];
             size = 0;
             return out;
         }
@@ -193,6 +215,7 @@ final class ClusterDelivery implements Delivery {
                 rendered = Arrays.copyOf(rendered, n);
                 elements = Arrays.copyOf(elements, n);
                 recipients = Arrays.copyOf(recipients, n);
+                keys = Arrays.copyOf(keys, n);
             }
             targets[size] = target;
             rendered[size] = r;
@@ -218,10 +241,25 @@ final class ClusterDelivery implements Delivery {
                 }
             }
             RenderedStanza remembered = null;
+            long redelivery = 0;
+            boolean redeliver = false;
             for (int i = 0; i < n; i++) {
                 if (targets[i] == null) {
                     if (elements[i] != null) {
                         host.send(elements[i]);
+                    } else if (keys[i] != 0) {
+                        if (keys[i] != redelivery) {
+                            // one decision per re-delivered message, for all its recipients here
+                            redelivery = keys[i];
+                            int to = 1;
+                            while (i + to < n && keys[i + to] == redelivery && targets[i + to] == null) {
+                                to++;
+                            }
+                            redeliver = node.firstDeliveryHere(redelivery, to);
+                        }
+                        if (redeliver) {
+                            host.deliver(rendered[i], recipients[i]);
+                        }
                     } else {
                         if (rendered[i] != remembered) {
                             // a broadcast's deliveries come in a run: one lookup per message, not per recipient
@@ -236,6 +274,7 @@ final class ClusterDelivery implements Delivery {
             Arrays.fill(rendered, 0, n, null);
             Arrays.fill(elements, 0, n, null);
             Arrays.fill(recipients, 0, n, null);
+            Arrays.fill(keys, 0, n, 0L);
             size = 0;
         }
     }

@@ -94,6 +94,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
     private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
     private final ScheduledExecutorService clusterThread;
+    /** Reads of a take-over that run side by side (threads only while there is one). */
+    private final java.util.concurrent.ExecutorService reads = new java.util.concurrent.ThreadPoolExecutor(0, 4, 10,
+            TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> daemon(r, "mucscale-cluster-read"),
+            new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
     private final RelayIn relayIn;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
@@ -205,12 +209,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public boolean servesHere(Jid room) {
-        View v = view;
         if (resending) {
             // the view read may be the new one: what was resent to the rooms' new owners goes first
             awaitResends();
-            v = view;
         }
+        return servedHereNow(room);
+    }
+
+    /** {@link #servesHere} under the view as it is, without waiting for resends (never blocks). */
+    private boolean servedHereNow(Jid room) {
+        View v = view;
         return !v.clustered() || local.equals(v.owner(room)) || held.contains(room)
                 || awaitingHandoff.containsKey(room);
     }
@@ -493,9 +501,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * came first on their link, are handled first.
      */
     private void admitEarlyResends() {
-        if (earlyResends.isEmpty()) {
+        if (earlyResends.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
+            // while the cluster thread resends, it admits them itself, first
             return;
         }
+        // nothing in here may wait for the resend gate: the cluster thread holds it while it comes here (a transport
+        // thread that waited for it with this lock held deadlocked both, ClusterViewLagOrderTest once in ~3 runs)
         synchronized (earlyResends) {
             long now = System.nanoTime();
             MucService service = muc;
@@ -506,7 +517,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     break;
                 }
                 Wire.Message m = e.message();
-                if (servesHere(m.room()) || now - e.arrivedNanos() > handoffTimeoutNanos) {
+                if (servedHereNow(m.room()) || now - e.arrivedNanos() > handoffTimeoutNanos) {
                     service.processForwarded(m.stanza(), m.entryNode(), m.hops(), true);
                 } else {
                     earlyResends.add(e); // still not ours: back at the end, order among the waiting ones kept
@@ -536,14 +547,33 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (Map.Entry<String, List<Jid>> e : byNode.entrySet()) {
             List<Jid> to = e.getValue();
             if (e.getKey().equals(local)) {
-                // through the relay writer, which records and checks delivered ids on one thread
-                relayIn.offer(new Wire.Relay(now, new RenderedStanza[] {rendered}, new int[to.size()],
-                        to.toArray(new Jid[0]), key));
+                // on a room thread: with the run's other deliveries, released in flush order after its write, so
+                // that it reaches this node's sessions before the newer messages the room accepts after it (through
+                // the relay writer, a thread of its own, it could come after them); elsewhere through the relay
+                // writer, which records and checks delivered ids too
+                ClusterDelivery d = delivery;
+                if (d == null || !d.redeliverHere(rendered, key, to)) {
+                    relayIn.offer(new Wire.Relay(now, new RenderedStanza[] {rendered}, new int[to.size()],
+                            to.toArray(new Jid[0]), key));
+                }
             } else {
                 transport.send(e.getKey(), Wire.redeliver(links.epoch(), links.nextSeq(e.getKey()), now, key,
                         rendered, to));
             }
         }
+    }
+
+    /**
+     * Whether a re-delivery of the message with {@code key} is to be written to this node's sessions: not if this node
+     * wrote it already (then counted as already had); {@code recipients} are counted as re-delivered otherwise.
+     */
+    boolean firstDeliveryHere(long key, int recipients) {
+        if (delivered.add(key)) {
+            listener.redelivered(recipients);
+            return true;
+        }
+        listener.redeliveredAlreadyHad();
+        return false;
     }
 
     /** The owner wrote {@code stanza} to its own sessions (a room thread's release). */
@@ -840,6 +870,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 for (Batch b : taken) {
                     merged.mergeLater(b);
                 }
+                long start = System.nanoTime();
                 try {
                     if (!merged.roomRemovals.isEmpty()) {
                         rooms.removeAll(merged.roomRemovals);
@@ -873,8 +904,24 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                         b.done.completeExceptionally(e);
                     }
                 }
+                slowRound(start, taken.size(), merged.entries());
             }
         }
+
+        /**
+         * A round that took {@value #SLOW_ROUND_MS} ms or more is logged with when it started: every room thread's
+         * deliveries wait behind it, so these lines are the replication part of a failover's timeline (a member that
+         * died holds the rounds that touch its partitions until the cluster has removed it).
+         */
+        private void slowRound(long startNanos, int flushes, int entries) {
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+            if (tookMs >= SLOW_ROUND_MS) {
+                LOG.info("a replication round of {} entries ({} flushes) took {} ms, started at {}", entries, flushes,
+                        tookMs, System.currentTimeMillis() - tookMs);
+            }
+        }
+
+        static final long SLOW_ROUND_MS = 200;
 
         void stop() {
             synchronized (queue) {
@@ -1028,19 +1075,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 service.replicateAll(); // what this node served alone gets its first copy before anyone takes it over
             }
         }
-        // rooms of departed owners that are now ours: their stanzas wait on the room threads from before the switch,
-        // so none of them creates an empty room in the meantime (rooms of live owners wait lazily, see arriving())
-        List<Jid> takeOver = new ArrayList<>();
-        if (!departed.isEmpty()) {
-            for (String key : rooms.keys()) {
-                Jid room = Jid.tryParse(key);
-                String before = Rendezvous.owner(key, old.members());
-                if (room != null && local.equals(next.owner(room)) && departed.contains(before)
-                        && !leavingNodes.contains(before)) {
-                    takeOver.add(room);
-                }
+        // rooms of owners that died and are now ours: from before the switch until they are taken over, a stanza for
+        // one of them waits on its room thread (arriving()), so none of them creates an empty room meanwhile; which
+        // rooms they are is read from the maps only after the switch (a scan of the room map while Hazelcast promotes
+        // the dead member's backups took 0.4-0.9 s, and stanzas for every other room waited behind it)
+        long viewStartMillis = System.currentTimeMillis();
+        Set<String> crashed = new HashSet<>(departed);
+        crashed.removeAll(leavingNodes);
+        if (!crashed.isEmpty()) {
+            synchronized (takeoverLock) {
+                takeover = new Takeover(old, Set.copyOf(crashed));
             }
-            service.awaitRooms(takeOver);
         }
         previous = old;
         viewChangedNanos = System.nanoTime();
@@ -1069,8 +1114,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         admitEarlyResends();
         listener.view(next.members(), local);
-        LOG.info("cluster view: {} (this node {}{})", next.members(), local,
-                departed.isEmpty() ? "" : ", departed " + departed);
+        LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
+                : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
         // rooms that now belong to another node: replicated, dropped here silently, handed off
         handOff(service, service.localRooms(), next);
         // sessions that were on departed nodes
@@ -1093,18 +1138,104 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
         }
-        if (!takeOver.isEmpty()) {
-            long start = System.currentTimeMillis();
-            adoptFromMaps(takeOver, true, gone == null ? null : departed);
-            failovers.add(takeOver.size());
-            lastFailoverMillis = System.currentTimeMillis() - start;
-            LOG.info("took over {} rooms of departed node(s) {} in {} ms", takeOver.size(), departed,
-                    lastFailoverMillis);
+        if (!crashed.isEmpty()) {
+            takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
         }
         admitEarlyResends();
         if (!next.clustered()) {
             replicating = false;
         }
+    }
+
+    /**
+     * The rooms of owners that died, from before the view switch until they are taken over (on the cluster thread,
+     * within {@link #onView}): a stanza that reaches a room thread for one of them meanwhile waits there
+     * ({@link #arriving}), and the room is named in {@link Takeover#held}.
+     */
+    private record Takeover(View old, Set<String> crashed, Set<Jid> held) {
+        Takeover(View old, Set<String> crashed) {
+            this(old, crashed, new HashSet<>());
+        }
+
+        boolean covers(Jid room, String local, View now) {
+            return local.equals(now.owner(room)) && crashed.contains(Rendezvous.owner(room.toString(), old.members()));
+        }
+    }
+
+    private final Object takeoverLock = new Object();
+    /** Guarded by takeoverLock; null when no take-over is under way. */
+    private Takeover takeover;
+
+    /**
+     * On the cluster thread, right after the switch to {@code next}: takes over the rooms that {@code crashed} owned
+     * under {@code old} and this node owns now. Which rooms those are takes a scan of the room map, which waits while
+     * Hazelcast promotes the dead member's backups; so while it runs, the rooms that stanzas already asked for (held
+     * on their room threads, see {@link #arriving}) are adopted as they come, and the scan's other rooms after it.
+     * Then the take-over is closed and what was asked for in between is adopted too (rooms with no replicated
+     * state, new ones, start empty).
+     */
+    private void takeOver(View old, View next, Set<String> crashed, Set<String> departedSessions, long viewStartMillis) {
+        long start = System.currentTimeMillis();
+        CompletableFuture<List<Jid>> scan = CompletableFuture.supplyAsync(() -> {
+            List<Jid> found = new ArrayList<>();
+            for (String key : rooms.keys()) {
+                Jid room = Jid.tryParse(key);
+                if (room != null && local.equals(next.owner(room))
+                        && crashed.contains(Rendezvous.owner(key, old.members()))) {
+                    found.add(room);
+                }
+            }
+            return found;
+        }, reads);
+        Set<Jid> adopted = new HashSet<>();
+        int early = 0;
+        while (true) {
+            List<Jid> asked;
+            synchronized (takeoverLock) {
+                asked = new ArrayList<>(takeover.held());
+            }
+            asked.removeAll(adopted);
+            if (!asked.isEmpty()) {
+                adoptFromMaps(asked, true, departedSessions);
+                adopted.addAll(asked);
+                early += asked.size();
+            } else if (!scan.isDone()) {
+                try {
+                    scan.get(5, TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
+                    // look for rooms asked for meanwhile
+                } catch (Exception e) {
+                    break; // reported below
+                }
+            }
+            if (scan.isDone() && asked.isEmpty()) {
+                break;
+            }
+        }
+        long scanned = System.currentTimeMillis();
+        List<Jid> rest = new ArrayList<>();
+        try {
+            rest.addAll(scan.join());
+        } catch (RuntimeException e) {
+            LOG.error("could not list the replicated rooms; taking over only those that receive stanzas", e);
+        }
+        rest.removeAll(adopted);
+        adoptFromMaps(rest, true, departedSessions);
+        adopted.addAll(rest);
+        List<Jid> late;
+        synchronized (takeoverLock) {
+            late = new ArrayList<>(takeover.held());
+            takeover = null;
+        }
+        late.removeAll(adopted);
+        adoptFromMaps(late, true, departedSessions);
+        adopted.addAll(late);
+        failovers.add(adopted.size());
+        long end = System.currentTimeMillis();
+        lastFailoverMillis = end - viewStartMillis;
+        LOG.info("took over {} rooms of departed node(s) {} in {} ms after the switch ({} asked for by stanzas while "
+                + "the room list was read, in {} ms; rooms {}) at {}", adopted.size(), crashed, end - start, early,
+                scanned - start, adopted.size() <= 10 ? adopted : adopted.size() + " rooms", end);
     }
 
     /** The view before the last change, and when it changed (for {@link #arriving}). */
@@ -1116,6 +1247,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     public boolean arriving(Jid room) {
         if (awaitingHandoff.containsKey(room)) {
             return true;
+        }
+        synchronized (takeoverLock) {
+            Takeover t = takeover;
+            if (t != null && t.covers(room, local, view)) {
+                t.held().add(room);
+                return true;
+            }
         }
         View p = previous;
         View v = view;
@@ -1171,20 +1309,28 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * {@code departedNodes}: occupants whose sessions were on these nodes (as the image says) are removed with 333.
      */
     private void adoptFromMaps(List<Jid> list, boolean failover, Set<String> departedNodes) {
+        if (list.isEmpty()) {
+            return;
+        }
         List<String> keys = new ArrayList<>(list.size());
         for (Jid room : list) {
             keys.add(roomKey(room));
         }
-        Map<String, byte[]> images = rooms.getAll(keys);
-        Map<Jid, int[]> slotsByRoom = new HashMap<>();
-        Map<String, byte[]> occupantBytes = readOccupants(list, slotsByRoom);
         List<String> tailKeys = new ArrayList<>();
         for (Jid room : list) {
             for (long s = 0; s < tailSlots; s++) {
                 tailKeys.add(tailKey(room, s));
             }
         }
-        Map<String, byte[]> tailBytes = tailKeys.isEmpty() ? Map.of() : tails.getAll(tailKeys);
+        // the three reads at once: right after a member died each may wait for partitions being promoted
+        CompletableFuture<Map<String, byte[]>> tailRead = CompletableFuture.supplyAsync(
+                () -> tailKeys.isEmpty() ? Map.of() : tails.getAll(tailKeys), reads);
+        Map<Jid, int[]> slotsByRoom = new ConcurrentHashMap<>();
+        CompletableFuture<Map<String, byte[]>> occupantRead = CompletableFuture.supplyAsync(
+                () -> readOccupants(list, slotsByRoom), reads);
+        Map<String, byte[]> images = rooms.getAll(keys);
+        Map<String, byte[]> occupantBytes = occupantRead.join();
+        Map<String, byte[]> tailBytes = tailRead.join();
         Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
         for (byte[] b : tailBytes.values()) {
             try {
@@ -1223,8 +1369,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
                 gone = goneHere::contains;
             }
-            muc.adopt(image, t, failover, gone);
+            CompletableFuture<Integer> adopted = muc.adopt(image, t, failover, gone);
             listener.adopted(failover);
+            if (failover) {
+                adopted.thenAccept(waited -> LOG.info("took over {} on its room thread; {} stanzas that waited for "
+                        + "it ran, at {}", room, waited, System.currentTimeMillis()));
+            }
         }
     }
 
@@ -1354,6 +1504,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             transport.stop();
         } finally {
             clusterThread.shutdownNow();
+            reads.shutdown();
             writer.stop();
             relayIn.stop();
             if (delivery != null) {

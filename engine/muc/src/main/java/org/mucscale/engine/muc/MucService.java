@@ -468,28 +468,18 @@ public final class MucService {
     }
 
     /**
-     * From now on, stanzas for these rooms wait on their room threads (in arrival order) until {@link #adopt} brings
-     * the room's state here. Rooms already here are left alone.
-     */
-    public void awaitRooms(Collection<Jid> rooms) {
-        for (Jid room : rooms) {
-            runOnRoomThread(room, shard -> {
-                if (!shard.rooms.containsKey(room)) {
-                    shard.awaiting.putIfAbsent(room, new ArrayList<>());
-                }
-            });
-        }
-    }
-
-    /**
      * Takes over a room from its image and replicated tail (see {@link Room#adopt}), then runs the stanzas that waited
      * for it. A room already here is kept as it is (its waiting stanzas still run). {@code relog}: offer the tail to
      * the room log again (the previous owner died). {@code goneSessions}: occupants whose sessions were on nodes that
-     * left, removed with status 333 right after.
+     * left, removed with status 333 right after. The returned future completes on the room thread once the room is
+     * here and the stanzas that waited for it have run (their deliveries still wait for the run's replication), with
+     * how many there were.
      */
-    public void adopt(RoomImage image, List<TailRecord> tail, boolean relog, Predicate<Jid> goneSessions) {
+    public CompletableFuture<Integer> adopt(RoomImage image, List<TailRecord> tail, boolean relog,
+                                            Predicate<Jid> goneSessions) {
         Jid room = image == null ? null : image.room();
         Objects.requireNonNull(room, "image");
+        CompletableFuture<Integer> done = new CompletableFuture<>();
         runOnRoomThread(room, shard -> {
             Room r = shard.rooms.get(room);
             if (r == null) {
@@ -504,8 +494,9 @@ public final class MucService {
                     shard.markDirty(r);
                 }
             }
-            replayAwaiting(shard, room);
+            done.complete(replayAwaiting(shard, room));
         });
+        return done;
     }
 
     /** Stops waiting for a room that has no state anywhere (it was never replicated): its stanzas run as for a new room. */
@@ -513,13 +504,14 @@ public final class MucService {
         runOnRoomThread(room, shard -> replayAwaiting(shard, room));
     }
 
-    private static void replayAwaiting(RoomShard shard, Jid room) {
+    private static int replayAwaiting(RoomShard shard, Jid room) {
         List<Command> waiting = shard.awaiting.remove(room);
         if (waiting != null) {
             for (Command c : waiting) {
                 shard.runNow(c);
             }
         }
+        return waiting == null ? 0 : waiting.size();
     }
 
     /**

@@ -29,7 +29,8 @@ public interface RoomPlacement {
 
     /**
      * Whether a room that is not here may be on its way from another node (the view changed a moment ago and the room's
-     * previous owner is still alive). The room thread then holds the room's stanzas until {@link MucService#adopt}
+     * previous owner is still alive and hands it over, or died and the room is being taken over from the replicated
+     * state). The room thread then holds the room's stanzas until {@link MucService#adopt}
      * or {@link MucService#stopAwaiting}, which the implementation promises to call. Called on a room thread.
      */
     default boolean arriving(Jid room) {
