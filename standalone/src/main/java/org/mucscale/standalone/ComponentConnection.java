@@ -77,6 +77,12 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private volatile boolean stopping;
     private volatile boolean started;
     private int reconnectAttempt; // scheduler thread only
+    /** Started by {@link #connectInBackground}: a cluster node that may stand by while another node holds the link. */
+    private volatile boolean background;
+    /** The last attempt was refused because another node holds the link (stream error conflict). */
+    private volatile boolean heldElsewhere;
+    /** Standing by has been logged once since the link was last up (later refusals log at debug). */
+    private volatile boolean standbyLogged;
 
     private final LongAdder stanzasReceived = new LongAdder();
     private final LongAdder stanzasSent = new LongAdder();
@@ -168,10 +174,13 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         }
         this.handler = stanzaHandler;
         started = true;
+        background = true;
         attempt().whenComplete((session, failure) -> {
             if (failure != null) {
-                LOG.info("component {}: no link to {} yet ({}); retrying in the background", config.domain(), where(),
-                        failure.getMessage());
+                if (!heldElsewhere) {
+                    LOG.info("component {}: no link to {} yet ({}); retrying in the background", config.domain(),
+                            where(), failure.getMessage());
+                }
                 scheduleReconnect();
             } else {
                 scheduler.execute(() -> reconnectAttempt = 0);
@@ -493,6 +502,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
 
     /** One connection attempt; completes with the authenticated session or a {@link ComponentException}. */
     private CompletableFuture<IoSession> attempt() {
+        heldElsewhere = false; // until this attempt's stream error says so
         CompletableFuture<IoSession> result = new CompletableFuture<>();
         ConnectFuture cf;
         try {
@@ -553,20 +563,27 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private void reconnectLater() {
         long initial = config.reconnectInitialDelay().toMillis();
         long max = config.reconnectMaxDelay().toMillis();
+        // A cluster node standing by while another node holds the server's only link does not back off: the holder
+        // may die at any moment, and each doubling would add to the time its rooms have no link (up to the maximum).
+        boolean standingBy = background && heldElsewhere;
         int shift = Math.min(reconnectAttempt, 30);
-        long delay = Math.min(max, initial << shift);
+        long delay = standingBy ? initial : Math.min(max, initial << shift);
         // +-20 % jitter so many components behind one server do not reconnect in lock step
         delay = Math.max(1, (long) (delay * (0.8 + 0.4 * ThreadLocalRandom.current().nextDouble())));
-        reconnectAttempt++;
-        LOG.info("component {}: reconnecting to {} in {} ms (attempt {})", config.domain(), where(), delay,
-                reconnectAttempt);
+        if (!standingBy) {
+            reconnectAttempt++;
+            LOG.info("component {}: reconnecting to {} in {} ms (attempt {})", config.domain(), where(), delay,
+                    reconnectAttempt);
+        }
         scheduler.schedule(() -> {
             if (stopping) {
                 return;
             }
             attempt().whenComplete((session, failure) -> {
                 if (failure != null) {
-                    LOG.warn("component {}: reconnect failed: {}", config.domain(), failure.getMessage());
+                    if (!heldElsewhere) {
+                        LOG.warn("component {}: reconnect failed: {}", config.domain(), failure.getMessage());
+                    }
                     scheduleReconnect();
                 } else {
                     scheduler.execute(() -> reconnectAttempt = 0);
@@ -689,6 +706,8 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             if ("handshake".equals(element.name())) {
                 handshakes.increment();
                 readySession = session;
+                heldElsewhere = false;
+                standbyLogged = false;
                 LOG.info("component {}: connected to {}", config.domain(), where());
                 a.succeed(session);
             } else if ("error".equals(element.name()) && XmppStreamDecoder.STREAM_NS.equals(element.namespace())) {
@@ -720,7 +739,16 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
                         + (text == null ? "" : ": " + text);
             };
             boolean permanent = "not-authorized".equals(condition) || "host-unknown".equals(condition);
-            LOG.error("component {}: {}", config.domain(), message);
+            heldElsewhere = background && "conflict".equals(condition);
+            if (!heldElsewhere) {
+                LOG.error("component {}: {}", config.domain(), message);
+            } else if (!standbyLogged) {
+                standbyLogged = true;
+                LOG.info("component {}: {}; another cluster node holds the link: standing by, trying every {} ms to "
+                        + "take it over", config.domain(), message, config.reconnectInitialDelay().toMillis());
+            } else {
+                LOG.debug("component {}: {}; still standing by", config.domain(), message);
+            }
             a.fail(new ComponentException(message, !permanent));
             session.closeNow();
         }

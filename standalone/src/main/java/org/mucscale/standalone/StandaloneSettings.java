@@ -54,7 +54,9 @@ public final class StandaloneSettings {
     public static final Setting<Duration> RECONNECT_INITIAL_DELAY = Setting.ofDuration(
             "mucscale.standalone.reconnect-initial-delay", Duration.ofMillis(500), Duration.ofMillis(10),
             Duration.ofMinutes(5), false,
-            "Wait before the first reconnect after the connection is lost; doubles on each failed attempt.");
+            "Wait before the first reconnect after the connection is lost; doubles on each failed attempt. A "
+            + "cluster node standing by while another node holds the server's only link retries at this interval, "
+            + "without doubling.");
 
     public static final Setting<Duration> RECONNECT_MAX_DELAY = Setting.ofDuration(
             "mucscale.standalone.reconnect-max-delay", Duration.ofSeconds(30), Duration.ofMillis(10),

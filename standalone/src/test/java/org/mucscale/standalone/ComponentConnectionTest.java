@@ -36,14 +36,18 @@ class ComponentConnectionTest {
     }
 
     static Settings settings(int port, String domain, String secret) {
+        return settings(port, domain, secret, 50, 200);
+    }
+
+    static Settings settings(int port, String domain, String secret, long reconnectInitialMs, long reconnectMaxMs) {
         Map<String, String> text = new HashMap<>();
         text.put(StandaloneSettings.SERVER_PORT.key(), Integer.toString(port));
         text.put(StandaloneSettings.COMPONENT_DOMAIN.key(), domain);
         text.put(StandaloneSettings.COMPONENT_SECRET.key(), secret);
         text.put(StandaloneSettings.CONNECT_TIMEOUT.key(), "2000");
         text.put(StandaloneSettings.HANDSHAKE_TIMEOUT.key(), "2000");
-        text.put(StandaloneSettings.RECONNECT_INITIAL_DELAY.key(), "50");
-        text.put(StandaloneSettings.RECONNECT_MAX_DELAY.key(), "200");
+        text.put(StandaloneSettings.RECONNECT_INITIAL_DELAY.key(), Long.toString(reconnectInitialMs));
+        text.put(StandaloneSettings.RECONNECT_MAX_DELAY.key(), Long.toString(reconnectMaxMs));
         return Settings.fromText(StandaloneSettings.ALL, text);
     }
 
@@ -131,6 +135,36 @@ class ComponentConnectionTest {
         assertThatThrownBy(() -> c.connect(s -> { }))
                 .isInstanceOf(ComponentException.class)
                 .hasMessageContaining("nosuch.example.test");
+    }
+
+    /**
+     * A cluster node behind Prosody (one link per component address) stands by while another node holds the link,
+     * and must not back off: with the shipped maximum of 30 s its attempts would thin out to one every 30 s, and a
+     * holder that died then would leave its rooms without a link for that long. With back-off from 200 ms the
+     * standby's first 5 s see 5 refusals (attempts at 0, 0.2, 0.6, 1.4 and 3.0 s, the next at 6.2 s); standing by,
+     * one every 200 ms (±20 %).
+     */
+    @Test
+    void connectInBackground_whileAnotherNodeHoldsTheLink_retriesWithoutBackOff_andTakesTheLinkOver() throws Exception {
+        Settings s = settings(prosody.componentPort(), "other.example.test", "x", 200, 30_000);
+        try (ComponentConnection holder = new ComponentConnection(ComponentConfig.from(s));
+             ComponentConnection standby = new ComponentConnection(ComponentConfig.from(s))) {
+            holder.connect(x -> { });
+            standby.connectInBackground(x -> { });
+            Thread.sleep(5_000);
+            assertThat(standby.isReady()).isFalse();
+            assertThat(standby.stats().streamErrorsReceived()).as("conflicts while standing by").isGreaterThanOrEqualTo(12);
+            assertThat(holder.isReady()).isTrue();
+
+            holder.close();
+            long closedAt = System.nanoTime();
+            long deadline = closedAt + TimeUnit.SECONDS.toNanos(10);
+            while (!standby.isReady() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(standby.isReady()).as("standby took the link over").isTrue();
+            assertThat(Duration.ofNanos(System.nanoTime() - closedAt)).isLessThan(Duration.ofSeconds(5));
+        }
     }
 
     @Test
