@@ -16,6 +16,10 @@ public interface MucListener {
     default void floodRejected(Jid room, FloodLimit limit) {
     }
 
+    /** A refused presence or message got no error reply: its sender is over {@code user-errors-per-minute}. */
+    default void errorWithheld(Jid room) {
+    }
+
     /** The content filter returned a non-PASS action. */
     default void filtered(Jid room, MessageInspector.Action action) {
     }

@@ -1964,9 +1964,22 @@ final class Room {
         reply(ctx, c, condition, text);
     }
 
+    /**
+     * Answers a refused stanza with an error. A presence or message whose sender has had
+     * {@code user-errors-per-minute} errors (a flood) is not answered, only counted: the error would cost the XMPP
+     * server as much as any delivery. IQs are always answered (their sender waits for the reply); service admins
+     * are exempt.
+     */
     static void reply(ServiceContext ctx, Command c, Condition condition, String text) {
         if (Stanzas.isError(c.stanza)) {
             return;
+        }
+        if (!c.stanza.name().equals("iq")) {
+            Jid bare = Stanzas.userKey(c.from);
+            if (!ctx.isServiceAdmin(bare) && !ctx.userLimits.admitError(bare, ctx.clock.nanoTime(), ctx.config)) {
+                ctx.listener.errorWithheld(c.roomJid);
+                return;
+            }
         }
         ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
     }

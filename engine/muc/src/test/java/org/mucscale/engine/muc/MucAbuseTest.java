@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MucAbuseTest extends MucTestBase {
     private final List<FloodLimit> refused = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger withheld = new java.util.concurrent.atomic.AtomicInteger();
     private final Jid mallory = Jid.parse("mallory@evil.example/bot");
     private final Jid victim = Jid.parse("victim@elsewhere.example");
 
@@ -26,6 +27,11 @@ class MucAbuseTest extends MucTestBase {
             @Override
             public void floodRejected(Jid room, FloodLimit limit) {
                 refused.add(limit);
+            }
+
+            @Override
+            public void errorWithheld(Jid room) {
+                withheld.incrementAndGet();
             }
         }));
     }
@@ -311,5 +317,55 @@ class MucAbuseTest extends MucTestBase {
         assertThat(text(err)).contains("creating rooms too fast");
         assertThat(muc.roomCount()).isZero();
         assertThat(refused).containsExactly(FloodLimit.USER_JOIN_RATE);
+    }
+
+    // ------------------------------------------------------------------------------------- defaults against a flood
+
+    @Test
+    void joinBurst_byDefault_threeJoinsOrNickChangesAtOnce_thenTheRate() {
+        startWith(Map.of()); // the defaults: each admitted join in a room of n costs the server about 2n stanzas
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob"); // token 1
+        leave(bob, "r1", "Bob"); // token 2 (a leave spends one if left)
+        join(bob, "r1", "Bob"); // token 3
+        send(presence(bob, "r1", "Bobby")); // none left: the nickname change is refused
+        out.clear();
+        send(joinStanza(carol, "r1", "Carol")); // another user has a budget of its own
+        assertThat(statusCodes(selfPresence(out.take(carol)))).contains(110);
+        assertThat(refused).containsExactly(FloodLimit.NICK_CHANGE_RATE);
+        clock.advanceMillis(3_000); // one token at 20 per minute
+        send(presence(bob, "r1", "Bobby"));
+        assertThat(refused).hasSize(1);
+    }
+
+    @Test
+    void refusalFlood_errorsUpToTheUsersBudget_thenWithheldAndCounted_iqsStillAnswered() {
+        startWith(Map.of()); // the defaults: burst 20, 60 per minute
+        createInstant(alice, "r1", "Alice");
+        out.clear();
+        for (int i = 0; i < 50; i++) { // not an occupant: every one is refused
+            send(groupchat(mallory, "r1", "spam " + i));
+        }
+        List<XmlElement> errors = out.take(mallory);
+        assertThat(errors).hasSize(20).allMatch(e -> "not-acceptable".equals(errorCondition(e)));
+        assertThat(withheld).hasValue(30);
+        assertThat(out.take(alice)).isEmpty();
+        // the same budget across rooms and kinds of refusal: a forged decline in another room gets no error either
+        createInstant(alice, "r2", "Alice");
+        out.clear();
+        send(decline(mallory, "r2", victim.toString()));
+        assertThat(out.take(mallory)).isEmpty();
+        assertThat(out.take(victim)).isEmpty();
+        assertThat(refused).containsExactly(FloodLimit.UNSOLICITED_DECLINE); // still refused and counted as such
+        assertThat(withheld).hasValue(31);
+        // an IQ is always answered: its sender waits for the reply
+        assertThat(iq(mallory, room("r1"), "get", admin("affiliation", "owner")).attribute("type")).isEqualTo("error");
+        // other users are not touched, and the budget refills
+        send(groupchat(bob, "r1", "not in it"));
+        assertThat(errorCondition(only(out.take(bob)))).isEqualTo("not-acceptable");
+        clock.advanceMillis(1_000); // one token at 60 per minute
+        send(groupchat(mallory, "r1", "again"));
+        send(groupchat(mallory, "r1", "and again"));
+        assertThat(out.take(mallory)).hasSize(1);
     }
 }
