@@ -368,4 +368,27 @@ class MucAbuseTest extends MucTestBase {
         send(groupchat(mallory, "r1", "and again"));
         assertThat(out.take(mallory)).hasSize(1);
     }
+
+    @Test
+    void defaults_letRealPlayersIn_aRoomFillingAfterARestart_andBookmarksAtLogin() {
+        startWith(Map.of());
+        createInstant(alice, "hall", "Alice");
+        for (int i = 0; i < 427; i++) { // joinstorm's room: everyone rejoins at once after a server restart
+            Jid u = Jid.parse("player" + i + "@example.org/game");
+            assertThat(statusCodes(selfPresence(join(u, "hall", "P" + i)))).contains(110);
+        }
+        for (int r = 0; r < 20; r++) { // the guild rooms of one player's bookmarks
+            createInstant(alice, "guild" + r, "Alice");
+        }
+        // its bookmarks at login: 20 rooms at once, from a second session of someone already in the hall
+        Jid player = Jid.parse("player0@example.org/phone");
+        for (int r = 0; r < 20; r++) {
+            assertThat(statusCodes(selfPresence(join(player, "guild" + r, "P0")))).contains(110);
+        }
+        // a reconnect: leave and rejoin at once, twice in a row, is still within the per-room burst
+        leave(player, "guild0", "P0");
+        assertThat(statusCodes(selfPresence(join(player, "guild0", "P0")))).contains(110);
+        assertThat(refused).isEmpty();
+        assertThat(withheld).hasValue(0);
+    }
 }
