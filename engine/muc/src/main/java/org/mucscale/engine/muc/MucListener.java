@@ -16,7 +16,10 @@ public interface MucListener {
     default void floodRejected(Jid room, FloodLimit limit) {
     }
 
-    /** A refused presence or message got no error reply: its sender is over {@code user-errors-per-minute}. */
+    /**
+     * A refused presence or message got no error reply: its sender is over {@code user-errors-per-minute}. {@code room}
+     * is null when the service refused the stanza before any room (bad address, too large, overloaded).
+     */
     default void errorWithheld(Jid room) {
     }
 

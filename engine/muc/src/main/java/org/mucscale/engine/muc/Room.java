@@ -1974,14 +1974,20 @@ final class Room {
         if (Stanzas.isError(c.stanza)) {
             return;
         }
-        if (!c.stanza.name().equals("iq")) {
-            Jid bare = Stanzas.userKey(c.from);
-            if (!ctx.isServiceAdmin(bare) && !ctx.userLimits.admitError(bare, ctx.clock.nanoTime(), ctx.config)) {
-                ctx.listener.errorWithheld(c.roomJid);
-                return;
-            }
+        if (!errorAllowed(ctx, c.stanza, c.from)) {
+            ctx.listener.errorWithheld(c.roomJid);
+            return;
         }
         ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
+    }
+
+    /** Whether {@code sender} may get an error for this stanza: always for an IQ, else within its error budget. */
+    static boolean errorAllowed(ServiceContext ctx, XmlElement stanza, Jid sender) {
+        if (stanza.name().equals("iq")) {
+            return true;
+        }
+        Jid bare = Stanzas.userKey(sender);
+        return ctx.isServiceAdmin(bare) || ctx.userLimits.admitError(bare, ctx.clock.nanoTime(), ctx.config);
     }
 
     void result(Command c, XmlElement payload) {

@@ -391,4 +391,22 @@ class MucAbuseTest extends MucTestBase {
         assertThat(refused).isEmpty();
         assertThat(withheld).hasValue(0);
     }
+
+    @Test
+    void refusalFlood_beforeAnyRoom_sameErrorBudget() {
+        startWith(Map.of("mucscale.muc.max-stanza-chars", "256"));
+        createInstant(alice, "r1", "Alice");
+        out.clear();
+        String big = "x".repeat(300);
+        for (int i = 0; i < 25; i++) { // too large: refused by the service before the room sees it
+            send(groupchat(mallory, "r1", big));
+        }
+        for (int i = 0; i < 5; i++) { // to the service's own address, not a room
+            send(message(mallory, Jid.parse(SERVICE), "chat", "hello"));
+        }
+        List<XmlElement> errors = out.take(mallory);
+        assertThat(errors).hasSize(20).allMatch(e -> "policy-violation".equals(errorCondition(e)));
+        assertThat(withheld).hasValue(10);
+        assertThat(out.take(alice)).isEmpty();
+    }
 }
