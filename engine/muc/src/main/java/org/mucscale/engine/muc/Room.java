@@ -1965,10 +1965,10 @@ final class Room {
     }
 
     /**
-     * Answers a refused stanza with an error. A presence or message whose sender has had
-     * {@code user-errors-per-minute} errors (a flood) is not answered, only counted: the error would cost the XMPP
-     * server as much as any delivery. IQs are always answered (their sender waits for the reply); service admins
-     * are exempt.
+     * Answers a refused stanza with an error. A presence or message whose sender is past its error budget
+     * ({@code user-error-burst} at once, {@code user-errors-per-minute} after: a flood) is not answered, only counted:
+     * the error would cost the XMPP server as much as any delivery. IQs are always answered (their sender waits for
+     * the reply); service admins are exempt.
      */
     static void reply(ServiceContext ctx, Command c, Condition condition, String text) {
         if (Stanzas.isError(c.stanza)) {

@@ -15,8 +15,8 @@ import org.mucscale.engine.stanza.Jid;
  * <p>Concurrency (design note): no lock anywhere. A user's entry is found with {@link ConcurrentHashMap#get} (no
  * lock); only a user's first appearance inserts ({@code computeIfAbsent} locks one bin, once). An entry's whole state
  * (three {@link Gcra} rates and the room count) is one immutable {@link State} swapped by compare-and-set, so every
- * decision is atomic: a new state object per join, invitation, creation or error reply, never per accepted message (groupchat and private
- * messages use per-room state only, {@link FloodGuard}).
+ * decision is atomic: a new state object per join, invitation, creation or error reply, never per accepted message
+ * (groupchat and private messages use per-room state only, {@link FloodGuard}).
  *
  * <p>Memory: an entry whose rates are full again and which owns no room carries no information. A sweep (by whichever
  * room thread first finds it due, at most once per half {@code rate-memory-seconds}) swaps such an entry's state to
