@@ -51,6 +51,8 @@ public final class MucConfig {
     final int userInviteBurst;
     final int roomInvitesPerMinute;
     final int roomInviteBurst;
+    final int userErrorsPerMinute;
+    final int userErrorBurst;
     final int invitationTtlSeconds;
     final int maxPendingInvitations;
     final int maxRoomsPerUser;
@@ -101,6 +103,8 @@ public final class MucConfig {
         userInviteBurst = s.get(MucSettings.USER_INVITE_BURST);
         roomInvitesPerMinute = s.get(MucSettings.ROOM_INVITES_PER_MINUTE);
         roomInviteBurst = s.get(MucSettings.ROOM_INVITE_BURST);
+        userErrorsPerMinute = s.get(MucSettings.USER_ERRORS_PER_MINUTE);
+        userErrorBurst = s.get(MucSettings.USER_ERROR_BURST);
         invitationTtlSeconds = s.get(MucSettings.INVITATION_TTL_SECONDS);
         maxPendingInvitations = s.get(MucSettings.MAX_PENDING_INVITATIONS);
         maxRoomsPerUser = s.get(MucSettings.MAX_ROOMS_PER_USER);
@@ -152,6 +156,8 @@ public final class MucConfig {
         userInviteBurst = dynamic.userInviteBurst;
         roomInvitesPerMinute = dynamic.roomInvitesPerMinute;
         roomInviteBurst = dynamic.roomInviteBurst;
+        userErrorsPerMinute = dynamic.userErrorsPerMinute;
+        userErrorBurst = dynamic.userErrorBurst;
         invitationTtlSeconds = dynamic.invitationTtlSeconds;
         maxPendingInvitations = dynamic.maxPendingInvitations;
         maxRoomsPerUser = dynamic.maxRoomsPerUser;

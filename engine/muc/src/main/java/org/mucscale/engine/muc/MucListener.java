@@ -16,6 +16,13 @@ public interface MucListener {
     default void floodRejected(Jid room, FloodLimit limit) {
     }
 
+    /**
+     * A refused presence or message got no error reply: its sender is over {@code user-errors-per-minute}. {@code room}
+     * is null when the service refused the stanza before any room (bad address, too large, overloaded).
+     */
+    default void errorWithheld(Jid room) {
+    }
+
     /** The content filter returned a non-PASS action. */
     default void filtered(Jid room, MessageInspector.Action action) {
     }

@@ -310,24 +310,24 @@ public final class MucService {
         Jid to = toText == null ? ctx.serviceJid : Jid.tryParse(toText);
         if (to == null) {
             if (!isError) {
-                ctx.delivery.send(Stanzas.error(stanza, ctx.serviceJid, from, Condition.JID_MALFORMED,
-                        "the 'to' address is not a valid JID"));
+                sendError(stanza, ctx.serviceJid, from, Condition.JID_MALFORMED,
+                        "the 'to' address is not a valid JID");
             }
             ctx.listener.stanzaRefused("bad-address");
             return;
         }
         if (!to.domain().equals(ctx.serviceJid.domain())) {
             if (!isError) {
-                ctx.delivery.send(Stanzas.error(stanza, ctx.serviceJid, from, Condition.ITEM_NOT_FOUND,
-                        "this service only serves " + ctx.serviceJid));
+                sendError(stanza, ctx.serviceJid, from, Condition.ITEM_NOT_FOUND,
+                        "this service only serves " + ctx.serviceJid);
             }
             ctx.listener.stanzaRefused("wrong-domain");
             return;
         }
         if (state.get() != RUNNING) {
             if (!isError) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
-                        "the chat service is not running"));
+                sendError(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
+                        "the chat service is not running");
             }
             ctx.listener.stanzaRefused("not-running");
             return;
@@ -335,8 +335,8 @@ public final class MucService {
         if (kind.equals("iq") && !isError && !"result".equals(stanza.attribute("type"))) {
             String type = stanza.attribute("type");
             if (!"get".equals(type) && !"set".equals(type) || stanza.attribute("id") == null) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.BAD_REQUEST,
-                        "an IQ needs an id and a type of get or set"));
+                sendError(stanza, to, from, Condition.BAD_REQUEST,
+                        "an IQ needs an id and a type of get or set");
                 ctx.listener.stanzaRefused("bad-iq");
                 return;
             }
@@ -345,8 +345,8 @@ public final class MucService {
         if (Stanzas.approximateChars(stanza, limit) > limit) {
             ctx.listener.floodRejected(to.bare(), MucListener.FloodLimit.STANZA_SIZE);
             if (!isError) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.POLICY_VIOLATION,
-                        "the stanza is too large: at most " + limit + " characters"));
+                sendError(stanza, to, from, Condition.POLICY_VIOLATION,
+                        "the stanza is too large: at most " + limit + " characters");
             }
             return;
         }
@@ -354,15 +354,15 @@ public final class MucService {
             if (to.resource() == null) {
                 serviceStanza(stanza, from, to);
             } else if (!isError && kind.equals("iq")) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE, null));
+                sendError(stanza, to, from, Condition.SERVICE_UNAVAILABLE, null);
             }
             return;
         }
         Jid room = normalizeRoom(to);
         if (room == null) {
             if (!isError) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.JID_MALFORMED,
-                        "the room address is not valid"));
+                sendError(stanza, to, from, Condition.JID_MALFORMED,
+                        "the room address is not valid");
             }
             return;
         }
@@ -372,8 +372,8 @@ public final class MucService {
                 placement.forward(room, stanza, entryNode, hops + 1);
             } else if (!isError) {
                 ctx.listener.stanzaRefused("room-moving");
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
-                        "the room is moving between nodes; try again shortly"));
+                sendError(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
+                        "the room is moving between nodes; try again shortly");
             }
             return;
         }
@@ -382,9 +382,18 @@ public final class MucService {
         if (!shard.offer(new Command(stanza, from, to, room, arrivalNs, entryNode, hops, resent))) {
             ctx.listener.commandQueueFull(shard.index);
             if (!isError) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
-                        "the chat service is overloaded; try again shortly"));
+                sendError(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
+                        "the chat service is overloaded; try again shortly");
             }
+        }
+    }
+
+    /** An error to a stanza's sender from {@code errorFrom}, unless the sender is over its error budget. */
+    private void sendError(XmlElement stanza, Jid errorFrom, Jid to, Condition condition, String text) {
+        if (Room.errorAllowed(ctx, stanza, to)) {
+            ctx.delivery.send(Stanzas.error(stanza, errorFrom, to, condition, text));
+        } else {
+            ctx.listener.errorWithheld(null);
         }
     }
 
@@ -410,8 +419,8 @@ public final class MucService {
     private void serviceStanza(XmlElement stanza, Jid from, Jid to) {
         if (Stanzas.isError(stanza) || !stanza.name().equals("iq")) {
             if (stanza.name().equals("message") && !Stanzas.isError(stanza)) {
-                ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
-                        "send messages to a room, not to the service"));
+                sendError(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
+                        "send messages to a room, not to the service");
             }
             return;
         }

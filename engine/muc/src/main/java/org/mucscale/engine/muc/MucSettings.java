@@ -113,7 +113,8 @@ public final class MucSettings {
             "Joins and nickname changes one user (bare JID) may make in one room per minute; leaves are never refused"
                     + " but spend the same budget.");
 
-    public static final Setting<Integer> OCCUPANT_JOIN_BURST = Setting.ofInt("mucscale.muc.occupant-join-burst", 10, 1,
+    // 3: a reconnect or two at once; each admitted join in a room of n costs the server about 2n presence stanzas
+    public static final Setting<Integer> OCCUPANT_JOIN_BURST = Setting.ofInt("mucscale.muc.occupant-join-burst", 3, 1,
             10_000, true, "Joins and nickname changes of one user in one room at once before its rate applies.");
 
     public static final Setting<Integer> ROOM_JOINS_PER_MINUTE = Setting.ofInt("mucscale.muc.room-joins-per-minute",
@@ -144,6 +145,13 @@ public final class MucSettings {
 
     public static final Setting<Integer> ROOM_INVITE_BURST = Setting.ofInt("mucscale.muc.room-invite-burst", 50, 1,
             100_000, true, "Invitations one room relays at once before its rate applies.");
+
+    public static final Setting<Integer> USER_ERRORS_PER_MINUTE = Setting.ofInt("mucscale.muc.user-errors-per-minute",
+            60, 1, 6_000_000, true, "Error replies to one user's presence and message stanzas per minute across all"
+                    + " rooms; beyond it (a flood) a refused stanza is dropped without an error, and counted.");
+
+    public static final Setting<Integer> USER_ERROR_BURST = Setting.ofInt("mucscale.muc.user-error-burst", 20, 1,
+            1_000_000, true, "Error replies one user may get at once before user-errors-per-minute applies.");
 
     public static final Setting<Integer> INVITATION_TTL_SECONDS = Setting.ofInt("mucscale.muc.invitation-ttl-seconds",
             3_600, 1, 604_800, true, "How long a relayed invitation may be declined; a decline with no pending"
@@ -189,8 +197,9 @@ public final class MucSettings {
             MAX_STANZA_CHARS, MODERATORS_EXEMPT, MAX_NICKNAME_LENGTH, LOG_ALL_ROOMS, STANZA_ID_NODE, OCCUPANT_IDS,
             RATE_MEMORY_SECONDS, OCCUPANT_JOINS_PER_MINUTE, OCCUPANT_JOIN_BURST, ROOM_JOINS_PER_MINUTE, ROOM_JOIN_BURST,
             USER_JOINS_PER_MINUTE, USER_JOIN_BURST, USER_INVITES_PER_MINUTE, USER_INVITE_BURST, ROOM_INVITES_PER_MINUTE,
-            ROOM_INVITE_BURST, INVITATION_TTL_SECONDS, MAX_PENDING_INVITATIONS, MAX_ROOMS_PER_USER, MAX_ROOMS,
-            ROOM_STORE_TIMEOUT, ARCHIVE_BY_DEFAULT, ARCHIVE_MAX_PAGE, ARCHIVE_THREADS, ARCHIVE_QUEUE);
+            ROOM_INVITE_BURST, USER_ERRORS_PER_MINUTE, USER_ERROR_BURST, INVITATION_TTL_SECONDS,
+            MAX_PENDING_INVITATIONS, MAX_ROOMS_PER_USER, MAX_ROOMS, ROOM_STORE_TIMEOUT, ARCHIVE_BY_DEFAULT,
+            ARCHIVE_MAX_PAGE, ARCHIVE_THREADS, ARCHIVE_QUEUE);
 
     static String checkJidList(String value) {
         if (value == null) {

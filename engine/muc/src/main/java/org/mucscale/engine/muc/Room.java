@@ -1964,11 +1964,30 @@ final class Room {
         reply(ctx, c, condition, text);
     }
 
+    /**
+     * Answers a refused stanza with an error. A presence or message whose sender is past its error budget
+     * ({@code user-error-burst} at once, {@code user-errors-per-minute} after: a flood) is not answered, only counted:
+     * the error would cost the XMPP server as much as any delivery. IQs are always answered (their sender waits for
+     * the reply); service admins are exempt.
+     */
     static void reply(ServiceContext ctx, Command c, Condition condition, String text) {
         if (Stanzas.isError(c.stanza)) {
             return;
         }
+        if (!errorAllowed(ctx, c.stanza, c.from)) {
+            ctx.listener.errorWithheld(c.roomJid);
+            return;
+        }
         ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
+    }
+
+    /** Whether {@code sender} may get an error for this stanza: always for an IQ, else within its error budget. */
+    static boolean errorAllowed(ServiceContext ctx, XmlElement stanza, Jid sender) {
+        if (stanza.name().equals("iq")) {
+            return true;
+        }
+        Jid bare = Stanzas.userKey(sender);
+        return ctx.isServiceAdmin(bare) || ctx.userLimits.admitError(bare, ctx.clock.nanoTime(), ctx.config);
     }
 
     void result(Command c, XmlElement payload) {

@@ -9,14 +9,14 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.mucscale.engine.stanza.Jid;
 
 /**
- * Per-user limits that span rooms, so span room threads: joins (room creations included) and invitations per user,
- * and rooms created per user. One per service, shared by every room thread.
+ * Per-user limits that span rooms, so span room threads: joins (room creations included), invitations and error
+ * replies per user, and rooms created per user. One per service, shared by every room thread.
  *
  * <p>Concurrency (design note): no lock anywhere. A user's entry is found with {@link ConcurrentHashMap#get} (no
  * lock); only a user's first appearance inserts ({@code computeIfAbsent} locks one bin, once). An entry's whole state
- * (two {@link Gcra} rates and the room count) is one immutable {@link State} swapped by compare-and-set, so every
- * decision is atomic: a new state object per join, invitation or creation, never per message (groupchat and private
- * messages use per-room state only, {@link FloodGuard}).
+ * (three {@link Gcra} rates and the room count) is one immutable {@link State} swapped by compare-and-set, so every
+ * decision is atomic: a new state object per join, invitation, creation or error reply, never per accepted message
+ * (groupchat and private messages use per-room state only, {@link FloodGuard}).
  *
  * <p>Memory: an entry whose rates are full again and which owns no room carries no information. A sweep (by whichever
  * room thread first finds it due, at most once per half {@code rate-memory-seconds}) swaps such an entry's state to
@@ -27,13 +27,16 @@ import org.mucscale.engine.stanza.Jid;
 final class UserLimits {
     private static final long EMPTY_TAT = Long.MIN_VALUE / 2;
 
-    /** One user's state: when the join and invitation buckets are full again ({@link Gcra}), and rooms created. */
-    record State(long joinsTat, long invitesTat, int rooms) {
+    /**
+     * One user's state: when the join, invitation and error-reply buckets are full again ({@link Gcra}), and rooms
+     * created.
+     */
+    record State(long joinsTat, long invitesTat, long errorsTat, int rooms) {
     }
 
-    private static final State FRESH = new State(EMPTY_TAT, EMPTY_TAT, 0);
+    private static final State FRESH = new State(EMPTY_TAT, EMPTY_TAT, EMPTY_TAT, 0);
     /** The state of a swept entry: whoever finds it looks the user up again. */
-    private static final State DEAD = new State(EMPTY_TAT, EMPTY_TAT, -1);
+    private static final State DEAD = new State(EMPTY_TAT, EMPTY_TAT, EMPTY_TAT, -1);
 
     static final class Entry {
         final AtomicReference<State> state = new AtomicReference<>(FRESH);
@@ -53,13 +56,23 @@ final class UserLimits {
     /** Takes one join token of this user; false when over the rate. */
     boolean admitJoin(Jid bare, long now, MucConfig cfg) {
         return admit(bare, now, cfg, cfg.userJoinsPerMinute, cfg.userJoinBurst, State::joinsTat,
-                (s, tat) -> new State(tat, s.invitesTat(), s.rooms()));
+                (s, tat) -> new State(tat, s.invitesTat(), s.errorsTat(), s.rooms()));
     }
 
     /** Takes one invitation token of this user; false when over the rate. */
     boolean admitInvite(Jid bare, long now, MucConfig cfg) {
         return admit(bare, now, cfg, cfg.userInvitesPerMinute, cfg.userInviteBurst, State::invitesTat,
-                (s, tat) -> new State(s.joinsTat(), tat, s.rooms()));
+                (s, tat) -> new State(s.joinsTat(), tat, s.errorsTat(), s.rooms()));
+    }
+
+    /**
+     * Takes one error-reply token of this user; false when over the rate: the refused stanza then goes unanswered.
+     * A flood's stanzas are refused anyway, and each error would cross the XMPP server again (as expensive there as
+     * any delivery), so past a budget no honest client reaches, a flooder gets no more of them.
+     */
+    boolean admitError(Jid bare, long now, MucConfig cfg) {
+        return admit(bare, now, cfg, cfg.userErrorsPerMinute, cfg.userErrorBurst, State::errorsTat,
+                (s, tat) -> new State(s.joinsTat(), s.invitesTat(), tat, s.rooms()));
     }
 
     /** A user's state with one budget's theoretical arrival time replaced. */
@@ -104,7 +117,7 @@ final class UserLimits {
             if (s.rooms() >= max) {
                 return null;
             }
-            if (e.state.compareAndSet(s, new State(s.joinsTat(), s.invitesTat(), s.rooms() + 1))) {
+            if (e.state.compareAndSet(s, new State(s.joinsTat(), s.invitesTat(), s.errorsTat(), s.rooms() + 1))) {
                 return e;
             }
         }
@@ -117,7 +130,7 @@ final class UserLimits {
         }
         while (true) {
             State s = e.state.get();
-            if (e.state.compareAndSet(s, new State(s.joinsTat(), s.invitesTat(), s.rooms() - 1))) {
+            if (e.state.compareAndSet(s, new State(s.joinsTat(), s.invitesTat(), s.errorsTat(), s.rooms() - 1))) {
                 return;
             }
         }
@@ -141,14 +154,14 @@ final class UserLimits {
         sweep(now);
     }
 
-    /** Removes entries that say nothing: both rates full again and no room owned. */
+    /** Removes entries that say nothing: every rate full again and no room owned. */
     void sweep(long now) {
         for (Iterator<Map.Entry<Jid, Entry>> it = users.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Jid, Entry> me = it.next();
             Entry e = me.getValue();
             State s = e.state.get();
             if (s != DEAD && s.rooms() == 0 && s.joinsTat() - now <= 0 && s.invitesTat() - now <= 0
-                    && e.state.compareAndSet(s, DEAD)) {
+                    && s.errorsTat() - now <= 0 && e.state.compareAndSet(s, DEAD)) {
                 users.remove(me.getKey(), e);
             }
         }

@@ -18,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class MucAbuseTest extends MucTestBase {
     private final List<FloodLimit> refused = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger withheld = new java.util.concurrent.atomic.AtomicInteger();
     private final Jid mallory = Jid.parse("mallory@evil.example/bot");
     private final Jid victim = Jid.parse("victim@elsewhere.example");
 
@@ -26,6 +27,11 @@ class MucAbuseTest extends MucTestBase {
             @Override
             public void floodRejected(Jid room, FloodLimit limit) {
                 refused.add(limit);
+            }
+
+            @Override
+            public void errorWithheld(Jid room) {
+                withheld.incrementAndGet();
             }
         }));
     }
@@ -311,5 +317,96 @@ class MucAbuseTest extends MucTestBase {
         assertThat(text(err)).contains("creating rooms too fast");
         assertThat(muc.roomCount()).isZero();
         assertThat(refused).containsExactly(FloodLimit.USER_JOIN_RATE);
+    }
+
+    // ------------------------------------------------------------------------------------- defaults against a flood
+
+    @Test
+    void joinBurst_byDefault_threeJoinsOrNickChangesAtOnce_thenTheRate() {
+        startWith(Map.of()); // the defaults: each admitted join in a room of n costs the server about 2n stanzas
+        createInstant(alice, "r1", "Alice");
+        join(bob, "r1", "Bob"); // token 1
+        leave(bob, "r1", "Bob"); // token 2 (a leave spends one if left)
+        join(bob, "r1", "Bob"); // token 3
+        send(presence(bob, "r1", "Bobby")); // none left: the nickname change is refused
+        out.clear();
+        send(joinStanza(carol, "r1", "Carol")); // another user has a budget of its own
+        assertThat(statusCodes(selfPresence(out.take(carol)))).contains(110);
+        assertThat(refused).containsExactly(FloodLimit.NICK_CHANGE_RATE);
+        clock.advanceMillis(3_000); // one token at 20 per minute
+        send(presence(bob, "r1", "Bobby"));
+        assertThat(refused).hasSize(1);
+    }
+
+    @Test
+    void refusalFlood_errorsUpToTheUsersBudget_thenWithheldAndCounted_iqsStillAnswered() {
+        startWith(Map.of()); // the defaults: burst 20, 60 per minute
+        createInstant(alice, "r1", "Alice");
+        out.clear();
+        for (int i = 0; i < 50; i++) { // not an occupant: every one is refused
+            send(groupchat(mallory, "r1", "spam " + i));
+        }
+        List<XmlElement> errors = out.take(mallory);
+        assertThat(errors).hasSize(20).allMatch(e -> "not-acceptable".equals(errorCondition(e)));
+        assertThat(withheld).hasValue(30);
+        assertThat(out.take(alice)).isEmpty();
+        // the same budget across rooms and kinds of refusal: a forged decline in another room gets no error either
+        createInstant(alice, "r2", "Alice");
+        out.clear();
+        send(decline(mallory, "r2", victim.toString()));
+        assertThat(out.take(mallory)).isEmpty();
+        assertThat(out.take(victim)).isEmpty();
+        assertThat(refused).containsExactly(FloodLimit.UNSOLICITED_DECLINE); // still refused and counted as such
+        assertThat(withheld).hasValue(31);
+        // an IQ is always answered: its sender waits for the reply
+        assertThat(iq(mallory, room("r1"), "get", admin("affiliation", "owner")).attribute("type")).isEqualTo("error");
+        // other users are not touched, and the budget refills
+        send(groupchat(bob, "r1", "not in it"));
+        assertThat(errorCondition(only(out.take(bob)))).isEqualTo("not-acceptable");
+        clock.advanceMillis(1_000); // one token at 60 per minute
+        send(groupchat(mallory, "r1", "again"));
+        send(groupchat(mallory, "r1", "and again"));
+        assertThat(out.take(mallory)).hasSize(1);
+    }
+
+    @Test
+    void defaults_letRealPlayersIn_aRoomFillingAfterARestart_andBookmarksAtLogin() {
+        startWith(Map.of());
+        createInstant(alice, "hall", "Alice");
+        for (int i = 0; i < 427; i++) { // joinstorm's room: everyone rejoins at once after a server restart
+            Jid u = Jid.parse("player" + i + "@example.org/game");
+            assertThat(statusCodes(selfPresence(join(u, "hall", "P" + i)))).contains(110);
+        }
+        for (int r = 0; r < 20; r++) { // the guild rooms of one player's bookmarks
+            createInstant(alice, "guild" + r, "Alice");
+        }
+        // its bookmarks at login: 20 rooms at once, from a second session of someone already in the hall
+        Jid player = Jid.parse("player0@example.org/phone");
+        for (int r = 0; r < 20; r++) {
+            assertThat(statusCodes(selfPresence(join(player, "guild" + r, "P0")))).contains(110);
+        }
+        // a reconnect: leave and rejoin at once, twice in a row, is still within the per-room burst
+        leave(player, "guild0", "P0");
+        assertThat(statusCodes(selfPresence(join(player, "guild0", "P0")))).contains(110);
+        assertThat(refused).isEmpty();
+        assertThat(withheld).hasValue(0);
+    }
+
+    @Test
+    void refusalFlood_beforeAnyRoom_sameErrorBudget() {
+        startWith(Map.of("mucscale.muc.max-stanza-chars", "256"));
+        createInstant(alice, "r1", "Alice");
+        out.clear();
+        String big = "x".repeat(300);
+        for (int i = 0; i < 25; i++) { // too large: refused by the service before the room sees it
+            send(groupchat(mallory, "r1", big));
+        }
+        for (int i = 0; i < 5; i++) { // to the service's own address, not a room
+            send(message(mallory, Jid.parse(SERVICE), "chat", "hello"));
+        }
+        List<XmlElement> errors = out.take(mallory);
+        assertThat(errors).hasSize(20).allMatch(e -> "policy-violation".equals(errorCondition(e)));
+        assertThat(withheld).hasValue(10);
+        assertThat(out.take(alice)).isEmpty();
     }
 }

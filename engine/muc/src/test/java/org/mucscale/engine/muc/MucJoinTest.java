@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -217,30 +218,36 @@ class MucJoinTest extends MucTestBase {
             clock.advanceMillis(10_000);
         }
         out.clear();
-        List<XmlElement> all = named(join(bob, "r1", "Bob"), "message");
+        // a reader of its own for each join: this is about history, not one user's join budget (3 at once)
+        Jid reader = Jid.parse("reader1@example.org/x");
+        List<XmlElement> all = named(join(reader, "r1", "Bob"), "message");
         assertThat(all).hasSize(6); // five messages and the subject
         assertThat(all.get(0).childText("body")).isEqualTo("m0");
         assertThat(all.get(0).child("delay", "urn:xmpp:delay").attribute("from")).isEqualTo(room("r1").toString());
-        leave(bob, "r1", "Bob");
+        leave(reader, "r1", "Bob");
 
-        List<XmlElement> two = named(join(bob, "r1", "Bob", XmlElement.builder("history")
+        reader = Jid.parse("reader2@example.org/x");
+        List<XmlElement> two = named(join(reader, "r1", "Bob", XmlElement.builder("history")
                 .attribute("maxstanzas", "2").build()), "message");
         assertThat(two).extracting(m -> m.childText("body")).containsExactly("m3", "m4", null);
-        leave(bob, "r1", "Bob");
+        leave(reader, "r1", "Bob");
 
-        List<XmlElement> none = named(join(bob, "r1", "Bob", XmlElement.builder("history")
+        reader = Jid.parse("reader3@example.org/x");
+        List<XmlElement> none = named(join(reader, "r1", "Bob", XmlElement.builder("history")
                 .attribute("maxchars", "0").build()), "message");
         assertThat(none).hasSize(1);
-        leave(bob, "r1", "Bob");
+        leave(reader, "r1", "Bob");
 
+        reader = Jid.parse("reader4@example.org/x");
         // m4 was sent 10 s ago, m3 20 s ago
-        List<XmlElement> recent = named(join(bob, "r1", "Bob", XmlElement.builder("history")
+        List<XmlElement> recent = named(join(reader, "r1", "Bob", XmlElement.builder("history")
                 .attribute("seconds", "15").build()), "message");
         assertThat(recent).extracting(m -> m.childText("body")).containsExactly("m4", null);
-        leave(bob, "r1", "Bob");
+        leave(reader, "r1", "Bob");
 
+        reader = Jid.parse("reader5@example.org/x");
         String since = java.time.Instant.ofEpochMilli(clock.currentTimeMillis() - 25_000).toString();
-        List<XmlElement> sinceList = named(join(bob, "r1", "Bob", XmlElement.builder("history")
+        List<XmlElement> sinceList = named(join(reader, "r1", "Bob", XmlElement.builder("history")
                 .attribute("since", since).build()), "message");
         assertThat(sinceList).extracting(m -> m.childText("body")).containsExactly("m3", "m4", null);
     }

@@ -30,6 +30,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void errorWithheld(Jid room) {
+                m.registry().counter("mucscale.muc.errors-withheld").inc();
+            }
+
+            @Override
             public void filtered(Jid room, MessageInspector.Action action) {
                 // counted per list by the filter listener below, which knows the list
             }
