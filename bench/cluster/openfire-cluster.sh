@@ -2,6 +2,10 @@
 # The mission's full shape on a two-node Openfire cluster: OFC_USERS (26,000) users in OFC_ROOMS (530) rooms (largest
 # OFC_LARGEST, 427; Zipf 0.5 as ref-5000), half connected to each node, every room spread over both nodes, at a few
 # fixed message rates. See README.md here ("Inside a two-node Openfire cluster").
+# OFC_NODES (default "2"): the cases, run one after the other with the same settings, e.g. "1 2": 1 = one Openfire
+# that is a one-member cluster (same MariaDB, hazelcast plugin and accounts; one generator plays everyone), the
+# baseline for what spreading the rooms over 2 nodes costs; the table at the end gives each case's server CPU per
+# delivery against the 1-node case's at the same level.
 #
 #   OPENFIRE_HOME=/path/to/openfire HAZELCAST_PLUGIN=/path/to/hazelcast.jar bench/cluster/openfire-cluster.sh [-- loadgen options]
 #
@@ -18,7 +22,7 @@
 # of OFC_WARMUP_S (30) s and one level of OFC_DURATION_S (30) s per rate of OFC_RATES (messages/s per process; the
 # cluster gets twice that) without stopping on p99; 5 s into the warm-up both nodes get a full GC (jcmd GC.run)
 # and their live heap is read (jcmd GC.heap_info). Then everything stops and openfire_summary.py writes the figures.
-# Left behind: bench/cluster/results/<UTC time>-openfire-2n-<users>u[-OFC_TAG]/ with gen0/ and gen1/ (loadgen JSON,
+# Left behind: bench/cluster/results/<UTC time>-openfire-<nodes>n-<users>u[-OFC_TAG]/ with gen0/ and gen1/ (loadgen JSON,
 # CSV, HTML), loadgen-*.log, samples.jsonl, heap-*.txt, metrics-*.prom, server logs, meta.json, summary.json (git
 # keeps the last two). Bounded: each generator by its run.deadlineS (OFC_DEADLINE_S, 900) and timeout at deadline +
 # 180 s, the sampler by the same, the server start and stop by bench/e2e's own limits.
@@ -35,7 +39,7 @@ extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
     *) echo "openfire-cluster.sh: unknown argument '$1' (loadgen options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -85,18 +89,23 @@ wait_idle() { # prints the load average it started at
   echo "$l"
 }
 
-out="$here/results/$(date -u +%Y%m%dT%H%M%SZ)-openfire-2n-${users}u${OFC_TAG:+-$OFC_TAG}"
-mkdir -p "$out/gen0" "$out/gen1"
+batch="$(date -u +%Y%m%dT%H%M%SZ)"
+outs=(); final=0
+for nodes in ${OFC_NODES:-2}; do
+case "$nodes" in 1|2) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1 and 2, was '$nodes'" >&2; exit 2 ;; esac
+out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"
+outs+=("$out")
+for ((k = 0; k < nodes; k++)); do mkdir -p "$out/gen$k"; done
 work="$(mktemp -d /tmp/ofcluster.XXXXXX)"
 load_before="$(wait_idle)"
-echo "openfire-cluster.sh: $users users, $rooms rooms, rates $rates msg/s per generator, load $load_before -> $out" >&2
+echo "openfire-cluster.sh: $nodes node(s), $users users, $rooms rooms, rates $rates msg/s per generator, load $load_before -> $out" >&2
 status=0
 (
   set -euo pipefail
   stop_all() {
     [ -n "${heap_pid:-}" ] && kill "$heap_pid" 2>/dev/null || true
     [ -n "${sampler_pid:-}" ] && { touch "$work/sampler.stop"; wait "$sampler_pid" 2>/dev/null || true; }
-    E2E_OPENFIRE_NODES=2 "$e2e/openfire.sh" stop "$work" > "$out/server-stop.log" 2>&1 || true
+    E2E_OPENFIRE_NODES="$nodes" "$e2e/openfire.sh" stop "$work" > "$out/server-stop.log" 2>&1 || true
     for f in "$work"/server.env "$work"/node*/openfire/logs/openfire.log "$work"/node*/openfire/logs/stdout.log \
              "$work"/node*/openfire-cmdline.txt "$work"/mariadb/error.log "$work"/openfire-db-settings.txt; do
       [ -f "$f" ] || continue
@@ -105,7 +114,7 @@ status=0
     if [ "${E2E_KEEP_WORK:-0}" = 1 ]; then echo "openfire-cluster.sh: workdir kept: $work" >&2; else rm -rf "$work"; fi
   }
   trap stop_all EXIT
-  E2E_OPENFIRE_NODES=2 E2E_HAZELCAST_PLUGIN="$HAZELCAST_PLUGIN" OPENFIRE_HOME="$OPENFIRE_HOME" \
+  E2E_OPENFIRE_NODES="$nodes" E2E_HAZELCAST_PLUGIN="$HAZELCAST_PLUGIN" OPENFIRE_HOME="$OPENFIRE_HOME" \
     OPENFIRE_JAVA_OPTS="${OFC_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseG1GC}" \
     E2E_OPENFIRE_ACCOUNTS="lg 1 $users $password $iterations" \
     E2E_MUCSCALE_PROPS="${OFC_MUCSCALE_PROPS:-mucscale.store.enabled=false}" \
@@ -117,26 +126,26 @@ status=0
   cp "$work/server.env" "$out/server.env"
   read -r -a hosts <<< "$NODE_HOSTS"; read -r -a npids <<< "$NODE_PIDS"; read -r -a metrics <<< "$NODE_METRICS"
   db_pid="$(awk '$1 == "mariadb" { print $2 }' "$work/started.pids")"
-  "${gen_pin[@]}" python3 "$here/sampler.py" "$out/samples.jsonl" "$work/sampler.stop" "$((deadline + 120))" \
-    --node "node1=${metrics[0]}" --node "node2=${metrics[1]}" \
-    --pid "node1=${npids[0]}" --pid "node2=${npids[1]}" --pid "mariadb=$db_pid" &
+  sampler_args=(--pid "mariadb=$db_pid")
+  for ((k = 0; k < nodes; k++)); do sampler_args+=(--node "node$((k + 1))=${metrics[$k]}" --pid "node$((k + 1))=${npids[$k]}"); done
+  "${gen_pin[@]}" python3 "$here/sampler.py" "$out/samples.jsonl" "$work/sampler.stop" "$((deadline + 120))" "${sampler_args[@]}" &
   sampler_pid=$!
   gen_pids=()
-  for k in 0 1; do
+  for ((k = 0; k < nodes; k++)); do
     timeout --kill-after=30 "$((deadline + 180))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run ref-5000 \
       --server "${hosts[$k]}:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "${npids[$k]}" \
-      --label "openfire-2n-gen$k" --out "$out/gen$k" "${opts[@]}" --set "accounts.shard=$k/2" \
+      --label "openfire-${nodes}n-gen$k" --out "$out/gen$k" "${opts[@]}" --set "accounts.shard=$k/$nodes" \
       --set "run.barrierDir=$work/barrier" > "$out/loadgen-$k.log" 2>&1 &
     gen_pids+=($!)
   done
   # live heap with everyone connected and joined: a full GC on each node 5 s into the warm-up (not measured)
   (
     for i in $(seq 1 $((deadline * 2))); do
-      grep -q "barrier ready: all" "$out/loadgen-0.log" 2>/dev/null && break
+      grep -q -e "barrier ready: all" -e "warm-up" "$out/loadgen-0.log" 2>/dev/null && break
       sleep 0.5
     done
     sleep 7
-    for n in 1 2; do
+    for ((n = 1; n <= nodes; n++)); do
       p="${npids[$((n - 1))]}"
       { date -u +%FT%TZ; grep VmRSS "/proc/$p/status"; timeout 60 jcmd "$p" GC.run; timeout 60 jcmd "$p" GC.heap_info
         grep VmRSS "/proc/$p/status"; } > "$out/heap-node$n.txt" 2>&1 || true
@@ -147,23 +156,26 @@ status=0
   lstatus=0
   for g in "${gen_pids[@]}"; do wait "$g" || lstatus=$?; done
   wait "$heap_pid" 2>/dev/null || true; heap_pid=
-  for n in 1 2; do curl -s --max-time 10 "${metrics[$((n - 1))]}" > "$out/metrics-node$n.prom" || true; done
+  for ((n = 1; n <= nodes; n++)); do curl -s --max-time 10 "${metrics[$((n - 1))]}" > "$out/metrics-node$n.prom" || true; done
   exit "$lstatus"
 ) || status=$?
-python3 - "$out/meta.json" "$users" "$rooms" "$largest" "$rates" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" \
+python3 - "$out/meta.json" "$nodes" "$users" "$rooms" "$largest" "$rates" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" \
   "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "${opts[@]}" <<'PY'
 import json, os, platform, subprocess, sys
 a = sys.argv
 jdk = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
-json.dump({"server": "openfire-5.1.1", "nodes": 2, "generators": 2, "users": int(a[2]), "rooms": int(a[3]),
-           "largest": int(a[4]), "rates_per_generator": a[5], "load1_before": float(a[6]), "load1_after": float(a[7]),
-           "exit": int(a[8]), "commit": a[9], "scram_iterations": int(a[10]), "overrides": a[11:],
+json.dump({"server": "openfire-5.1.1", "nodes": int(a[2]), "generators": int(a[2]), "users": int(a[3]),
+           "rooms": int(a[4]), "largest": int(a[5]), "rates_per_generator": a[6], "load1_before": float(a[7]),
+           "load1_after": float(a[8]), "exit": int(a[9]), "commit": a[10], "scram_iterations": int(a[11]),
+           "overrides": a[12:],
            "nproc": os.cpu_count(), "pinning": os.environ.get("E2E_PIN", "1") == "1", "jdk": jdk,
            "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "kernel": platform.release()}, open(a[1], "w"), indent=1)
 PY
 python3 "$here/openfire_summary.py" "$out" > "$out/summary.json" || echo "openfire-cluster.sh: could not summarize $out" >&2
-python3 "$here/openfire_summary.py" --table "$out" || true
-[ "$status" = 0 ] || echo "openfire-cluster.sh: exit $status (see $out/loadgen-*.log, $out/server-start.log)" >&2
-echo "openfire-cluster.sh: results in $out" >&2
-exit "$status"
+[ "$status" = 0 ] || { echo "openfire-cluster.sh: exit $status (see $out/loadgen-*.log, $out/server-start.log)" >&2; final=$status; }
+sleep "${OFC_PAUSE_S:-10}"
+done
+python3 "$here/openfire_summary.py" --table "${outs[@]}" | tee "$here/results/$batch-openfire-summary.md" || true
+echo "openfire-cluster.sh: results in ${outs[*]}" >&2
+exit "$final"

@@ -2,7 +2,9 @@
 """Figures of one bench/cluster/openfire-cluster.sh run (two Openfire nodes, two sharded generators).
 
     openfire_summary.py RESULT_DIR            -> JSON (summary.json)
-    openfire_summary.py --table RESULT_DIR    -> the same as a markdown table per level, plus the run's totals
+    openfire_summary.py --table RESULT_DIR ...    -> markdown: per case its totals and a row per level; with a
+                                                    1-node case among them, each level's server CPU per delivery
+                                                    against the 1-node case's at the same level number
 
 Per level (both generators run the same levels in lockstep after their barrier): the offered rate and deliveries/s
 are the sum of the two generators'; p50/p99 are each generator's, and their maximum, which bounds the combined
@@ -19,7 +21,6 @@ import re
 import sys
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-NODES = ("node1", "node2")
 
 
 def load_gen(d):
@@ -67,7 +68,8 @@ def ramp(lg):
 
 def summarize(d):
     meta = json.load(open(os.path.join(d, "meta.json")))
-    gens = [load_gen(os.path.join(d, f"gen{k}")) for k in (0, 1)]
+    NODES = tuple(f"node{i + 1}" for i in range(meta.get("nodes", 2)))
+    gens = [load_gen(os.path.join(d, f"gen{k}")) for k in range(meta.get("generators", 2))]
     out = {"dir": os.path.basename(d), "meta": meta}
     if any(g is None for g in gens):
         out["error"] = "missing generator results"
@@ -163,9 +165,9 @@ def summarize(d):
     return out
 
 
-def table(s):
+def table(s, base=None):
     m = s["meta"]
-    print(f"### {s['dir']}: {m['users']} users, {m['rooms']} rooms (largest {m['largest']}), 2 Openfire nodes, "
+    print(f"### {s['dir']}: {m['users']} users, {m['rooms']} rooms (largest {m['largest']}), {m['nodes']} Openfire node(s), "
           f"commit {m['commit']}, load {m['load1_before']} -> {m['load1_after']}")
     print()
     print(f"joined {s.get('joined')} (login failed {s.get('loginFailed')}, join failed {s.get('joinFailed')}), "
@@ -175,22 +177,30 @@ def table(s):
           f"{s.get('duplicates')}; RSS peak {s.get('rssPeakMb')} MB, {s.get('rssKbPerUser')} kB/user; live heap "
           f"after full GC {s.get('liveHeapAfterFullGcMb')} MB, {s.get('liveHeapKbPerUser')} kB/user")
     print()
-    print("| msg/s (both) | deliveries/s | p50 ms (gen0, gen1) | p99 ms (gen0, gen1) | CPU % node1/node2/db | "
-          "server µs/delivery | relays/bcast | forwards/bcast | relay B/bcast | relayed share |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| msg/s (all) | deliveries/s | p50 ms (per generator) | p99 ms (per generator) | CPU % node1/node2/db | "
+          "server µs/delivery | vs 1 node | relays/bcast | forwards/bcast | relay B/bcast | relayed share |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    base_levels = {r["level"]: r for r in (base or {}).get("levels", [])}
     for r in s.get("levels", []):
         c = r.get("cpuPct", {})
+        b = base_levels.get(r["level"], {}).get("serverCpuUsPerDelivery")
+        mine = r.get("serverCpuUsPerDelivery")
+        ratio = f"{mine / b:.2f}×" if b and mine and base is not s else "–"
         print(f"| {r['ratePerSec']:g} | {r['deliveriesPerSec']:,.0f} | {r['p50Ms']} | {r['p99Ms']} | "
-              f"{c.get('node1')}/{c.get('node2')}/{c.get('mariadb')} | {r.get('serverCpuUsPerDelivery')} | "
+              f"{c.get('node1')}/{c.get('node2', '–')}/{c.get('mariadb')} | {mine} | {ratio} | "
               f"{r.get('relaysPerBroadcast')} | {r.get('forwardsPerBroadcast')} | {r.get('relayBytesPerBroadcast')} | "
               f"{r.get('relayedShareOfDeliveries')} |")
 
 
 def main(argv):
     if argv and argv[0] == "--table":
+        cases = []
         for d in argv[1:]:
             p = os.path.join(d, "summary.json")
-            table(json.load(open(p)) if os.path.exists(p) else summarize(d))
+            cases.append(json.load(open(p)) if os.path.exists(p) else summarize(d))
+        base = next((c for c in cases if c.get("meta", {}).get("nodes") == 1), None)
+        for c in cases:
+            table(c, base)
             print()
         return
     print(json.dumps(summarize(argv[0]), indent=1))

@@ -27,7 +27,8 @@
 # <workdir>/openfire-cmdline.txt; Openfire's log is <workdir>/server.log (a link to openfire/logs/openfire.log).
 # stop: stops exactly the Openfire JVM that start recorded (<workdir>/started.pids), waits up to E2E_STOP_WAIT_S (60)
 # s for it to exit, and prints how many WARN/ERROR lines its log holds.
-# Cluster: E2E_OPENFIRE_NODES=N (default 1: everything above, unchanged) starts N Openfire nodes clustered by Openfire's
+# Cluster: E2E_OPENFIRE_NODES=N (default 1 and no E2E_HAZELCAST_PLUGIN: everything above, unchanged; 1 with
+# E2E_HAZELCAST_PLUGIN: a one-member cluster set up the same way, a baseline for N) starts N Openfire nodes clustered by Openfire's
 # hazelcast plugin (E2E_HAZELCAST_PLUGIN, a built hazelcast.jar; given, never built here), as RealOpenfireClusterIT
 # sets them up: one throwaway MariaDB (lib.sh e2e_start_mariadb) that all share, holding Openfire's schema (its own
 # openfire_mysql.sql) and the settings above; node i in <workdir>/node<i>/openfire with node id e2e-node-<i>, clustering
@@ -45,7 +46,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,46p' "$0" >&2; exit 2; }
+usage() { sed -n '2,47p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd="$1"; work="$2"; variant="${3:-}"
 E2E_STOP_WAIT_S="${E2E_STOP_WAIT_S:-60}"
@@ -171,7 +172,7 @@ db_settings() {
   echo "P xmpp.ratelimit.newconnections.c2s.enabled=false"
   echo "P xmpp.auth.anonymous=false"
   echo "P update.service-enabled=false"
-  if [ "$nodes" -gt 1 ] && [ "$variant" = mucscale ]; then
+  if { [ "$nodes" -gt 1 ] || [ -n "${E2E_HAZELCAST_PLUGIN:-}" ]; } && [ "$variant" = mucscale ]; then
     # the cluster benchmark's sampler reads every node's counters (from 127.0.0.1, without an admin login)
     echo "P mucscale.metrics.prometheus-enabled=true"
     echo "P mucscale.metrics.prometheus-allowed-addresses=127.0.0.1"
@@ -239,7 +240,7 @@ p=(); for i in $(seq 1 10); do p+=("$(e2e_free_port)"); done
 admin_password="e2e-admin-$RANDOM$RANDOM"
 db_settings > "$work/openfire-db-settings.txt"
 
-if [ "$nodes" = 1 ]; then
+if [ "$nodes" = 1 ] && [ -z "${E2E_HAZELCAST_PLUGIN:-}" ]; then
 home="$work/openfire"
 copy_home "$home"
 ln -sfn openfire/logs/openfire.log "$work/server.log"
@@ -317,7 +318,7 @@ echo "openfire.sh: JVM: $jvm_text; pinned: ${pin[*]:-no}"
 exit 0
 fi
 
-# ---- a cluster of $nodes Openfire nodes (E2E_OPENFIRE_NODES) ----
+# ---- a cluster of $nodes Openfire nodes (E2E_OPENFIRE_NODES; 1 with E2E_HAZELCAST_PLUGIN set: a one-member cluster) ----
 hazelcast_jar="${E2E_HAZELCAST_PLUGIN:-}"
 [ -n "$hazelcast_jar" ] && [ -f "$hazelcast_jar" ] \
   || e2e_die "E2E_OPENFIRE_NODES=$nodes needs E2E_HAZELCAST_PLUGIN, the path of Openfire's hazelcast plugin jar (was '$hazelcast_jar')"
@@ -409,7 +410,7 @@ XML
     || { tail -n 30 "$home/logs/openfire.log" >&2; exit 1; }
   [ "$variant" = mucscale ] && wait_in_log "$home" "MUC Scale started" 60 "node $i"
 done
-if [ "$variant" = mucscale ]; then
+if [ "$variant" = mucscale ] && [ "$nodes" -gt 1 ]; then
   for i in $(seq 1 "$nodes"); do wait_in_log "$work/node$i/openfire" "cluster members now [$members_text]" 120 "node $i"; done
 fi
 e2e_write_env "openfire-$variant-${nodes}n"
