@@ -21,7 +21,8 @@
 # every room has members on both nodes; they meet at a barrier (run.barrierDir) before sending, then run a warm-up
 # of OFC_WARMUP_S (30) s and one level of OFC_DURATION_S (30) s per rate of OFC_RATES (messages/s per process; the
 # cluster gets twice that) without stopping on p99; 5 s into the warm-up both nodes get a full GC (jcmd GC.run)
-# and their live heap is read (jcmd GC.heap_info). Then everything stops and openfire_summary.py writes the figures.
+# and their live heap is read (jcmd GC.heap_info); threads.py records the nodes' per-thread CPU at every phase
+# change. Then everything stops and openfire_summary.py writes the figures.
 # Left behind: bench/cluster/results/<UTC time>-openfire-<nodes>n-<users>u[-OFC_TAG]/ with gen0/ and gen1/ (loadgen JSON,
 # CSV, HTML), loadgen-*.log, samples.jsonl, heap-*.txt, metrics-*.prom, server logs, meta.json, summary.json (git
 # keeps the last two). Bounded: each generator by its run.deadlineS (OFC_DEADLINE_S, 900) and timeout at deadline +
@@ -104,6 +105,7 @@ status=0
   set -euo pipefail
   stop_all() {
     [ -n "${heap_pid:-}" ] && kill "$heap_pid" 2>/dev/null || true
+    [ -n "${threads_pid:-}" ] && kill "$threads_pid" 2>/dev/null || true
     [ -n "${sampler_pid:-}" ] && { touch "$work/sampler.stop"; wait "$sampler_pid" 2>/dev/null || true; }
     E2E_OPENFIRE_NODES="$nodes" "$e2e/openfire.sh" stop "$work" > "$out/server-stop.log" 2>&1 || true
     for f in "$work"/server.env "$work"/node*/openfire/logs/openfire.log "$work"/node*/openfire/logs/stdout.log \
@@ -138,6 +140,10 @@ status=0
       --set "run.barrierDir=$work/barrier" > "$out/loadgen-$k.log" 2>&1 &
     gen_pids+=($!)
   done
+  # per-thread CPU of every node at each phase change of generator 0 (threads.py), for what limited it
+  thread_args=(); for ((k = 0; k < nodes; k++)); do thread_args+=("node$((k + 1))=${npids[$k]}"); done
+  "${gen_pin[@]}" python3 "$here/threads.py" "$out/threads.jsonl" "$out/loadgen-0.log" "$((deadline + 120))" "${thread_args[@]}" &
+  threads_pid=$!
   # live heap with everyone connected and joined: a full GC on each node 5 s into the warm-up (not measured)
   (
     for i in $(seq 1 $((deadline * 2))); do

@@ -114,6 +114,10 @@ def summarize(d):
         out["liveHeapKbPerUser"] = round(sum(heap.values()) / joined, 1)
     # levels
     s0 = started(gens[0])
+    snaps = []
+    tp = os.path.join(d, "threads.jsonl")
+    if os.path.exists(tp):
+        snaps = [json.loads(x) for x in open(tp) if x.strip()]
     levels = []
     n_levels = min(len([x for x in g.get("levels", []) if x.get("kind") == "level"]) for g in gens)
     for i in range(n_levels):
@@ -158,6 +162,18 @@ def summarize(d):
                 row["relayedShareOfDeliveries"] = round(rd / c["mucscale_muc_deliveries"], 3) \
                     if rd is not None and c["mucscale_muc_deliveries"] else None
             row["rssMbEnd"] = {n: round((b["rss_kb"].get(n) or 0) / 1024, 1) for n in NODES}
+        # per-thread CPU over the level: from the snapshot taken when generator 0 first showed the level to the next
+        first = next((k for k, x in enumerate(snaps) if x["phase"].startswith(f"level {i + 1}/")), None)
+        if first is not None and first + 1 < len(snaps):
+            a_, b_ = snaps[first], snaps[first + 1]
+            secs_ = b_["t"] - a_["t"]
+            top = {}
+            for n in NODES:
+                x, y = a_["threads"].get(n) or {}, b_["threads"].get(n) or {}
+                diff = {g: (y.get(g, 0) - x.get(g, 0)) / CLK_TCK for g in y}
+                best = sorted(diff.items(), key=lambda kv: -kv[1])[:10]
+                top[n] = {g: round(v, 2) for g, v in best if v > 0}
+            row["threadCpuS"] = {"seconds": round(secs_, 1), **top}
         levels.append(row)
     out["levels"] = levels
     passing = [r for r in levels if r["p99MsMax"] < 100]
