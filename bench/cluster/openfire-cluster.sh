@@ -27,6 +27,8 @@
 # CSV, HTML), loadgen-*.log, samples.jsonl, heap-*.txt, metrics-*.prom, server logs, meta.json, summary.json (git
 # keeps the last two). Bounded: each generator by its run.deadlineS (OFC_DEADLINE_S, 900) and timeout at deadline +
 # 180 s, the sampler by the same, the server start and stop by bench/e2e's own limits.
+# OFC_TOTAL_RATES ("40,80", say) instead of OFC_RATES gives the rates of the whole cluster, each generator offering
+# its share (rate / nodes): what a 1-node vs 2-node comparison at the same load needs.
 # Environment: OFC_USERS, OFC_ROOMS, OFC_LARGEST, OFC_RATES ("25,50,75,100"), OFC_WARMUP_S, OFC_DURATION_S,
 # OFC_CONNECT_RATE (150 logins/s per process), OFC_ITERATIONS, OFC_DEADLINE_S, OFC_TAG, OFC_JAVA_OPTS (each node's
 # JVM, default -Xms3g -Xmx3g -XX:+UseG1GC), OFC_MUCSCALE_PROPS, OFC_OPENFIRE_PROPS, OFC_IDLE_LOAD, OFC_IDLE_WAIT_S, E2E_PIN=0,
@@ -40,7 +42,7 @@ extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,35p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
     *) echo "openfire-cluster.sh: unknown argument '$1' (loadgen options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -97,6 +99,10 @@ case "$nodes" in 1|2) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1 and 2, 
 out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"
 outs+=("$out")
 for ((k = 0; k < nodes; k++)); do mkdir -p "$out/gen$k"; done
+case_opts=()
+if [ -n "${OFC_TOTAL_RATES:-}" ]; then
+  case_opts=(--set "levels.ratesPerSec=$(python3 -c 'import sys; print(",".join("%g" % (float(r) / int(sys.argv[2])) for r in sys.argv[1].split(",")))' "$OFC_TOTAL_RATES" "$nodes")")
+fi
 work="$(mktemp -d /tmp/ofcluster.XXXXXX)"
 load_before="$(wait_idle)"
 echo "openfire-cluster.sh: $nodes node(s), $users users, $rooms rooms, rates $rates msg/s per generator, load $load_before -> $out" >&2
@@ -137,7 +143,7 @@ status=0
     timeout --kill-after=30 "$((deadline + 180))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run ref-5000 \
       --server "${hosts[$k]}:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "${npids[$k]}" \
       --label "openfire-${nodes}n-gen$k" --out "$out/gen$k" "${opts[@]}" --set "accounts.shard=$k/$nodes" \
-      --set "run.barrierDir=$work/barrier" > "$out/loadgen-$k.log" 2>&1 &
+      --set "run.barrierDir=$work/barrier" "${case_opts[@]}" > "$out/loadgen-$k.log" 2>&1 &
     gen_pids+=($!)
   done
   # per-thread CPU of every node at each phase change of generator 0 (threads.py), for what limited it
