@@ -176,6 +176,16 @@ def summarize(d):
             row["threadCpuS"] = {"seconds": round(secs_, 1), **top}
         levels.append(row)
     out["levels"] = levels
+    # per-thread CPU over the connection ramp (first snapshot of "ramp-up" to the next phase's): what logins cost
+    first = next((k for k, x in enumerate(snaps) if x["phase"].startswith("ramp-up")), None)
+    if first is not None and first + 1 < len(snaps):
+        a_, b_ = snaps[first], snaps[first + 1]
+        ramp_cpu = {"seconds": round(b_["t"] - a_["t"], 1)}
+        for n in NODES:
+            x, y = a_["threads"].get(n) or {}, b_["threads"].get(n) or {}
+            diff = sorted(((g, (y.get(g, 0) - x.get(g, 0)) / CLK_TCK) for g in y), key=lambda kv: -kv[1])
+            ramp_cpu[n] = {"total": round(sum(v for _, v in diff), 2), **{g: round(v, 2) for g, v in diff[:10] if v > 0}}
+        out["rampThreadCpuS"] = ramp_cpu
     passing = [r for r in levels if r["p99MsMax"] < 100]
     out["bestPassing"] = max(passing, key=lambda r: r["deliveriesPerSec"])["level"] if passing else None
     return out
