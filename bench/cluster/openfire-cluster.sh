@@ -60,16 +60,8 @@ password=loadgen-secret
 openfire_props="xmpp.session.bind.conflict.maximum-pool-size=256 xmpp.session.bind.conflict.lock-timeout=30000 ${OFC_OPENFIRE_PROPS:-}"
 
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-loadgen_jar="${E2E_LOADGEN_JAR:-$root/loadgen/target-e2e/mucscale-loadgen.jar}"
-if [ ! -f "$loadgen_jar" ]; then
-  echo "openfire-cluster.sh: building the load generator (suffix -e2e, tests skipped)" >&2
-  (cd "$root" && mvn -B -ntp -q -pl loadgen -am -DskipTests -Dmucscale.build.suffix=-e2e package >&2)
-fi
-export MUCSCALE_LOADGEN_JAR="$loadgen_jar"
-gen_pin=()
-if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
-fi
+source "$root/bench/e2e/lib.sh"
+e2e_loadgen_setup openfire-cluster.sh   # bench/e2e/lib.sh: MUCSCALE_LOADGEN_JAR and gen_pin
 # the same plan in both processes; what differs is the shard, the node and the barrier's partner
 opts=(--set "users=$users" --set "rooms.count=$rooms" --set "rooms.largest=$largest" --set accounts.register=false
       --set "accounts.password=$password" --set server.tls=none --set server.sasl=PLAIN
@@ -79,18 +71,8 @@ opts=(--set "users=$users" --set "rooms.count=$rooms" --set "rooms.largest=$larg
 "$root/bin/mucscale-loadgen" show ref-5000 "${opts[@]}" > /dev/null \
   || { echo "openfire-cluster.sh: loadgen rejected the options" >&2; exit 2; }
 
-wait_idle() { # prints the load average it started at
-  local i l
-  for ((i = 0; i < idle_wait; i += 5)); do
-    l="$(cut -d' ' -f1 /proc/loadavg)"
-    awk -v l="$l" -v m="$idle_load" 'BEGIN { exit !(l < m) }' && { echo "$l"; return; }
-    [ $((i % 60)) = 0 ] && echo "openfire-cluster.sh: load average $l >= $idle_load; waiting (up to ${idle_wait} s)" >&2
-    sleep 5
-  done
-  l="$(cut -d' ' -f1 /proc/loadavg)"
-  echo "openfire-cluster.sh: WARNING: still not idle after ${idle_wait} s (load $l); measuring anyway, recorded" >&2
-  echo "$l"
-}
+# e2e_wait_idle: bench/e2e/lib.sh
+wait_idle() { e2e_wait_idle "$idle_load" "$idle_wait" openfire-cluster.sh; }
 
 batch="$(date -u +%Y%m%dT%H%M%SZ)"
 outs=(); final=0
