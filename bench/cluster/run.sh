@@ -45,16 +45,8 @@ idle_wait="${CLUSTER_IDLE_WAIT_S:-300}"
 # the server side (Prosody/ejabberd, every mucscale node) may hold many sockets
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
-loadgen_jar="${E2E_LOADGEN_JAR:-$root/loadgen/target-e2e/mucscale-loadgen.jar}"
-if [ ! -f "$loadgen_jar" ]; then
-  echo "run.sh: building the load generator (suffix -e2e, tests skipped)" >&2
-  (cd "$root" && mvn -B -ntp -q -pl loadgen -am -DskipTests -Dmucscale.build.suffix=-e2e package >&2)
-fi
-export MUCSCALE_LOADGEN_JAR="$loadgen_jar"
-gen_pin=()
-if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
-fi
+source "$root/bench/e2e/lib.sh"
+e2e_loadgen_setup run.sh   # bench/e2e/lib.sh: MUCSCALE_LOADGEN_JAR and gen_pin
 
 warmup_runs="${CLUSTER_WARMUP_RUNS:-1}"
 read -r -a warmup_opts <<< "${CLUSTER_WARMUP_OPTS:---set users=1000 --set rooms.count=20 --set rooms.largest=100 --set levels.warmupS=5 --set levels.durationS=10 --set run.deadlineS=120}"
@@ -67,18 +59,8 @@ opts=(--set join.timeoutMs=90000 --set join.resendAfterMs=30000 --set server.tls
 deadline="$("$root/bin/mucscale-loadgen" show "$scenario" "${opts[@]}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["deadlineS"])')" \
   || { echo "run.sh: loadgen rejected the scenario or its overrides" >&2; exit 2; }
 
-wait_idle() { # prints the load average it started at
-  local i l
-  for ((i = 0; i < idle_wait; i += 5)); do
-    l="$(cut -d' ' -f1 /proc/loadavg)"
-    awk -v l="$l" -v m="$idle_load" 'BEGIN { exit !(l < m) }' && { echo "$l"; return; }
-    [ $((i % 60)) = 0 ] && echo "run.sh: load average $l >= $idle_load; waiting (up to ${idle_wait} s)" >&2
-    sleep 5
-  done
-  l="$(cut -d' ' -f1 /proc/loadavg)"
-  echo "run.sh: WARNING: still not idle after ${idle_wait} s (load $l); measuring anyway, recorded" >&2
-  echo "$l"
-}
+# e2e_wait_idle: bench/e2e/lib.sh
+wait_idle() { e2e_wait_idle "$idle_load" "$idle_wait" run.sh; }
 
 batch="$(date -u +%Y%m%dT%H%M%SZ)"
 outs=()

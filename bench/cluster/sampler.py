@@ -3,6 +3,9 @@
 
     sampler.py OUT.jsonl STOPFILE MAX_SECONDS --node NAME=PORT ... --pid NAME=PID ...
 
+--node NAME=URL (anything with "://") scrapes that URL instead of http://127.0.0.1:PORT/metrics, e.g. a node inside
+Openfire: http://127.0.0.2:ADMINPORT/plugins/mucscale/metrics.
+
 One JSON line per sample: {"t": wall-clock seconds, "nodes": {name: {counter: value}}, "cpu": {name: ticks},
 "rss_kb": {name: kB}}. Counters come from the node's Prometheus text (/metrics); CPU is utime+stime from
 /proc/<pid>/stat (clock ticks), RSS from /proc/<pid>/status. Stops when STOPFILE exists or after MAX_SECONDS
@@ -20,8 +23,9 @@ COUNTERS = ("mucscale_cluster_relays_sent", "mucscale_cluster_relay_bytes", "muc
 
 
 def scrape(port):
+    url = port if "://" in port else f"http://127.0.0.1:{port}/metrics"
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as r:
+        with urllib.request.urlopen(url, timeout=2) as r:
             text = r.read().decode("utf-8", "replace")
     except Exception as e:  # a node that does not answer this second is simply missing from the sample
         return {"error": str(e)[:80]}

@@ -240,3 +240,35 @@ e2e_wait_links() { # want seconds
   done
   echo "only $n of $1 standalone nodes hold a component link after $2 s" >&2; return 1
 }
+
+# Waits until the 1-minute load average is below $1 (at most $2 s, checking every 5 s), then prints the load average
+# it ended at; past $2 s it warns on stderr and prints the load anyway (the caller records it either way). $3 names
+# the caller in its messages.
+e2e_wait_idle() { # max-load max-wait-s caller-name
+  local i l
+  for ((i = 0; i < $2; i += 5)); do
+    l="$(cut -d' ' -f1 /proc/loadavg)"
+    awk -v l="$l" -v m="$1" 'BEGIN { exit !(l < m) }' && { echo "$l"; return; }
+    [ $((i % 60)) = 0 ] && echo "$3: load average $l >= $1; waiting (up to $2 s)" >&2
+    sleep 5
+  done
+  l="$(cut -d' ' -f1 /proc/loadavg)"
+  echo "$3: WARNING: still not idle after $2 s (load $l); measuring anyway, recorded" >&2
+  echo "$l"
+}
+
+# The load generator for a run script: exports MUCSCALE_LOADGEN_JAR (E2E_LOADGEN_JAR, or loadgen/target-e2e/, built
+# from the checkout with suffix -e2e when missing) and sets gen_pin, the prefix that pins it to CPU $E2E_GEN_CPU (1)
+# (empty with E2E_PIN=0 or on one CPU). $1 names the caller in its messages.
+e2e_loadgen_setup() { # caller-name
+  local jar="${E2E_LOADGEN_JAR:-$e2e_root/loadgen/target-e2e/mucscale-loadgen.jar}"
+  if [ ! -f "$jar" ]; then
+    echo "$1: building the load generator (suffix -e2e, tests skipped)" >&2
+    (cd "$e2e_root" && mvn -B -ntp -q -pl loadgen -am -DskipTests -Dmucscale.build.suffix=-e2e package >&2)
+  fi
+  export MUCSCALE_LOADGEN_JAR="$jar"
+  gen_pin=()
+  if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+    gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
+  fi
+}

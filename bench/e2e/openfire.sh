@@ -32,21 +32,40 @@
 # OPENFIRE_OPTS. The JVM's real command line is then added to openfire-cmdline.txt once it runs.
 # stop: stops exactly the Openfire JVM that start recorded (<workdir>/started.pids), waits up to E2E_STOP_WAIT_S (60)
 # s for it to exit, and prints how many WARN/ERROR lines its log holds.
+# Cluster: E2E_OPENFIRE_NODES=N (default 1 and no E2E_HAZELCAST_PLUGIN: everything above, unchanged; 1 with
+# E2E_HAZELCAST_PLUGIN: a one-member cluster set up the same way, a baseline for N) starts N Openfire nodes clustered by Openfire's
+# hazelcast plugin (E2E_HAZELCAST_PLUGIN, a built hazelcast.jar; given, never built here), as RealOpenfireClusterIT
+# sets them up: one throwaway MariaDB (lib.sh e2e_start_mariadb) that all share, holding Openfire's schema (its own
+# openfire_mysql.sql) and the settings above; node i in <workdir>/node<i>/openfire with node id e2e-node-<i>, clustering
+# on, conf/hazelcast-local-config.xml (TCP-IP members on 127.0.0.1, no multicast; phone-home off), its XMPP listeners
+# and admin console on 127.0.0.<i> with the same ports (Openfire keeps listener ports in the shared database), the
+# hazelcast plugin and (mucscale) mucscale.jar in plugins/ before start, mucscale's Prometheus endpoint open to
+# 127.0.0.1. Nodes start one after the other; start waits until each has joined and (mucscale) each MUC Scale sees all
+# N members. server.env then also has NODES, NODE_HOSTS, NODE_PIDS and NODE_METRICS (each node's Prometheus URL);
+# SERVER_PIDS lists MariaDB and every node. OPENFIRE_JAVA_OPTS applies to each node.
+# E2E_OPENFIRE_ACCOUNTS="<prefix> <first> <count> <password> [iterations]" (cluster only): creates the accounts
+# <prefix><first>..<prefix><first+count-1> as rows in ofUser before the nodes start, with SCRAM-SHA-1 credentials of
+# [iterations] (default 4096, Openfire's) and no stored password: what Openfire 5.1.1's DefaultAuthProvider writes
+# when user.scramHashedPasswordOnly is true (autosetup sets it), and checks for SASL PLAIN; seconds instead of the
+# minutes that in-band registration of tens of thousands takes.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,30p' "$0" >&2; exit 2; }
+usage() { sed -n '2,47p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd="$1"; work="$2"; variant="${3:-}"
 E2E_STOP_WAIT_S="${E2E_STOP_WAIT_S:-60}"
+nodes="${E2E_OPENFIRE_NODES:-1}"
+case "$nodes" in ''|*[!0-9]*|0) echo "openfire.sh: E2E_OPENFIRE_NODES must be a number >= 1, was '$nodes'" >&2; exit 2 ;; esac
 
-log_summary() { # the WARN/ERROR lines of Openfire's log, without its ANSI colours
-  local log="$work/openfire/logs/openfire.log"
-  [ -f "$log" ] || return 0
-  local w e
-  w=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -c ' WARN ' || true)
-  e=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -c ' ERROR ' || true)
-  echo "openfire.sh: $log: $w WARN, $e ERROR lines" >&2
+log_summary() { # the WARN/ERROR lines of Openfire's log (every node's), without its ANSI colours
+  local log w e
+  for log in "$work/openfire/logs/openfire.log" "$work"/node*/openfire/logs/openfire.log; do
+    [ -f "$log" ] || continue
+    w=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -c ' WARN ' || true)
+    e=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -c ' ERROR ' || true)
+    echo "openfire.sh: $log: $w WARN, $e ERROR lines" >&2
+  done
 }
 
 case "$cmd" in
@@ -92,34 +111,35 @@ case "$variant" in
   mucscale) muc="mucscale.$domain" ;;
   *) muc="conference.$domain" ;;
 esac
-home="$work/openfire"
-rm -rf "$home"
-mkdir -p "$home/plugins" "$home/logs"
-# Everything but logs, the embedded database and plugins (except the admin console) from the installation.
-for entry in "$src"/*; do
-  name="$(basename "$entry")"
-  case "$name" in logs|embedded-db|plugins) continue ;; esac
-  cp -a "$entry" "$home/"
-done
-cp -a "$src/plugins/admin" "$home/plugins/admin"
-if [ -n "$plugin_jar" ]; then
-  cp "$plugin_jar" "$home/plugins/mucscale.jar"
-  echo "openfire.sh: plugin $plugin_jar ($(date -u -r "$plugin_jar" +%FT%TZ), $(stat -c %s "$plugin_jar") bytes)"
-fi
-ln -sfn openfire/logs/openfire.log "$work/server.log"
 
-c2s=$(e2e_free_port); admin=$(e2e_free_port)
-p=(); for i in $(seq 1 10); do p+=("$(e2e_free_port)"); done
-admin_password="e2e-admin-$RANDOM$RANDOM"
+# A copy of the installation in $1: everything but logs, the embedded database and plugins (except the admin console).
+copy_home() {
+  local home="$1" entry name
+  rm -rf "$home"
+  mkdir -p "$home/plugins" "$home/logs"
+  for entry in "$src"/*; do
+    name="$(basename "$entry")"
+    case "$name" in logs|embedded-db|plugins) continue ;; esac
+    cp -a "$entry" "$home/"
+  done
+  cp -a "$src/plugins/admin" "$home/plugins/admin"
+  if [ -n "$plugin_jar" ]; then
+    cp "$plugin_jar" "$home/plugins/mucscale.jar"
+    echo "openfire.sh: plugin $plugin_jar ($(date -u -r "$plugin_jar" +%FT%TZ), $(stat -c %s "$plugin_jar") bytes)"
+  fi
+}
 
-cat > "$home/conf/openfire.xml" <<XML
+# conf/openfire.xml: file admin-port interface connection-provider-xml database-mode database-xml extra-xml
+# (listener ports from $c2s and ${p[@]}; the XML properties are per node, the rest is in the database)
+write_openfire_xml() {
+  cat > "$1" <<XML
 <?xml version="1.0" encoding="UTF-8"?>
 <!-- generated by bench/e2e/openfire.sh ($variant) -->
 <jive>
-  <adminConsole><port>$admin</port><securePort>-1</securePort><interface>127.0.0.1</interface></adminConsole>
-  <network><interface>127.0.0.1</interface></network>
+  <adminConsole><port>$2</port><securePort>-1</securePort><interface>$3</interface></adminConsole>
+  <network><interface>$3</interface></network>
   <locale>en</locale>
-  <connectionProvider><className>org.jivesoftware.database.EmbeddedConnectionProvider</className></connectionProvider>
+  $4$7
   <xmpp>
     <socket><plain><port>$c2s</port></plain><ssl><port>${p[0]}</port></ssl></socket>
     <server><socket><active>false</active><port>${p[1]}</port><ssl><active>false</active><port>${p[2]}</port></ssl></socket></server>
@@ -139,16 +159,17 @@ cat > "$home/conf/openfire.xml" <<XML
       <auth><anonymous>false</anonymous></auth>
       <socket><ssl><active>false</active></ssl></socket>
     </xmpp>
-    <database><mode>embedded</mode></database>
+    <database><mode>$5</mode>$6</database>
     <admin><email>admin@$domain</email><password>$admin_password</password></admin>
   </autosetup>
 </jive>
 XML
+}
 
 # Database settings. Openfire reads its MUC service's settings only from ofMucServiceProp (no XML fallback), so the
-# embedded database is created here, by Openfire's own schema script, with these rows in it; autosetup then finds a
-# current schema and keeps them. "P" rows go to ofProperty, "M" rows to the conference service's ofMucServiceProp.
-{
+# database is created here, by Openfire's own schema script, with these rows in it; autosetup then finds a current
+# schema and keeps them. "P" rows go to ofProperty, "M" rows to the conference service's ofMucServiceProp.
+db_settings() {
   echo "P register.inband=true"
   echo "P xmpp.client.tls.policy=disabled"
   echo "P xmpp.client.idle=-1"
@@ -156,6 +177,11 @@ XML
   echo "P xmpp.ratelimit.newconnections.c2s.enabled=false"
   echo "P xmpp.auth.anonymous=false"
   echo "P update.service-enabled=false"
+  if { [ "$nodes" -gt 1 ] || [ -n "${E2E_HAZELCAST_PLUGIN:-}" ]; } && [ "$variant" = mucscale ]; then
+    # the cluster benchmark's sampler reads every node's counters (from 127.0.0.1, without an admin login)
+    echo "P mucscale.metrics.prometheus-enabled=true"
+    echo "P mucscale.metrics.prometheus-allowed-addresses=127.0.0.1"
+  fi
   for kv in ${E2E_OPENFIRE_PROPS:-}; do echo "P $kv"; done
   echo "M room.maxUsers=0"
   echo "M room.logEnabled=$muc_log"
@@ -172,7 +198,76 @@ XML
     echo "P mucscale.muc.default-max-occupants=100000"
     for kv in ${E2E_MUCSCALE_PROPS:-}; do echo "P $kv"; done
   fi
-} > "$work/openfire-db-settings.txt"
+}
+
+# The JVM of one Openfire: home record-name [extra JVM options...]; its pid is recorded
+launch_openfire() {
+  local home="$1" name="$2" jfr
+  shift 2
+  # shellcheck disable=SC2206
+  local jvm=(${OPENFIRE_JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseG1GC} "$@")
+  if [ -n "${E2E_OPENFIRE_JFR:-}" ]; then
+    jfr="$E2E_OPENFIRE_JFR"
+    case "$jfr" in *filename=*) ;; *) jfr="$jfr,filename=$(dirname "$home")/openfire.jfr" ;; esac
+    case "$jfr" in *settings=*) ;; *) jfr="$jfr,settings=profile" ;; esac
+    jvm+=("-XX:StartFlightRecording=$jfr")
+  fi
+  local java_cmd=(java -server "${jvm[@]}" -DopenfireHome="$home" -Dopenfire.lib.dir="$home/lib"
+    -Dlog4j.configurationFile="$home/lib/log4j2.xml" -Dlog4j2.formatMsgNoLookups=true -Djava.net.preferIPv4Stack=true
+    -jar "$home/lib/startup.jar")
+  launcher="${E2E_OPENFIRE_LAUNCHER:-java}"
+  case "$launcher" in
+    java) ;;
+    openfire.sh)
+      [ $# -eq 0 ] || e2e_die "E2E_OPENFIRE_LAUNCHER=openfire.sh starts one node only (a cluster node needs JVM options the env file does not carry)"
+      [ -f "$home/bin/openfire.sh" ] || e2e_die "E2E_OPENFIRE_LAUNCHER=openfire.sh but $src has no bin/openfire.sh"
+      env_file="${E2E_OPENFIRE_ENV_FILE:-/dev/null}"
+      [ -r "$env_file" ] || e2e_die "E2E_OPENFIRE_ENV_FILE=$env_file cannot be read"
+      local jfr_opt=; [ -n "${E2E_OPENFIRE_JFR:-}" ] && jfr_opt="${jvm[${#jvm[@]}-1]}"
+      # sh, not bash: the init scripts and bin/openfire.sh are POSIX sh; each step execs the next, so $! is the JVM
+      java_cmd=(env OPENFIRE_HOME="$home" ${E2E_OPENFIRE_JAVA_HOME:+JAVA_HOME="$E2E_OPENFIRE_JAVA_HOME"}
+        E2E_ENV_FILE="$env_file" E2E_JFR_OPT="$jfr_opt"
+        sh -c '. "$E2E_ENV_FILE" && OPENFIRE_OPTS="${OPENFIRE_OPTS:-} $E2E_JFR_OPT" && export OPENFIRE_OPTS &&
+               unset E2E_ENV_FILE E2E_JFR_OPT && exec sh "$OPENFIRE_HOME/bin/openfire.sh"') ;;
+    *) e2e_die "unknown E2E_OPENFIRE_LAUNCHER '$launcher' (java, openfire.sh)" ;;
+  esac
+  echo "${pin[*]} ${java_cmd[*]}" > "$(dirname "$home")/openfire-cmdline.txt"
+  # one descriptor per client connection: ref-5000 needs more than a default soft limit of 1024
+  ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
+  (cd "$home" && exec "${pin[@]}" "${java_cmd[@]}" > "$home/logs/stdout.log" 2>&1) &
+  pid=$!
+  # the subshell execs taskset, which execs java: $! is the JVM itself
+  e2e_record "$name" "$pid"
+  jvm_text="${jvm[*]}"
+}
+
+in_log() { # home text: how many lines of Openfire's log (without ANSI colours) contain text
+  # grep -c, not -q: -q exits at the first match, sed then dies of SIGPIPE and pipefail fails the check at random
+  sed 's/\x1b\[[0-9;]*m//g' "$1/logs/openfire.log" 2>/dev/null | grep -cF -- "$2" || true
+}
+
+wait_in_log() { # home text seconds what
+  local i
+  for i in $(seq 1 $(( $3 * 5 ))); do
+    [ "$(in_log "$1" "$2")" -ge 1 ] && return 0
+    sleep 0.2
+  done
+  tail -n 30 "$1/logs/openfire.log" >&2
+  e2e_die "$4: no '$2' in $1/logs/openfire.log within $3 s"
+}
+
+c2s=$(e2e_free_port); admin=$(e2e_free_port)
+p=(); for i in $(seq 1 10); do p+=("$(e2e_free_port)"); done
+admin_password="e2e-admin-$RANDOM$RANDOM"
+db_settings > "$work/openfire-db-settings.txt"
+
+if [ "$nodes" = 1 ] && [ -z "${E2E_HAZELCAST_PLUGIN:-}" ]; then
+home="$work/openfire"
+copy_home "$home"
+ln -sfn openfire/logs/openfire.log "$work/server.log"
+write_openfire_xml "$home/conf/openfire.xml" "$admin" 127.0.0.1 \
+  "<connectionProvider><className>org.jivesoftware.database.EmbeddedConnectionProvider</className></connectionProvider>" \
+  embedded "" ""
 
 mkdir -p "$work/tools"
 cat > "$work/tools/CreateOpenfireDb.java" <<'JAVA'
@@ -229,44 +324,11 @@ java -cp "$hsqldb_jar" "$work/tools/CreateOpenfireDb.java" "$home/embedded-db/op
   "$home/resources/database/openfire_hsqldb.sql" "$work/openfire-db-settings.txt" > "$work/create-db.log" 2>&1 \
   || { cat "$work/create-db.log" >&2; e2e_die "could not create the embedded database"; }
 
-# shellcheck disable=SC2206
-jvm=(${OPENFIRE_JAVA_OPTS:--Xms2g -Xmx2g -XX:+UseG1GC})
-if [ -n "${E2E_OPENFIRE_JFR:-}" ]; then
-  jfr="$E2E_OPENFIRE_JFR"
-  case "$jfr" in *filename=*) ;; *) jfr="$jfr,filename=$work/openfire.jfr" ;; esac
-  case "$jfr" in *settings=*) ;; *) jfr="$jfr,settings=profile" ;; esac
-  jvm+=("-XX:StartFlightRecording=$jfr")
-fi
-java_cmd=(java -server "${jvm[@]}" -DopenfireHome="$home" -Dopenfire.lib.dir="$home/lib"
-  -Dlog4j.configurationFile="$home/lib/log4j2.xml" -Dlog4j2.formatMsgNoLookups=true -Djava.net.preferIPv4Stack=true
-  -jar "$home/lib/startup.jar")
-launcher="${E2E_OPENFIRE_LAUNCHER:-java}"
-case "$launcher" in
-  java) ;;
-  openfire.sh)
-    [ -f "$home/bin/openfire.sh" ] || e2e_die "E2E_OPENFIRE_LAUNCHER=openfire.sh but $src has no bin/openfire.sh"
-    env_file="${E2E_OPENFIRE_ENV_FILE:-/dev/null}"
-    [ -r "$env_file" ] || e2e_die "E2E_OPENFIRE_ENV_FILE=$env_file cannot be read"
-    jfr_opt=; [ -n "${E2E_OPENFIRE_JFR:-}" ] && jfr_opt="${jvm[${#jvm[@]}-1]}"
-    # sh, not bash: the init scripts and bin/openfire.sh are POSIX sh; each step execs the next, so $! is the JVM
-    java_cmd=(env OPENFIRE_HOME="$home" ${E2E_OPENFIRE_JAVA_HOME:+JAVA_HOME="$E2E_OPENFIRE_JAVA_HOME"}
-      E2E_ENV_FILE="$env_file" E2E_JFR_OPT="$jfr_opt"
-      sh -c '. "$E2E_ENV_FILE" && OPENFIRE_OPTS="${OPENFIRE_OPTS:-} $E2E_JFR_OPT" && export OPENFIRE_OPTS &&
-             unset E2E_ENV_FILE E2E_JFR_OPT && exec sh "$OPENFIRE_HOME/bin/openfire.sh"') ;;
-  *) e2e_die "unknown E2E_OPENFIRE_LAUNCHER '$launcher' (java, openfire.sh)" ;;
-esac
-echo "${pin[*]} ${java_cmd[*]}" > "$work/openfire-cmdline.txt"
-# one descriptor per client connection: ref-5000 needs more than a default soft limit of 1024
-ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
-(cd "$home" && exec "${pin[@]}" "${java_cmd[@]}" > "$home/logs/stdout.log" 2>&1) &
-pid=$!
-# the subshell execs taskset, which execs java: $! is the JVM itself
-e2e_record openfire "$pid"
+launch_openfire "$home" openfire
 e2e_wait_port "$c2s" 180 openfire "$pid" || { tail -n 30 "$home/logs/stdout.log" "$home/logs/openfire.log" >&2; exit 1; }
 e2e_wait_login "$c2s" "$domain" "$muc" 180 || { tail -n 30 "$home/logs/openfire.log" >&2; exit 1; }
 if [ "$variant" = mucscale ]; then
-  # grep -c, not -q: -q exits at the first match, sed then dies of SIGPIPE and pipefail fails the check at random
-  sed 's/\x1b\[[0-9;]*m//g' "$home/logs/openfire.log" | grep -c "MUC Scale started" > /dev/null \
+  [ "$(in_log "$home" "MUC Scale started")" -ge 1 ] \
     || { tail -n 30 "$home/logs/openfire.log" >&2; e2e_die "mucscale answered disco but its start is not in the log"; }
 fi
 if [ "$launcher" = openfire.sh ]; then # what the launcher made of the env file: the JVM's own command line
@@ -279,5 +341,113 @@ echo "openfire.sh: ready ($variant, pid $pid, $(tr '\n' ' ' < "$work/server.env"
 if [ "$launcher" = openfire.sh ]; then
   echo "openfire.sh: started by $home/bin/openfire.sh with $env_file sourced; pinned: ${pin[*]:-no}"
 else
-  echo "openfire.sh: JVM: ${jvm[*]}; pinned: ${pin[*]:-no}"
+  echo "openfire.sh: JVM: $jvm_text; pinned: ${pin[*]:-no}"
 fi
+exit 0
+fi
+
+# ---- a cluster of $nodes Openfire nodes (E2E_OPENFIRE_NODES; 1 with E2E_HAZELCAST_PLUGIN set: a one-member cluster) ----
+hazelcast_jar="${E2E_HAZELCAST_PLUGIN:-}"
+[ -n "$hazelcast_jar" ] && [ -f "$hazelcast_jar" ] \
+  || e2e_die "E2E_OPENFIRE_NODES=$nodes needs E2E_HAZELCAST_PLUGIN, the path of Openfire's hazelcast plugin jar (was '$hazelcast_jar')"
+[ "$nodes" -le 9 ] || e2e_die "at most 9 nodes (127.0.0.1 to 127.0.0.9)"
+schema="$src/resources/database/openfire_mysql.sql"
+[ -f "$schema" ] || e2e_die "no $schema in the installation"
+e2e_start_mariadb
+db_port="${jdbc_url#jdbc:mariadb://127.0.0.1:}"; db_port="${db_port%%/*}"
+sql() { mariadb --no-defaults --socket="$work/mariadb/mysqld.sock" --user=root --batch mucscale "$@"; }
+sql < "$schema" || e2e_die "could not create Openfire's schema from $schema"
+python3 - "$work/openfire-db-settings.txt" > "$work/openfire-db-settings.sql" <<'PY'
+import sys
+def q(v):
+    return "'" + v.replace("\\", "\\\\").replace("'", "''") + "'"
+for line in open(sys.argv[1]):
+    line = line.rstrip("\n")
+    if not line.strip():
+        continue
+    kind, kv = line[0], line[2:]
+    k, sep, v = kv.partition("=")
+    if not sep or not k:
+        sys.exit("not key=value: " + kv)
+    if kind == "P":
+        print(f"INSERT INTO ofProperty (name, propValue, encrypted) VALUES ({q(k)}, {q(v)}, 0) "
+              "ON DUPLICATE KEY UPDATE propValue = VALUES(propValue);")
+    else:
+        print(f"INSERT INTO ofMucServiceProp (serviceID, name, propValue) VALUES (1, {q(k)}, {q(v)}) "
+              "ON DUPLICATE KEY UPDATE propValue = VALUES(propValue);")
+PY
+sql < "$work/openfire-db-settings.sql" || e2e_die "could not store the settings"
+if [ -n "${E2E_OPENFIRE_ACCOUNTS:-}" ]; then
+  # shellcheck disable=SC2086
+  set -- $E2E_OPENFIRE_ACCOUNTS
+  [ $# -ge 4 ] || e2e_die "E2E_OPENFIRE_ACCOUNTS must be '<prefix> <first> <count> <password> [iterations]'"
+  t0=$(date +%s.%N)
+  python3 "$e2e_root/bench/e2e/openfire_accounts.py" "$@" | sql || e2e_die "could not create the accounts"
+  echo "openfire.sh: $3 accounts $1$2.. ($(sql -N -e 'SELECT COUNT(*) FROM ofUser') rows in ofUser) in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }') s"
+fi
+
+hz_ports=(); hz_members=""
+for i in $(seq 1 "$nodes"); do hz_ports+=("$(e2e_free_port)"); hz_members="$hz_members          <member>127.0.0.1:${hz_ports[$((i - 1))]}</member>
+"; done
+# Hazelcast 5.5 on Java 17 wants these (it warns and runs slower without them); nothing leaves the machine
+hz_jvm=(-Dhazelcast.phone.home.enabled=false -Dhazelcast.socket.bind.any=false --add-modules java.se
+  --add-exports java.base/jdk.internal.ref=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED --add-opens java.management/sun.management=ALL-UNNAMED
+  --add-opens jdk.management/com.sun.management.internal=ALL-UNNAMED)
+provider="<defaultProvider><driver>com.mysql.cj.jdbc.Driver</driver><serverURL>jdbc:mysql://127.0.0.1:$db_port/mucscale?rewriteBatchedStatements=true&amp;allowLoadLocalInfileInPath=/nonexistent/mucscale-serves-no-local-files&amp;characterEncoding=UTF-8&amp;characterSetResults=UTF-8&amp;serverTimezone=UTC&amp;allowPublicKeyRetrieval=true&amp;useSSL=false</serverURL><username>$jdbc_user</username><password>$jdbc_password</password><minConnections>2</minConnections><maxConnections>25</maxConnections><connectionTimeout>1.0</connectionTimeout></defaultProvider>"
+node_hosts=(); node_pids=(); node_metrics=(); members_text=""
+for i in $(seq 1 "$nodes"); do members_text="$members_text${members_text:+, }e2e-node-$i"; done
+for i in $(seq 1 "$nodes"); do
+  host="127.0.0.$i"; nadmin=$(e2e_free_port); home="$work/node$i/openfire"
+  mkdir -p "$work/node$i"
+  copy_home "$home"
+  write_openfire_xml "$home/conf/openfire.xml" "$nadmin" "$host" \
+    "<connectionProvider><className>org.jivesoftware.database.DefaultConnectionProvider</className></connectionProvider>" \
+    standard "$provider" "
+  <database>$provider</database>
+  <clustering><enabled>true</enabled><nodeid>e2e-node-$i</nodeid></clustering>"
+  # before the hazelcast plugin's first start: it copies its multicast template only when this file is absent
+  cat > "$home/conf/hazelcast-local-config.xml" <<XML
+<?xml version="1.0" encoding="UTF-8"?>
+<hazelcast xmlns="http://www.hazelcast.com/schema/config" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+           xsi:schemaLocation="http://www.hazelcast.com/schema/config https://www.hazelcast.com/schema/config/hazelcast-config-5.5.xsd">
+  <network>
+    <port auto-increment="false">${hz_ports[$((i - 1))]}</port>
+    <join>
+      <multicast enabled="false"/>
+      <tcp-ip enabled="true">
+$hz_members      </tcp-ip>
+    </join>
+    <interfaces enabled="true"><interface>127.0.0.1</interface></interfaces>
+  </network>
+</hazelcast>
+XML
+  cp "$hazelcast_jar" "$home/plugins/hazelcast.jar"
+  ln -sfn "node$i/openfire/logs/openfire.log" "$work/server-node$i.log"
+  launch_openfire "$home" "openfire$i" "${hz_jvm[@]}"
+  node_hosts+=("$host"); node_pids+=("$pid")
+  node_metrics+=("http://$host:$nadmin/plugins/mucscale/metrics")
+  echo "ADMIN_URL_$i=http://$host:$nadmin/ (admin / $admin_password)" >> "$work/admin.txt"
+  for t in $(seq 1 1800); do
+    (exec 3<>"/dev/tcp/$host/$c2s") 2>/dev/null && break
+    kill -0 "$pid" 2>/dev/null || { tail -n 30 "$home/logs/stdout.log" "$home/logs/openfire.log" >&2; e2e_die "node $i exited"; }
+    sleep 0.1
+  done
+  wait_in_log "$home" "Joined cluster." 180 "node $i"
+  python3 "$e2e_root/bench/e2e/xmpp_check.py" "$host" "$c2s" "$domain" "$muc" --register --timeout 180 \
+    || { tail -n 30 "$home/logs/openfire.log" >&2; exit 1; }
+  [ "$variant" = mucscale ] && wait_in_log "$home" "MUC Scale started" 60 "node $i"
+done
+if [ "$variant" = mucscale ] && [ "$nodes" -gt 1 ]; then
+  for i in $(seq 1 "$nodes"); do wait_in_log "$work/node$i/openfire" "cluster members now [$members_text]" 120 "node $i"; done
+fi
+e2e_write_env "openfire-$variant-${nodes}n"
+cat >> "$work/server.env" <<ENV
+NODES=$nodes
+NODE_HOSTS="${node_hosts[*]}"
+NODE_PIDS="${node_pids[*]}"
+NODE_METRICS="${node_metrics[*]}"
+ENV
+trap - EXIT
+echo "openfire.sh: ready ($variant, $nodes nodes, $(tr '\n' ' ' < "$work/server.env"))"
+echo "openfire.sh: JVM: $jvm_text; pinned: ${pin[*]:-no}"

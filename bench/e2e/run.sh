@@ -32,16 +32,8 @@ case "$warmup_runs" in ''|*[!0-9]*) echo "run.sh: E2E_WARMUP_RUNS must be a whol
 case "$warmup_pause_s" in ''|*[!0-9]*) echo "run.sh: E2E_WARMUP_PAUSE_S must be a whole number, was '$warmup_pause_s'" >&2; exit 2;; esac
 [ -x "$script" ] || { echo "run.sh: no server script $script" >&2; exit 2; }
 
-loadgen_jar="${E2E_LOADGEN_JAR:-$root/loadgen/target-e2e/mucscale-loadgen.jar}"
-if [ ! -f "$loadgen_jar" ]; then
-  echo "run.sh: building the load generator (suffix -e2e, tests skipped)" >&2
-  (cd "$root" && mvn -B -ntp -q -pl loadgen -am -DskipTests -Dmucscale.build.suffix=-e2e package >&2)
-fi
-export MUCSCALE_LOADGEN_JAR="$loadgen_jar"
-gen_pin=()
-if [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
-fi
+source "$root/bench/e2e/lib.sh"
+e2e_loadgen_setup run.sh   # bench/e2e/lib.sh: MUCSCALE_LOADGEN_JAR and gen_pin
 
 # the effective scenario (validates the overrides before anything starts) and its deadline
 deadline="$("$root/bin/mucscale-loadgen" show "$scenario" "$@" | python3 -c 'import json,sys; print(json.load(sys.stdin)["run"]["deadlineS"])')" \

@@ -67,6 +67,8 @@ final class Client implements XmlScanner.Sink {
 
     /** Joined occupants of this client's room minus itself, fixed when messaging starts; -1 when not in the run. */
     volatile int recipients = -1;
+    /** The room's planned members minus itself (every process's, when sharded); set with {@link #recipients}. */
+    volatile int plannedRecipients = -1;
     private final java.util.concurrent.atomic.AtomicBoolean loginSettled = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** Next sequence number to send; pacer thread only. */
@@ -303,6 +305,9 @@ final class Client implements XmlScanner.Sink {
             }
         }
         st.distinctDeliveries.increment();
+        if (!run.plays(senderSlot)) {
+            st.remoteDeliveries.increment();
+        }
         long latency = nowUs - scheduledUs;
         st.deliveryUs.recordValue(latency < 0 ? 0 : latency);
     }

@@ -58,6 +58,15 @@ public final class LoadRun {
     private final long deadlineNs;
     private final Sampler sampler;
     private final SplittableRandom random;
+    /** accounts.shard k/n: this process plays the members whose slot is k modulo n (k=0, n=1: everyone). */
+    final int shardIndex;
+    final int shardCount;
+    /**
+     * Added to every stamp and to {@link #nowUs()}: 0 for a run alone (stamps count from this run's start), the wall
+     * clock in microseconds at {@link #epochNs} when sharded, so that every process of the run stamps and reads one
+     * clock and a delivery from another process's sender is timed from its scheduled send time as well.
+     */
+    private final long stampBaseUs;
 
     private RoomState[] rooms;
     private Client[] clients;
@@ -88,11 +97,26 @@ public final class LoadRun {
         this.progress = progress;
         this.deadlineNs = epochNs + TimeUnit.SECONDS.toNanos(scenario.run().deadlineS());
         this.sampler = new Sampler(stats, server, epochNs);
-        this.random = new SplittableRandom(scenario.messages().seed());
+        this.shardIndex = scenario.accounts().shardIndex();
+        this.shardCount = scenario.accounts().shardCount();
+        // each process draws its own senders and times: a shared seed would make them send in lockstep
+        this.random = new SplittableRandom(scenario.messages().seed() + shardIndex);
+        if (shardCount > 1) {
+            Instant wall = Instant.now();
+            long ns = System.nanoTime();
+            this.stampBaseUs = wall.getEpochSecond() * 1_000_000L + wall.getNano() / 1000 - (ns - epochNs) / 1000;
+        } else {
+            this.stampBaseUs = 0;
+        }
     }
 
     long nowUs() {
-        return (System.nanoTime() - epochNs) / 1000;
+        return (System.nanoTime() - epochNs) / 1000 + stampBaseUs;
+    }
+
+    /** Whether this process plays the member in {@code slot} of its room (always, when not sharded). */
+    boolean plays(int slot) {
+        return slot % shardCount == shardIndex;
     }
 
     private boolean pastDeadline() {
@@ -162,7 +186,10 @@ public final class LoadRun {
             rooms[r] = new RoomState(r, scenario.rooms().prefix() + (r + 1) + "@" + scenario.server().mucDomain(), sizes[r]);
         }
         // connection order: slot 0 of every room first (the creators), then slot 1 of every room, ...
-        clients = new Client[scenario.users()];
+        // Sharded, every process builds the whole plan (the same user names in the same slots) and plays its share;
+        // the members it does not play stay in their rooms' member lists, never connected, as the senders and
+        // receivers the other processes play.
+        List<Client> played = new ArrayList<>(scenario.users() / shardCount + sizes.length);
         int i = 0;
         int maxSize = 0;
         for (int s : sizes) {
@@ -174,10 +201,14 @@ public final class LoadRun {
                     String user = scenario.accounts().prefix() + (scenario.accounts().firstIndex() + i);
                     Client c = new Client(this, i, user, room, slot);
                     room.members[slot] = c;
-                    clients[i++] = c;
+                    if (plays(slot)) {
+                        played.add(c);
+                    }
+                    i++;
                 }
             }
         }
+        clients = played.toArray(new Client[0]);
         int n = scenario.abuse().attackers();
         if (n > 0) {
             attackers = new Client[n];
@@ -189,7 +220,8 @@ public final class LoadRun {
                 Client c = new Client(this, i, user, home, 0);
                 home.members[0] = c;
                 attackers[k] = c;
-                clients[i++] = c;
+                clients[clients.length - n + k] = c;
+                i++;
             }
         }
     }
@@ -310,14 +342,20 @@ public final class LoadRun {
             int joined = room.joinedCount();
             for (Client c : room.members) {
                 if (c.isJoined()) {
+                    // recipients counts this process's members only: the loss check and the drain are per process
                     c.recipients = joined - 1;
-                    if (joined >= 2) {
+                    c.plannedRecipients = room.members.length - 1;
+                    // sharded, a member whose room-mates are all played elsewhere still has recipients
+                    if (joined >= 2 || (shardCount > 1 && room.members.length >= 2)) {
                         senders.add(c);
                     }
                 }
             }
         }
         Client[] eligible = senders.toArray(new Client[0]);
+        if (shardCount > 1 && !scenario.run().barrierDir().isEmpty() && !pastDeadline()) {
+            awaitOtherShards("ready", 2000);
+        }
         threadCpuBeforeMessages = ProcStat.ownThreadCpuMs();
         try {
             levelsAndSoak(eligible);
@@ -327,6 +365,63 @@ public final class LoadRun {
         } finally {
             threadCpuAfterMessages = ProcStat.ownThreadCpuMs();
         }
+    }
+
+    /**
+     * A barrier of a sharded run: this process writes {@code shard-<k>-of-<n>.<tag>} (its wall clock in ms, written
+     * to a temporary name and renamed, so a reader never sees half of it) into run.barrierDir, waits until all n
+     * files are there, and then all go on at the same wall-clock moment: {@code offsetMs} after the latest of them.
+     * Two are used: "ready" (everyone joined; sending starts 2 s later) and "drained" (everyone's own deliveries are
+     * in, so nobody leaves the rooms while another process's last messages are still on their way). Bounded by the
+     * run's deadline; a process whose partners never come goes on alone, and says so.
+     */
+    private void awaitOtherShards(String tag, long offsetMs) {
+        phase("barrier " + tag);
+        java.nio.file.Path dir = java.nio.file.Path.of(scenario.run().barrierDir());
+        try {
+            java.nio.file.Files.createDirectories(dir);
+            java.nio.file.Path tmp = dir.resolve("shard-" + shardIndex + "-of-" + shardCount + "." + tag + ".tmp");
+            java.nio.file.Files.writeString(tmp, Long.toString(System.currentTimeMillis()));
+            java.nio.file.Files.move(tmp, dir.resolve("shard-" + shardIndex + "-of-" + shardCount + "." + tag),
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (java.io.IOException e) {
+            stats.error("barrier-write");
+            say("barrier: cannot write to " + dir + ": " + e);
+            return;
+        }
+        long latest = -1;
+        while (!pastDeadline()) {
+            latest = latestReady(dir, tag);
+            if (latest >= 0) {
+                break;
+            }
+            LockSupport.parkNanos(50_000_000);
+        }
+        if (latest < 0) {
+            stats.error("barrier-timeout:" + tag);
+            say("barrier " + tag + ": not every shard got there before the deadline; going on alone");
+            return;
+        }
+        long startMs = latest + offsetMs;
+        say("barrier " + tag + ": all " + shardCount + " shards there; going on at " + Instant.ofEpochMilli(startMs));
+        long waitMs;
+        while ((waitMs = startMs - System.currentTimeMillis()) > 0 && !pastDeadline()) {
+            LockSupport.parkNanos(Math.min(waitMs, 50) * 1_000_000L);
+        }
+    }
+
+    /** The latest time written under {@code tag} by the n shards in {@code dir}, or -1 while one is missing. */
+    private long latestReady(java.nio.file.Path dir, String tag) {
+        long latest = 0;
+        for (int k = 0; k < shardCount; k++) {
+            java.nio.file.Path f = dir.resolve("shard-" + k + "-of-" + shardCount + "." + tag);
+            try {
+                latest = Math.max(latest, Long.parseLong(java.nio.file.Files.readString(f).trim()));
+            } catch (java.io.IOException | NumberFormatException e) {
+                return -1;
+            }
+        }
+        return latest;
     }
 
     private Map<String, Long> threadCpuBeforeMessages = Map.of();
@@ -446,6 +541,7 @@ public final class LoadRun {
         long sent = stats.messagesSent;
         long wordSent = stats.wordMessagesSent;
         long expected = stats.expectedDeliveries;
+        long expectedAll = stats.expectedDeliveriesAllShards;
         long skipped = stats.sendsSkippedBackpressure;
         while (!pastDeadline()) {
             next += poisson ? -Math.log(1.0 - random.nextDouble()) * meanGapNs : meanGapNs;
@@ -456,9 +552,10 @@ public final class LoadRun {
             parkUntil(due);
             Client c = senders[random.nextInt(senders.length)];
             String word = m.wordShare() > 0 && random.nextDouble() < m.wordShare() ? words.get(random.nextInt(words.size())) : null;
-            if (c.sendMessage((due - epochNs) / 1000, word, m.bodyBytes(), MAX_QUEUED_BYTES_PER_CONNECTION)) {
+            if (c.sendMessage((due - epochNs) / 1000 + stampBaseUs, word, m.bodyBytes(), MAX_QUEUED_BYTES_PER_CONNECTION)) {
                 sent++;
                 expected += c.recipients;
+                expectedAll += c.plannedRecipients;
                 if (word != null) {
                     wordSent++;
                 }
@@ -467,6 +564,7 @@ public final class LoadRun {
             }
             stats.messagesSent = sent;
             stats.expectedDeliveries = expected;
+            stats.expectedDeliveriesAllShards = expectedAll;
             stats.wordMessagesSent = wordSent;
             stats.sendsSkippedBackpressure = skipped;
         }
@@ -474,12 +572,15 @@ public final class LoadRun {
     }
 
     private void drain() {
-        if (stats.messagesSent == 0) {
-            return;
+        if (stats.messagesSent > 0) {
+            phase("drain");
+            long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(scenario.rampDown().drainMs());
+            // deliveries from other processes' senders are not in expectedDeliveries (their counts are not known here)
+            waitUntil(() -> stats.distinctDeliveries.sum() - stats.remoteDeliveries.sum() >= stats.expectedDeliveries, limit);
         }
-        phase("drain");
-        long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(scenario.rampDown().drainMs());
-        waitUntil(() -> stats.distinctDeliveries.sum() >= stats.expectedDeliveries, limit);
+        if (shardCount > 1 && !scenario.run().barrierDir().isEmpty() && !pastDeadline()) {
+            awaitOtherShards("drained", 0);
+        }
     }
 
     private void rampDown() {
@@ -558,10 +659,10 @@ public final class LoadRun {
         if (progress == null) {
             return;
         }
-        long lost = Math.max(0, stats.expectedDeliveries - stats.distinctDeliveries.sum());
+        long lost = Math.max(0, stats.expectedDeliveries - (stats.distinctDeliveries.sum() - stats.remoteDeliveries.sum()));
         progress.printf("[%5.0fs] %-24s | conn %d/%d joined %d | sent %,d | %s | outstanding %,d dup %d reord %d | err %d%n",
                 (System.nanoTime() - epochNs) / 1e9, phaseText,
-                stats.connected.sum() - stats.disconnected.sum(), scenario.users(), stats.joined.sum(),
+                stats.connected.sum() - stats.disconnected.sum(), clients.length, stats.joined.sum(),
                 stats.messagesSent, sampler.progressFigures(), lost, stats.duplicates.sum(), stats.reordered.sum(),
                 stats.errorCount());
         progress.flush();
@@ -616,6 +717,8 @@ public final class LoadRun {
 
         ObjectNode s = root.putObject("summary");
         s.put("users", scenario.users());
+        s.put("shard", scenario.accounts().shard());
+        s.put("usersPlayed", clients.length - attackers.length);
         s.put("rooms", rooms.length);
         int largest = 0;
         for (RoomState r : rooms) {
@@ -637,6 +740,10 @@ public final class LoadRun {
         s.put("sendsSkippedBackpressure", stats.sendsSkippedBackpressure);
         s.put("expectedDeliveries", stats.expectedDeliveries);
         s.put("deliveries", stats.distinctDeliveries.sum());
+        // sharded: what arrived here from members other processes play, and what this process's messages should
+        // bring to every process if every planned member joined (sum both over the processes to check loss overall)
+        s.put("remoteDeliveries", stats.remoteDeliveries.sum());
+        s.put("expectedDeliveriesAllShards", stats.expectedDeliveriesAllShards);
         s.put("duplicates", stats.duplicates.sum());
         s.put("reordered", stats.reordered.sum());
         s.put("lateBeyondWindow", stats.lateBeyondWindow.sum());
@@ -697,7 +804,8 @@ public final class LoadRun {
         s.put("joinsPerSec", joinRate);
         s.put("joinSpanMs", joinSpanMs);
         s.put("serverRssMbMax", maxRss);
-        s.put("serverRssKbPerUser", maxRss < 0 ? -1 : Sampler.round(maxRss * 1024 / scenario.users()));
+        // per user this process played (all of them when not sharded; give a sharded process its own node's pid)
+        s.put("serverRssKbPerUser", maxRss < 0 ? -1 : Sampler.round(maxRss * 1024 / (clients.length - attackers.length)));
         s.put("genRssMbMax", maxGenRss);
         s.put("errors", stats.errorCount());
         ObjectNode errors = root.putObject("errors");

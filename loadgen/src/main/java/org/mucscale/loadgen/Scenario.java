@@ -26,8 +26,23 @@ public record Scenario(
     public record Server(String host, int port, String domain, String mucDomain, String tls, String sasl) {
     }
 
-    /** Accounts {@code <prefix><index>@domain}; {@code register} creates them in-band (XEP-0077) first. */
-    public record Accounts(boolean register, String prefix, String password, int firstIndex) {
+    /**
+     * Accounts {@code <prefix><index>@domain}; {@code register} creates them in-band (XEP-0077) first. {@code shard}
+     * {@code k/n} (default {@code 0/1}: everyone): this process plays only the members whose slot in their room is
+     * k modulo n, of the same plan every process computes, so n processes together play every user once and each
+     * room's members are spread over the processes; deliveries from the members other processes play are counted and
+     * timed too (see {@link LoadRun}).
+     */
+    public record Accounts(boolean register, String prefix, String password, int firstIndex, String shard) {
+        /** k of {@code k/n}; 0 when not sharded. */
+        public int shardIndex() {
+            return Integer.parseInt(shard.substring(0, shard.indexOf('/')));
+        }
+
+        /** n of {@code k/n}; 1 when not sharded. */
+        public int shardCount() {
+            return Integer.parseInt(shard.substring(shard.indexOf('/') + 1));
+        }
     }
 
     /**
@@ -76,8 +91,12 @@ public record Scenario(
     public record Abuse(int attackers, double ratePerSec, double normalRatePerSec, int windowS, List<String> kinds) {
     }
 
-    /** Hard deadline for the whole run, and the progress line interval. */
-    public record Run(int deadlineS, int progressIntervalS) {
+    /**
+     * Hard deadline for the whole run, and the progress line interval. {@code barrierDir} (sharded runs only): a
+     * directory, empty at the start, shared by the processes of one sharded run; each writes its readiness there once
+     * its members have joined, and all start sending at the same moment (see {@link LoadRun}).
+     */
+    public record Run(int deadlineS, int progressIntervalS, String barrierDir) {
     }
 
     public boolean joinAfterAllConnected() {

@@ -247,6 +247,10 @@ public final class ScenarioLoader {
         require(simpleName(a.prefix()), "accounts.prefix", a.prefix(), "lower-case letters, digits, '-' or '_'");
         require(a.password() != null && !a.password().isEmpty(), "accounts.password", a.password(), "a non-empty password");
         require(a.firstIndex() >= 0, "accounts.firstIndex", a.firstIndex(), "0 or more");
+        require(validShard(a.shard()), "accounts.shard", a.shard(), "k/n with 0 <= k < n <= 64 (0/1: not sharded)");
+        if (a.shardCount() > 1) {
+            require(s.abuse().attackers() == 0, "abuse.attackers", s.abuse().attackers(), "0 in a sharded run (accounts.shard)");
+        }
         Scenario.Rooms r = s.rooms();
         require(simpleName(r.prefix()), "rooms.prefix", r.prefix(), "lower-case letters, digits, '-' or '_'");
         require(r.size() >= 0 && r.size() <= s.users(), "rooms.size", r.size(), "0 (use count) to users (" + s.users() + ")");
@@ -310,6 +314,16 @@ public final class ScenarioLoader {
             }
         }
         return false;
+    }
+
+    private static boolean validShard(String v) {
+        if (v == null || !v.matches("[0-9]{1,2}/[0-9]{1,2}")) {
+            return false;
+        }
+        int slash = v.indexOf('/');
+        int k = Integer.parseInt(v.substring(0, slash));
+        int n = Integer.parseInt(v.substring(slash + 1));
+        return n >= 1 && n <= 64 && k < n;
     }
 
     private static boolean simpleName(String v) {

@@ -32,6 +32,8 @@ final class Stats {
 
     final LongAdder deliveries = new LongAdder();
     final LongAdder distinctDeliveries = new LongAdder();
+    /** Distinct deliveries (also in distinctDeliveries) from senders another process of a sharded run plays. */
+    final LongAdder remoteDeliveries = new LongAdder();
     final LongAdder duplicates = new LongAdder();
     final LongAdder reordered = new LongAdder();
     final LongAdder lateBeyondWindow = new LongAdder();
@@ -55,6 +57,8 @@ final class Stats {
     volatile long messagesSent;
     volatile long wordMessagesSent;
     volatile long expectedDeliveries;
+    /** Sharded runs: the recipients in every process (each room's planned size - 1) of every message sent here. */
+    volatile long expectedDeliveriesAllShards;
     volatile long sendsSkippedBackpressure;
 
     private final Map<String, LongAdder> errors = new ConcurrentHashMap<>();

@@ -1,0 +1,90 @@
+package org.mucscale.loadgen;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.mucscale.testkit.FreePort;
+
+/**
+ * Two generator processes (here two runs in one JVM, as two processes would run them) share one plan with
+ * {@code accounts.shard=0/2} and {@code 1/2}: each plays every other member of every room, so every room has members
+ * in both, and each must count and time the deliveries from the other's senders. Against {@link FakeMucServer} over
+ * real loopback sockets, which loses nothing: the two runs' deliveries must add up to exactly what their messages
+ * should bring to every planned member, and each run must have received some from the other.
+ */
+class ShardedRunTest {
+
+    static List<String> options(int port, Path barrier, String shard) {
+        return List.of("server.port=" + port, "server.tls=none", "server.sasl=PLAIN", "users=14", "rooms.count=3",
+                "rooms.largest=7", "accounts.shard=" + shard, "run.barrierDir=" + barrier, "levels.ratesPerSec=30",
+                "levels.warmupS=0", "levels.durationS=2", "soak.durationS=0", "rampDown.drainMs=3000", "run.deadlineS=50");
+    }
+
+    @Test
+    @Timeout(90)
+    void twoShards_playEveryUserOnce_andCountEachOthersDeliveries(@TempDir Path tmp) throws Exception {
+        FakeMucServer server = new FakeMucServer();
+        int port = FreePort.next();
+        server.start(port);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Path barrier = tmp.resolve("barrier");
+            List<Future<JsonNode>> runs = new ArrayList<>();
+            for (String shard : List.of("0/2", "1/2")) {
+                Scenario s = ScenarioLoader.load("smoke", options(port, barrier, shard));
+                runs.add(pool.submit(() -> new LoadRun(s, null, "shard-" + shard.charAt(0), null).run()));
+            }
+            JsonNode a = runs.get(0).get().get("summary");
+            JsonNode b = runs.get(1).get().get("summary");
+            // 3 rooms of 7, 4, 3: slots 0,2,4,6 / 0,2 / 0,2 in shard 0, the rest in shard 1
+            assertThat(a.get("usersPlayed").asInt()).isEqualTo(8);
+            assertThat(b.get("usersPlayed").asInt()).isEqualTo(6);
+            long expectedAll = 0;
+            long delivered = 0;
+            for (JsonNode s : List.of(a, b)) {
+                assertThat(s.get("joined").asInt()).isEqualTo(s.get("usersPlayed").asInt());
+                assertThat(s.get("errors").asLong()).as("errors in %s", s).isZero();
+                assertThat(s.get("messagesSent").asLong()).isPositive();
+                assertThat(s.get("remoteDeliveries").asLong()).as("deliveries from the other shard's senders").isPositive();
+                assertThat(s.get("lost").asLong()).isZero();
+                assertThat(s.get("duplicates").asLong()).isZero();
+                // every distinct delivery, the other shard's senders' too, is timed
+                assertThat(s.get("latencyMs").get("count").asLong()).isEqualTo(s.get("deliveries").asLong());
+                // timed on one clock: a delivery over loopback takes milliseconds, not the runs' start-time difference
+                assertThat(s.get("latencyMs").get("max").asDouble()).isLessThan(5_000);
+                expectedAll += s.get("expectedDeliveriesAllShards").asLong();
+                delivered += s.get("deliveries").asLong();
+            }
+            assertThat(delivered).as("both shards' deliveries against what both shards' messages should bring")
+                    .isEqualTo(expectedAll);
+            assertThat(Files.list(barrier).map(p -> p.getFileName().toString()).sorted().toList())
+                    .containsExactly("shard-0-of-2.drained", "shard-0-of-2.ready", "shard-1-of-2.drained", "shard-1-of-2.ready");
+        } finally {
+            pool.shutdownNow();
+            server.stop();
+        }
+    }
+
+    @Test
+    void shard_isValidated() {
+        assertThat(ScenarioLoader.load("smoke", List.of("accounts.shard=1/2")).accounts().shardIndex()).isEqualTo(1);
+        assertThat(ScenarioLoader.load("smoke", List.of()).accounts().shardCount()).isEqualTo(1);
+        for (String bad : List.of("2/2", "1/0", "a/b", "1", "-1/2", "1/65")) {
+            assertThatThrownBy(() -> ScenarioLoader.load("smoke", List.of("accounts.shard=" + bad)))
+                    .isInstanceOf(ScenarioException.class).hasMessageContaining("accounts.shard");
+        }
+        assertThatThrownBy(() -> ScenarioLoader.load("abuse", List.of("accounts.shard=0/2")))
+                .isInstanceOf(ScenarioException.class).hasMessageContaining("abuse.attackers");
+    }
+}
