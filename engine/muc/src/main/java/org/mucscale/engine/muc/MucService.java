@@ -390,11 +390,7 @@ public final class MucService {
 
     /** An error to a stanza's sender from {@code errorFrom}, unless the sender is over its error budget. */
     private void sendError(XmlElement stanza, Jid errorFrom, Jid to, Condition condition, String text) {
-        if (Room.errorAllowed(ctx, stanza, to)) {
-            ctx.delivery.send(Stanzas.error(stanza, errorFrom, to, condition, text));
-        } else {
-            ctx.listener.errorWithheld(null);
-        }
+        Room.sendError(ctx, stanza, errorFrom, to, null, condition, text);
     }
 
     /** Room addresses are case-insensitive: the local part is lower-cased (nodeprep's case mapping). */

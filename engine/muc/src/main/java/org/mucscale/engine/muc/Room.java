@@ -1971,18 +1971,27 @@ final class Room {
      * the reply); service admins are exempt.
      */
     static void reply(ServiceContext ctx, Command c, Condition condition, String text) {
-        if (Stanzas.isError(c.stanza)) {
-            return;
+        if (!Stanzas.isError(c.stanza)) {
+            sendError(ctx, c.stanza, c.to, c.from, c.roomJid, condition, text);
         }
-        if (!errorAllowed(ctx, c.stanza, c.from)) {
-            ctx.listener.errorWithheld(c.roomJid);
-            return;
+    }
+
+    /**
+     * An error for {@code stanza} from {@code errorFrom} to its sender {@code to}, or, past the sender's error budget,
+     * none (counted against {@code room}, null for a refusal before any room). The one place both rooms and the
+     * service answer refusals through.
+     */
+    static void sendError(ServiceContext ctx, XmlElement stanza, Jid errorFrom, Jid to, Jid room, Condition condition,
+                          String text) {
+        if (errorAllowed(ctx, stanza, to)) {
+            ctx.delivery.send(Stanzas.error(stanza, errorFrom, to, condition, text));
+        } else {
+            ctx.listener.errorWithheld(room);
         }
-        ctx.delivery.send(Stanzas.error(c.stanza, c.to, c.from, condition, text));
     }
 
     /** Whether {@code sender} may get an error for this stanza: always for an IQ, else within its error budget. */
-    static boolean errorAllowed(ServiceContext ctx, XmlElement stanza, Jid sender) {
+    private static boolean errorAllowed(ServiceContext ctx, XmlElement stanza, Jid sender) {
         if (stanza.name().equals("iq")) {
             return true;
         }
