@@ -247,7 +247,7 @@ public final class ScenarioLoader {
         require(simpleName(a.prefix()), "accounts.prefix", a.prefix(), "lower-case letters, digits, '-' or '_'");
         require(a.password() != null && !a.password().isEmpty(), "accounts.password", a.password(), "a non-empty password");
         require(a.firstIndex() >= 0, "accounts.firstIndex", a.firstIndex(), "0 or more");
-        require(validShard(a.shard()), "accounts.shard", a.shard(), "k/n with 0 <= k < n <= 64 (0/1: not sharded)");
+        require(validShard(a), "accounts.shard", a.shard(), "k/n with 0 <= k < n <= 64 (0/1: not sharded)");
         if (a.shardCount() > 1) {
             require(s.abuse().attackers() == 0, "abuse.attackers", s.abuse().attackers(), "0 in a sharded run (accounts.shard)");
         }
@@ -316,14 +316,12 @@ public final class ScenarioLoader {
         return false;
     }
 
-    private static boolean validShard(String v) {
-        if (v == null || !v.matches("[0-9]{1,2}/[0-9]{1,2}")) {
+    private static boolean validShard(Scenario.Accounts a) {
+        if (a.shard() == null || !a.shard().matches("[0-9]{1,2}/[0-9]{1,2}")) {
             return false;
         }
-        int slash = v.indexOf('/');
-        int k = Integer.parseInt(v.substring(0, slash));
-        int n = Integer.parseInt(v.substring(slash + 1));
-        return n >= 1 && n <= 64 && k < n;
+        int n = a.shardCount();
+        return n >= 1 && n <= 64 && a.shardIndex() < n;
     }
 
     private static boolean simpleName(String v) {
