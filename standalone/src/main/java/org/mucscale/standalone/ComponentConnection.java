@@ -706,8 +706,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             if ("handshake".equals(element.name())) {
                 handshakes.increment();
                 readySession = session;
-                heldElsewhere = false;
-                standbyLogged = false;
+                standbyLogged = false; // a later stand-by is announced again (heldElsewhere: reset per attempt)
                 LOG.info("component {}: connected to {}", config.domain(), where());
                 a.succeed(session);
             } else if ("error".equals(element.name()) && XmppStreamDecoder.STREAM_NS.equals(element.namespace())) {
