@@ -15,9 +15,12 @@ import java.util.concurrent.atomic.LongAdder;
  *
  * <p><b>Concurrency.</b> Any number of threads write ({@link #update}): a {@link Recorder} makes that wait-free and
  * allocation-free (a few atomic increments). Readers (JMX, Prometheus, the dashboard sampler) take the synchronized
- * read side: each read swaps the recorder's active histogram out and adds it into the ring slot of the current time
- * bucket ({@code intervalNs} wide, aligned to the clock); a window snapshot merges the slots whose bucket lies inside
- * the window. Every recorded value therefore lands in exactly one slot, however often anyone reads. Values above the
+ * read side: each read swaps the recorder's active histogram out (only if anything was recorded since the last read)
+ * and adds it into the ring slot of the current time bucket ({@code intervalNs} wide, aligned to the clock) and into
+ * the window's running sum, from which a slot is subtracted once when its bucket leaves the window. Every recorded
+ * value therefore lands in exactly one slot, however often anyone reads, and a read costs the new values, not the
+ * window: a scrape reads every reservoir, and re-merging the whole window per read was most of what a Prometheus
+ * scrape cost a node. Snapshots are kept until the window changes. Values above the
  * highest trackable value are clamped to it (and counted in {@link #clampedCount()}), never dropped; negatives count
  * as 0.
  *
@@ -38,13 +41,23 @@ public final class HdrWindowReservoir implements Reservoir {
     private final Clock clock;
     private final LongAdder clamped = new LongAdder();
 
+    /** Set by writers after recording, cleared by the reader before it swaps: nothing new means nothing to swap. */
+    private volatile boolean recorded;
+
     // Read side; guarded by this.
     private final Histogram[] slots;
     private final long[] slotBucket;
+    /** Whether a slot's values are in {@link #merged}. */
+    private final boolean[] slotInWindow;
+    /** The sum of the slots in the window. */
     private final Histogram merged;
     private final Histogram sinceLastDrain;
     private Histogram recycle;
     private long totalCount;
+    /** Changes whenever {@link #merged} does; {@link #snapshot} was taken at {@link #snapshotVersion}. */
+    private long version;
+    private long snapshotVersion = -1;
+    private HdrSnapshot snapshot;
 
     /**
      * @param lowestDiscernibleValue smallest value told apart from 0 (e.g. 1000 ns: HdrHistogram rounds it down to a
@@ -74,6 +87,7 @@ public final class HdrWindowReservoir implements Reservoir {
         // One more slot than the window holds, so the bucket being filled never evicts one still inside the window.
         this.slots = new Histogram[windowBuckets + 1];
         this.slotBucket = new long[windowBuckets + 1];
+        this.slotInWindow = new boolean[windowBuckets + 1];
         java.util.Arrays.fill(slotBucket, Long.MIN_VALUE);
         this.merged = newCompatibleHistogram();
         this.sinceLastDrain = newCompatibleHistogram();
@@ -98,6 +112,9 @@ public final class HdrWindowReservoir implements Reservoir {
             value = 0;
         }
         recorder.recordValue(value);
+        if (!recorded) {
+            recorded = true; // after recording: a reader that clears it and swaps then takes this value
+        }
     }
 
     /** How many values were above the trackable range and recorded as its top. */
@@ -123,7 +140,12 @@ public final class HdrWindowReservoir implements Reservoir {
 
     @Override
     public synchronized Snapshot getSnapshot() {
-        return new HdrSnapshot(windowHistogram().copy());
+        Histogram window = windowHistogram();
+        if (snapshot == null || snapshotVersion != version) {
+            snapshot = new HdrSnapshot(window);
+            snapshotVersion = version;
+        }
+        return snapshot;
     }
 
     /** A copy of the window's histogram, for callers that want HdrHistogram directly. */
@@ -148,36 +170,53 @@ public final class HdrWindowReservoir implements Reservoir {
     }
 
     private Histogram windowHistogram() {
-        long now = clock.nanoTime();
-        long bucket = collect(now);
-        merged.reset();
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] != null && slotBucket[i] > bucket - windowBuckets) {
-                merged.add(slots[i]);
-            }
-        }
+        collect(clock.nanoTime());
         return merged;
     }
 
-    /** Moves what the recorder holds into the slot of the current bucket; returns that bucket. */
+    /**
+     * Moves what the recorder holds into the slot of the current bucket and into the window's sum, after taking the
+     * slots that left the window out of that sum; returns the current bucket.
+     */
     private long collect(long now) {
         long bucket = Math.floorDiv(now, intervalNs);
+        for (int i = 0; i < slots.length; i++) {
+            if (slotInWindow[i] && slotBucket[i] <= bucket - windowBuckets) {
+                leaveWindow(i);
+            }
+        }
         int index = (int) Math.floorMod(bucket, (long) slots.length);
-        Histogram interval = recorder.getIntervalHistogram(recycle);
-        recycle = interval;
         if (slotBucket[index] != bucket) {
             if (slots[index] == null) {
                 slots[index] = newCompatibleHistogram();
             } else {
+                if (slotInWindow[index]) { // not reached while the clock moves forward: the loop above took it out
+                    leaveWindow(index);
+                }
                 slots[index].reset();
             }
             slotBucket[index] = bucket;
+            slotInWindow[index] = true;
         }
-        if (interval.getTotalCount() > 0) {
-            totalCount += interval.getTotalCount();
-            slots[index].add(interval);
-            sinceLastDrain.add(interval);
+        if (recorded) {
+            recorded = false;
+            Histogram interval = recorder.getIntervalHistogram(recycle);
+            recycle = interval;
+            long n = interval.getTotalCount();
+            if (n > 0) {
+                totalCount += n;
+                slots[index].add(interval);
+                merged.add(interval);
+                sinceLastDrain.add(interval);
+                version++;
+            }
         }
         return bucket;
+    }
+
+    private void leaveWindow(int slot) {
+        merged.subtract(slots[slot]);
+        slotInWindow[slot] = false;
+        version++;
     }
 }

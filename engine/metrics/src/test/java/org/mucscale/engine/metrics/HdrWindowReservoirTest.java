@@ -128,4 +128,116 @@ class HdrWindowReservoirTest {
         assertThat(s.get999thPercentile()).isZero();
         assertThat(s.getValues()).isEmpty();
     }
+
+    /** The snapshot keeps only non-empty buckets; it must still answer exactly as HdrHistogram itself does. */
+    @Test
+    void snapshot_answersExactlyAsTheHistogram_forRandomData() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+        double[] quantiles = {0.0, 1e-9, 0.001, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 0.98, 0.99, 0.999, 0.9999, 1.0 - 1e-12,
+                1.0};
+        for (int round = 0; round < 200; round++) {
+            Histogram h = new Histogram(1_000L, 100_000_000_000L, 3);
+            int kind = round % 4;
+            int n = kind == 3 ? 1 : 1 + random.nextInt(5_000);
+            for (int i = 0; i < n; i++) {
+                long v = switch (kind) {
+                    case 0 -> 50_000L + (long) (Math.pow(random.nextDouble(), 4) * 50_000_000L);
+                    case 1 -> random.nextInt(10) == 0 ? 0 : random.nextLong(1, 100_000_000_000L);
+                    case 2 -> 1_000_000L * (1 + random.nextInt(3)); // few buckets, many ties at boundaries
+                    default -> random.nextLong(0, 10_000_000L);
+                };
+                h.recordValueWithCount(v, 1 + random.nextInt(3));
+            }
+            HdrSnapshot s = new HdrSnapshot(h);
+            for (double q : quantiles) {
+                double expected = q >= 1.0 ? h.getMaxValue() : h.getValueAtPercentile(q * 100.0);
+                assertThat(s.getValue(q)).as("round %d, quantile %s", round, q).isEqualTo(expected);
+            }
+            assertThat(s.size()).isEqualTo(h.getTotalCount());
+            assertThat(s.getMax()).isEqualTo(h.getMaxValue());
+            assertThat(s.getMin()).isEqualTo(h.getMinValue());
+            assertThat(s.getMean()).isCloseTo(h.getMean(), within(Math.abs(h.getMean()) * 1e-12 + 1e-9));
+            assertThat(s.getStdDev()).isCloseTo(h.getStdDeviation(), within(h.getStdDeviation() * 1e-9 + 1e-6));
+            List<Long> expanded = new ArrayList<>();
+            for (org.HdrHistogram.HistogramIterationValue v : h.recordedValues()) {
+                for (long c = 0; c < v.getCountAtValueIteratedTo(); c++) {
+                    expanded.add(h.highestEquivalentValue(v.getValueIteratedTo()));
+                }
+            }
+            assertThat(s.getValues()).containsExactly(expanded.stream().mapToLong(Long::longValue).toArray());
+        }
+    }
+
+    /**
+     * The window is a running sum: whatever the order of writes, reads and clock steps, it must hold exactly the
+     * values whose bucket (the bucket of the read that collected them) is inside the window, as a fresh merge would.
+     */
+    @Test
+    void window_isAlwaysTheSumOfItsBuckets_underRandomWritesReadsAndClockSteps() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom(11);
+        long intervalNs = 10_000_000_000L;
+        HdrWindowReservoir r = HdrWindowReservoir.forNanos(60_000_000_000L, intervalNs, clock);
+        List<long[]> collected = new ArrayList<>(); // {bucket, value} of values a read has collected
+        List<Long> pending = new ArrayList<>();
+        for (int step = 0; step < 3_000; step++) {
+            int action = random.nextInt(10);
+            if (action < 6) {
+                long v = random.nextLong(1_000L, 1_000_000_000L);
+                r.update(v);
+                pending.add(v);
+            } else if (action < 8) {
+                clock.advanceMs(random.nextInt(4) == 0 ? random.nextLong(1, 90_000) : random.nextLong(1, 3_000));
+            } else {
+                long bucket = Math.floorDiv(clock.nanoTime(), intervalNs);
+                for (long v : pending) {
+                    collected.add(new long[] {bucket, v});
+                }
+                pending.clear();
+                Histogram expected = r.newCompatibleHistogram();
+                for (long[] bv : collected) {
+                    if (bv[0] > bucket - 6) {
+                        expected.recordValue(bv[1]);
+                    }
+                }
+                Histogram actual = r.windowCopy();
+                assertThat(actual.getTotalCount()).as("step %d", step).isEqualTo(expected.getTotalCount());
+                assertThat(buckets(actual)).as("step %d", step).isEqualTo(buckets(expected));
+                if (expected.getTotalCount() > 0) { // (HdrHistogram's copy of an empty histogram reports max 511)
+                    assertThat(actual.getMaxValue()).as("step %d", step).isEqualTo(expected.getMaxValue());
+                    assertThat(actual.getMinNonZeroValue()).as("step %d", step).isEqualTo(expected.getMinNonZeroValue());
+                }
+                assertThat(r.getSnapshot().getMax()).isEqualTo(expected.getTotalCount() == 0 ? 0 : expected.getMaxValue());
+            }
+        }
+    }
+
+    @Test
+    void snapshot_isReusedWhileNothingChanged_andRenewedWhenValuesArriveOrTheWindowSlides() {
+        HdrWindowReservoir r = HdrWindowReservoir.forNanos(60_000_000_000L, 10_000_000_000L, clock);
+        r.update(1_000_000L);
+        Snapshot first = r.getSnapshot();
+        assertThat(r.getSnapshot()).isSameAs(first);
+        clock.advanceMs(5_000);
+        assertThat(r.getSnapshot()).as("same window contents").isSameAs(first);
+
+        r.update(2_000_000L);
+        Snapshot second = r.getSnapshot();
+        assertThat(second).isNotSameAs(first);
+        assertThat(second.size()).isEqualTo(2);
+        assertThat(first.size()).as("a snapshot is immutable").isEqualTo(1);
+
+        clock.advanceMs(70_000);
+        Snapshot third = r.getSnapshot();
+        assertThat(third).isNotSameAs(second);
+        assertThat(third.size()).isZero();
+    }
+
+    /** Each non-empty bucket as "value x count" (Histogram.equals also compares internal tracking fields). */
+    private static List<String> buckets(Histogram h) {
+        List<String> out = new ArrayList<>();
+        for (org.HdrHistogram.HistogramIterationValue v : h.recordedValues()) {
+            out.add(v.getValueIteratedTo() + "x" + v.getCountAtValueIteratedTo());
+        }
+        return out;
+    }
 }
