@@ -16,7 +16,9 @@ import org.mucscale.engine.cluster.ClusterMap;
  *       why), so {@code put}/{@code putAll}/{@code remove} return once the backup is written and the map survives
  *       the loss of any one member.</li>
  *   <li>Round trips: Openfire's {@code Cache} is a {@code java.util.Map} and has no bulk read, so {@link #getAll}
- *       and {@link #removeAll} make one call per key; {@link #putAll} is Hazelcast's {@code putAll}.</li>
+ *       and {@link #removeAll} make one call per key; {@link #putAll} is Hazelcast's {@code putAll}, or one
+ *       {@code put} for a single entry (a flush's usual write, one tail record): {@code putAll} goes through one
+ *       operation per member that fans out to the partition threads there, two hand-offs more than a {@code put}.</li>
  *   <li>Values are copied in and out: the local {@code DefaultCache} keeps the caller's array itself, Hazelcast a
  *       serialized copy, and the engine gets the same behaviour from both.</li>
  *   <li>Joining or leaving a cluster empties the map on this node (Openfire swaps the cache behind the same object:
@@ -38,6 +40,12 @@ final class OpenfireClusterMap implements ClusterMap {
     @Override
     public void putAll(Map<String, byte[]> entries) {
         if (entries.isEmpty()) {
+            return;
+        }
+        if (entries.size() == 1) {
+            Map.Entry<String, byte[]> e = entries.entrySet().iterator().next();
+            cache.put(Objects.requireNonNull(e.getKey(), "key"), Objects.requireNonNull(e.getValue(),
+                    () -> "value of " + e.getKey() + " in cluster map " + name).clone());
             return;
         }
         Map<String, byte[]> copies = new HashMap<>(entries.size() * 2);

@@ -225,6 +225,11 @@ class OpenfireClusterTransportTest {
         got[1] = 9;
 
         assertThat(map.get("r1")).containsExactly(1, 2);
+        byte[] single = {5};
+        map.putAll(Map.of("r4", single)); // one entry: a put of its own
+        single[0] = 6;
+        assertThat(map.get("r4")).containsExactly(5);
+        map.removeAll(List.of("r4"));
         assertThat(map.getAll(List.of("r1", "r2", "r3"))).containsOnlyKeys("r1", "r2");
         assertThat(map.keys()).containsExactlyInAnyOrder("r1", "r2");
         map.removeAll(List.of("r1", "r3"));

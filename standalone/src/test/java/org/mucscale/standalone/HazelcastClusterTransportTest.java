@@ -176,7 +176,16 @@ class HazelcastClusterTransportTest {
             entries.put("room" + i + "@conference.example.test", utf8("image of room " + i));
         }
         mapOfA.putAll(entries);
+        // one entry at a time too: the single-entry write is a separate path (one set instead of setAll)
+        Map<String, byte[]> singles = new HashMap<>();
+        for (int i = 0; i < 200; i++) {
+            String key = "tail" + i + "@conference.example.test#" + i;
+            singles.put(key, utf8("tail record " + i));
+            mapOfA.putAll(Map.of(key, utf8("tail record " + i)));
+        }
         PartitionService partitions = b.hazelcastInstance().getPartitionService();
+        assertThat(singles.keySet().stream().filter(k -> partitions.getPartition(k).getOwner().localMember()).count())
+                .as("single entries whose primary copy is on the member that will crash").isGreaterThan(20);
         long ownedByB = entries.keySet().stream()
                 .filter(k -> partitions.getPartition(k).getOwner().localMember()).count();
         assertThat(ownedByB).as("keys whose primary copy is on the member that will crash").isGreaterThan(100);
@@ -188,6 +197,9 @@ class HazelcastClusterTransportTest {
         for (Map.Entry<String, byte[]> e : entries.entrySet()) {
             assertThat(read.get(e.getKey())).as(e.getKey()).isEqualTo(e.getValue());
         }
+        assertThat(mapOfC.getAll(singles.keySet())).as("single-entry writes after the crash")
+                .hasSize(200).allSatisfy((k, v) -> assertThat(v).isEqualTo(singles.get(k)));
+        mapOfA.removeAll(singles.keySet());
         assertThat(mapOfC.keys()).isEqualTo(entries.keySet());
         assertThat(mapOfC.get("room7@conference.example.test")).isEqualTo(utf8("image of room 7"));
         assertThat(mapOfC.get("no-such-room@conference.example.test")).isNull();
