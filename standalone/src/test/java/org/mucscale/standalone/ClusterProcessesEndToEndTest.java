@@ -327,7 +327,9 @@ class ClusterProcessesEndToEndTest {
         }
         Thread.sleep(2000);
 
-        // traffic: every user sends one message to each of its rooms every 100 ms; node 0 dies after
+        // traffic: every user sends one message to each of its rooms every mucscale.test.failover-round-ms (100 ms;
+        // bench/cluster/failover.sh's FAILOVER_ROUND_MS sets more, to measure the p99's return from a load whose
+        // steady p99 is well under 100 ms on this machine); node 0 dies after
         // mucscale.test.failover-warmup-rounds rounds (40: 4 s), and 120 rounds (12 s) follow. bench/cluster/
         // failover.sh sets 100: in the first seconds the nodes' and Prosody's queues still hold the start's backlog
         // on this 2-core machine (round-trip p99 1.2-2.8 s in the 3 s before a kill at 4 s), which the failover's
@@ -345,6 +347,10 @@ class ClusterProcessesEndToEndTest {
             readers.add(t);
         }
         int killRound = Integer.getInteger("mucscale.test.failover-warmup-rounds", 40);
+        long roundMs = Long.getLong("mucscale.test.failover-round-ms", 100);
+        if (roundMs < 10 || roundMs > 1_000) {
+            throw new IllegalArgumentException("mucscale.test.failover-round-ms takes 10..1000, was " + roundMs);
+        }
         int rounds = killRound + 120;
         long[] sentAtNanos = new long[rounds];
         long killAt = 0;
@@ -362,7 +368,7 @@ class ClusterProcessesEndToEndTest {
                 killAtMillis = System.currentTimeMillis();
                 processes.get(0).destroyForcibly();
             }
-            Thread.sleep(100);
+            Thread.sleep(roundMs);
         }
         // delivery is asserted, not speed: a loaded machine (Prosody's single thread, the test's own readers) may be
         // seconds behind, so wait, bounded, until the last round reached everyone (what never comes fails below)
