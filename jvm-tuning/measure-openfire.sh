@@ -40,6 +40,8 @@
 #   MEASURE_NICE      priority of Openfire, the generator and the sampler (default -10; 0 leaves it alone)
 #   MEASURE_SET       extra loadgen overrides, space-separated key=value
 #   MEASURE_OUT       results folder; JAVA_HOME / JDK25_HOME the JDKs for "measure-jdk: 17" / "25" (as measure.sh)
+#   MEASURE_JDK       17 or 25: run the preset on that JDK instead of the one its "measure-jdk" line names (the
+#                     generator stays on JAVA_HOME's); every preset on both JDKs is what the matrix asks for
 #   E2E_OPENFIRE_PROPS, E2E_MUCSCALE_PROPS pass through to bench/e2e/openfire.sh; E2E_PIN=0 turns pinning off
 # Exit status: 0 measured (even with loss: the summary says so), 1 setup failed, 2 bad usage.
 set -euo pipefail
@@ -66,7 +68,7 @@ case "$form" in sysconfig|default|argfile) ;; *) echo "measure-openfire: unknown
 : "${OPENFIRE_HOME:?measure-openfire: set OPENFIRE_HOME to an Openfire 5.1.1 installation}"
 [ -f "$OPENFIRE_HOME/bin/openfire.sh" ] || { echo "measure-openfire: no bin/openfire.sh in OPENFIRE_HOME=$OPENFIRE_HOME" >&2; exit 1; }
 
-jdk_major="$(sed -n 's/^#.*measure-jdk: *\([0-9][0-9]*\).*/\1/p' "$preset_file" | head -n 1)"
+jdk_major="${MEASURE_JDK:-$(sed -n 's/^#.*measure-jdk: *\([0-9][0-9]*\).*/\1/p' "$preset_file" | head -n 1)}"
 case "${jdk_major:-17}" in
   17) java_home="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}" ;;
   25) java_home="${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}" ;;
