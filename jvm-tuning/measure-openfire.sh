@@ -72,7 +72,7 @@ jdk_major="${MEASURE_JDK:-$(sed -n 's/^#.*measure-jdk: *\([0-9][0-9]*\).*/\1/p' 
 case "${jdk_major:-17}" in
   17) java_home="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}" ;;
   25) java_home="${JDK25_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}" ;;
-  *) echo "measure-openfire: preset asks for JDK '$jdk_major'; only 17 and 25 are wired" >&2; exit 2 ;;
+  *) echo "measure-openfire: JDK '$jdk_major' (the preset's measure-jdk line, or MEASURE_JDK): only 17 and 25 are wired" >&2; exit 2 ;;
 esac
 [ -x "$java_home/bin/java" ] || { echo "measure-openfire: no JDK at $java_home (set JAVA_HOME / JDK25_HOME)" >&2; exit 1; }
 gen_java="${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}/bin/java"
