@@ -44,14 +44,17 @@ final class OpenfireClusterMap implements ClusterMap {
         }
         if (entries.size() == 1) {
             Map.Entry<String, byte[]> e = entries.entrySet().iterator().next();
-            cache.put(Objects.requireNonNull(e.getKey(), "key"), Objects.requireNonNull(e.getValue(),
-                    () -> "value of " + e.getKey() + " in cluster map " + name).clone());
+            cache.put(Objects.requireNonNull(e.getKey(), "key"), copyIn(e.getKey(), e.getValue()));
             return;
         }
         Map<String, byte[]> copies = new HashMap<>(entries.size() * 2);
-        entries.forEach((k, v) -> copies.put(Objects.requireNonNull(k, "key"),
-                Objects.requireNonNull(v, () -> "value of " + k + " in cluster map " + name).clone()));
+        entries.forEach((k, v) -> copies.put(Objects.requireNonNull(k, "key"), copyIn(k, v)));
         cache.putAll(copies);
+    }
+
+    /** The value to store for {@code key}: a copy, so the caller's array stays the caller's; null refused by name. */
+    private byte[] copyIn(String key, byte[] value) {
+        return Objects.requireNonNull(value, () -> "value of " + key + " in cluster map " + name).clone();
     }
 
     @Override
