@@ -380,9 +380,10 @@ public final class LoadRun {
         java.nio.file.Path dir = java.nio.file.Path.of(scenario.run().barrierDir());
         try {
             java.nio.file.Files.createDirectories(dir);
-            java.nio.file.Path tmp = dir.resolve("shard-" + shardIndex + "-of-" + shardCount + "." + tag + ".tmp");
+            java.nio.file.Path file = barrierFile(dir, shardIndex, tag);
+            java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
             java.nio.file.Files.writeString(tmp, Long.toString(System.currentTimeMillis()));
-            java.nio.file.Files.move(tmp, dir.resolve("shard-" + shardIndex + "-of-" + shardCount + "." + tag),
+            java.nio.file.Files.move(tmp, file,
                     java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         } catch (java.io.IOException e) {
             stats.error("barrier-write");
@@ -410,11 +411,16 @@ public final class LoadRun {
         }
     }
 
+    /** Where shard {@code k} writes its time for barrier {@code tag}. */
+    private java.nio.file.Path barrierFile(java.nio.file.Path dir, int k, String tag) {
+        return dir.resolve("shard-" + k + "-of-" + shardCount + "." + tag);
+    }
+
     /** The latest time written under {@code tag} by the n shards in {@code dir}, or -1 while one is missing. */
     private long latestReady(java.nio.file.Path dir, String tag) {
         long latest = 0;
         for (int k = 0; k < shardCount; k++) {
-            java.nio.file.Path f = dir.resolve("shard-" + k + "-of-" + shardCount + "." + tag);
+            java.nio.file.Path f = barrierFile(dir, k, tag);
             try {
                 latest = Math.max(latest, Long.parseLong(java.nio.file.Files.readString(f).trim()));
             } catch (java.io.IOException | NumberFormatException e) {
@@ -576,11 +582,16 @@ public final class LoadRun {
             phase("drain");
             long limit = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(scenario.rampDown().drainMs());
             // deliveries from other processes' senders are not in expectedDeliveries (their counts are not known here)
-            waitUntil(() -> stats.distinctDeliveries.sum() - stats.remoteDeliveries.sum() >= stats.expectedDeliveries, limit);
+            waitUntil(() -> ownDeliveries() >= stats.expectedDeliveries, limit);
         }
         if (shardCount > 1 && !scenario.run().barrierDir().isEmpty() && !pastDeadline()) {
             awaitOtherShards("drained", 0);
         }
+    }
+
+    /** Distinct deliveries of this process's own senders' messages: what {@code expectedDeliveries} counts. */
+    private long ownDeliveries() {
+        return stats.distinctDeliveries.sum() - stats.remoteDeliveries.sum();
     }
 
     private void rampDown() {
@@ -659,7 +670,7 @@ public final class LoadRun {
         if (progress == null) {
             return;
         }
-        long lost = Math.max(0, stats.expectedDeliveries - (stats.distinctDeliveries.sum() - stats.remoteDeliveries.sum()));
+        long lost = Math.max(0, stats.expectedDeliveries - ownDeliveries());
         progress.printf("[%5.0fs] %-24s | conn %d/%d joined %d | sent %,d | %s | outstanding %,d dup %d reord %d | err %d%n",
                 (System.nanoTime() - epochNs) / 1e9, phaseText,
                 stats.connected.sum() - stats.disconnected.sum(), clients.length, stats.joined.sum(),
