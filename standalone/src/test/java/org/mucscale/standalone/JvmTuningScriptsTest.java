@@ -43,4 +43,21 @@ class JvmTuningScriptsTest {
             run(List.of("bash", "-n", script));
         }
     }
+
+    /** MEASURE_JDK takes the two JDKs the scripts know; any other is refused by name before anything starts. */
+    @Test
+    void measureOpenfire_withAnUnknownMeasureJdk_isRefusedNamingIt() throws Exception {
+        Path home = dir.resolve("openfire");
+        Files.createDirectories(home.resolve("bin"));
+        Files.writeString(home.resolve("bin/openfire.sh"), "exit 1\n");
+        ProcessBuilder pb = new ProcessBuilder("bash", "measure-openfire.sh", "g1-default").directory(TUNING.toFile())
+                .redirectErrorStream(true).redirectOutput(dir.resolve("jdk.txt").toFile());
+        pb.environment().put("OPENFIRE_HOME", home.toString());
+        pb.environment().put("MEASURE_JDK", "21");
+        Process p = pb.start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String text = Files.readString(dir.resolve("jdk.txt"), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(text).isEqualTo(2);
+        assertThat(text).contains("JDK '21'").contains("MEASURE_JDK").contains("only 17 and 25");
+    }
 }
