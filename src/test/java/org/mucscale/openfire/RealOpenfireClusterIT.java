@@ -276,8 +276,11 @@ class RealOpenfireClusterIT {
             }
             report.add("room " + r + ": " + got.size() + " of " + total + (lost.isEmpty() ? "" : ", lost " + lost));
         }
+        // a link gap given up on (a forward or relay lost between the nodes) would explain a message arriving late,
+        // so both nodes' counts are part of every report
         String summary = report + "; node 2 stopped after message " + sentWhenStopped + ", node 1 saw it leave after "
-                + sentWhenLeft.get();
+                + sentWhenLeft.get() + "; link gaps given up: node 1 " + node1.countInLog("gave up waiting for a message")
+                + ", node 2 " + node2.countInLog("gave up waiting for a message");
         System.out.println("RealOpenfireClusterIT failover: " + summary + "; resent by node 1: "
                 + node1.countInLog("messages again that") + " log lines");
         for (int r = 0; r < rooms; r++) {
