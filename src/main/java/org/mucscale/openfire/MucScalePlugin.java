@@ -76,6 +76,7 @@ public final class MucScalePlugin implements Plugin {
         String subdomain = settings.get(OpenfireSettings.SUBDOMAIN);
         OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY),
                 settings.get(OpenfireSettings.RAW_LOCAL_DELIVERY), settings.get(OpenfireSettings.BATCHED_WRITES));
+        registrations.push("session events", delivery.watchSessions());
 
         MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery)
                 .home(JiveGlobals.getHomePath());

@@ -3,12 +3,10 @@ package org.mucscale.openfire;
 import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import org.jivesoftware.openfire.PacketRouter;
-import org.jivesoftware.openfire.RoutingTable;
 import org.jivesoftware.openfire.XMPPServer;
 import org.jivesoftware.openfire.csi.CsiManager;
 import org.jivesoftware.openfire.interceptor.InterceptorManager;
 import org.jivesoftware.openfire.interceptor.PacketInterceptor;
-import org.jivesoftware.openfire.session.ClientSession;
 import org.jivesoftware.openfire.session.LocalClientSession;
 import org.jivesoftware.openfire.streammanagement.StreamManager;
 import org.mucscale.engine.port.Delivery;
@@ -17,7 +15,6 @@ import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.xmpp.packet.JID;
 import org.xmpp.packet.Packet;
 
 /**
@@ -30,7 +27,8 @@ import org.xmpp.packet.Packet;
  * stream management (XEP-0198 acks and resumption) all still apply. What it skips is {@code MessageRouter}/
  * {@code PresenceRouter}: interceptors are not invoked a second time as "incoming, session null" for each occupant
  * copy (other plugins' interceptors still see the copy once, outgoing, on the recipient's session), and the routing
- * table lookup is done once here instead of inside the router. Everything else (bare JIDs, IQs, users on other
+ * table lookup is done here instead of inside the router, once per occupant address while its session stays open
+ * ({@link LocalRoutes}). Everything else (bare JIDs, IQs, users on other
  * cluster nodes, remote servers, sessions not yet available) is routed through Openfire's {@link PacketRouter}.
  *
  * <p><b>Raw local delivery</b> (setting {@code mucscale.openfire.raw-local-delivery}, on by default, only with direct
@@ -72,7 +70,7 @@ public final class OpenfireDelivery implements Delivery {
     /** The reason a slow recipient and its rooms see with status 333. */
     static final String SLOW_REASON = "Removed because your client did not read the room's traffic fast enough";
 
-    private final RoutingTable routingTable;
+    private final LocalRoutes routes;
     private final PacketRouter router;
     private final InterceptorManager interceptors;
     private volatile boolean directLocal;
@@ -86,12 +84,20 @@ public final class OpenfireDelivery implements Delivery {
     private final LongAdder failed = new LongAdder();
 
     public OpenfireDelivery(XMPPServer server, boolean directLocal, boolean rawLocal, boolean batchedWrites) {
-        this.routingTable = server.getRoutingTable();
+        this.routes = new LocalRoutes(server.getRoutingTable());
         this.router = server.getPacketRouter();
         this.interceptors = InterceptorManager.getInstance();
         this.directLocal = directLocal;
         this.rawLocal = rawLocal;
         this.batchedWrites = batchedWrites;
+    }
+
+    /**
+     * Keeps the remembered local sessions in step with Openfire's session events until the returned registration is
+     * closed ({@link LocalRoutes#watchSessions}).
+     */
+    public AutoCloseable watchSessions() {
+        return routes.watchSessions();
     }
 
     /** Turns direct local delivery on or off (dynamic setting). */
@@ -197,9 +203,8 @@ public final class OpenfireDelivery implements Delivery {
         if (recipient.resource() == null) {
             return null;
         }
-        ClientSession session = routingTable.getClientRoute(
-                new JID(recipient.local(), recipient.domain(), recipient.resource(), true));
-        return session instanceof LocalClientSession local && !local.isDetached() ? local : null;
+        LocalClientSession local = routes.find(recipient);
+        return local != null && !local.isDetached() ? local : null;
     }
 
     /** Straight to {@code local} when given (direct local delivery), else through Openfire's router. */
@@ -257,6 +262,7 @@ public final class OpenfireDelivery implements Delivery {
         registry.register("mucscale.openfire.delivery.batch-dropped",
                 (com.codahale.metrics.Gauge<Long>) this::batchDroppedCount);
         registry.register("mucscale.openfire.write-batches", (com.codahale.metrics.Gauge<Long>) this::batchCount);
+        registry.register("mucscale.openfire.local-routes", (com.codahale.metrics.Gauge<Integer>) routes::size);
         registry.register("mucscale.openfire.delivery.presences-shed",
                 (com.codahale.metrics.Gauge<Long>) batches::presencesShedCount);
         registry.register("mucscale.openfire.delivery.slow-dropped",

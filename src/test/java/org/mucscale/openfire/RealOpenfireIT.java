@@ -417,6 +417,61 @@ class RealOpenfireIT {
         assertThat(ourWarningsAndErrors()).isEmpty();
     }
 
+    /**
+     * The delivery path remembers each occupant's local session (LocalRoutes): after the occupant's session closes and
+     * the same full JID comes back, and after another session takes the full JID over (a resource conflict), the room's
+     * messages reach the new session. Fails if a remembered session were used without checking it is still open.
+     */
+    @Test
+    @Order(6)
+    void rememberedSessions_followReconnectAndResourceConflict() throws Exception {
+        XMPPTCPConnection alice = connect("alice");
+        String room = "routes@mucscale." + DOMAIN;
+        MultiUserChat a = MultiUserChatManager.getInstanceFor(alice).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat.MucCreateConfigFormHandle created = a.createOrJoin(Resourcepart.from("alice"));
+        if (created != null) {
+            created.makeInstant();
+        }
+        String resource = "it-routes-" + RESOURCES.incrementAndGet();
+        XMPPTCPConnection first = connect("dave", false, resource);
+        BlockingQueue<String> firstInbox = joinAndListen(first, room, "dave");
+        a.sendMessage("route 1");
+        assertThat(firstInbox.poll(20, TimeUnit.SECONDS)).as("the first session gets message 1").isEqualTo("route 1");
+
+        first.disconnect(); // the session closes; the same full JID comes back on a new one
+        waitUntil("the room to see dave leave", Duration.ofSeconds(20),
+                () -> a.getOccupants().stream().noneMatch(o -> o.getResourceOrEmpty().toString().equals("dave")));
+        XMPPTCPConnection second = connect("dave", false, resource);
+        BlockingQueue<String> secondInbox = joinAndListen(second, room, "dave");
+        a.sendMessage("route 2");
+        assertThat(secondInbox.poll(20, TimeUnit.SECONDS)).as("the reconnected session gets message 2")
+                .isEqualTo("route 2");
+
+        XMPPTCPConnection third = connect("dave", false, resource); // Openfire closes the second: resource conflict
+        waitUntil("Openfire to close the conflicting session", Duration.ofSeconds(20), () -> !second.isConnected());
+        BlockingQueue<String> thirdInbox = joinAndListen(third, room, "dave");
+        a.sendMessage("route 3");
+        assertThat(thirdInbox.poll(20, TimeUnit.SECONDS)).as("the session that took the JID over gets message 3")
+                .isEqualTo("route 3");
+        assertThat(secondInbox.poll(500, TimeUnit.MILLISECONDS)).as("nothing more to the closed session").isNull();
+        a.leave();
+        third.disconnect();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    /** {@code c} joins {@code room} as {@code nick}; the returned queue gets every live (not history) body. */
+    static BlockingQueue<String> joinAndListen(XMPPTCPConnection c, String room, String nick) throws Exception {
+        BlockingQueue<String> q = new ArrayBlockingQueue<>(64);
+        MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
+        m.addMessageListener(msg -> {
+            if (msg.getBody() != null && !msg.hasExtension("delay", "urn:xmpp:delay")) {
+                q.offer(msg.getBody());
+            }
+        });
+        m.join(Resourcepart.from(nick));
+        return q;
+    }
+
     /** The value of an untyped Prometheus sample line {@code name value}. */
     static double gauge(String exposition, String name) {
         for (String line : exposition.split("\n")) {
@@ -635,10 +690,14 @@ class RealOpenfireIT {
     }
 
     static XMPPTCPConnection connect(String user, boolean streamManagement) throws Exception {
+        return connect(user, streamManagement, "it-" + RESOURCES.incrementAndGet());
+    }
+
+    static XMPPTCPConnection connect(String user, boolean streamManagement, String resource) throws Exception {
         XMPPTCPConnection c = new XMPPTCPConnection(XMPPTCPConnectionConfiguration.builder()
                 .setXmppDomain(DOMAIN).setHost("127.0.0.1").setPort(c2sPort)
                 .setSecurityMode(SecurityMode.disabled)
-                .setUsernameAndPassword(user, USER_PASSWORD).setResource("it-" + RESOURCES.incrementAndGet())
+                .setUsernameAndPassword(user, USER_PASSWORD).setResource(resource)
                 .setSendPresence(true)
                 .build());
         c.setReplyTimeout(15_000);

@@ -15,4 +15,6 @@ public abstract class LocalSession implements Session {
     public void deliverRawText(String text) { }
 
     public Connection getConnection() { return null; }
+
+    public boolean isClosed() { return false; }
 }
