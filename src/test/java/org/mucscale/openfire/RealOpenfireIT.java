@@ -506,9 +506,11 @@ class RealOpenfireIT {
             }
         });
         old.sendMessage("before the move \uD83C\uDF89");
-        old.sendMessage("second");
         Message firstReflected = reflected.poll(20, TimeUnit.SECONDS);
         assertThat(firstReflected).as("Openfire's room reflects the message").isNotNull();
+        // only after the reflection: Openfire logs in milliseconds, and messages it logged in the same millisecond
+        // come back from the room log in stanza-id order, not in the order they were sent (docs/migrating.md)
+        old.sendMessage("second");
         // the id Openfire's room gave the message (XEP-0359), as clients know it from Openfire's archive
         String openfireStanzaId = org.jivesoftware.smackx.sid.element.StanzaIdElement.getStanzaId(firstReflected)
                 .getId();
