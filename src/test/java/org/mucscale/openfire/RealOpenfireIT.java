@@ -408,6 +408,8 @@ class RealOpenfireIT {
         // on her account), and her copies taking the packet path must not reorder anything either
         assertThat(gauge(metrics, "mucscale_openfire_delivered_batched")).as(metrics).isGreaterThanOrEqualTo(count);
         assertThat(gauge(metrics, "mucscale_openfire_write_batches")).isPositive();
+        // carol's and dave's sessions are remembered by the delivery path while they are joined
+        assertThat(gauge(metrics, "mucscale_openfire_local_routes")).as(metrics).isGreaterThanOrEqualTo(2);
         // the batched path times each message again when its batch is written and flushed on the event loop
         assertThat(gauge(metrics, "mucscale_muc_write_latency_ns_count")).as(metrics).isGreaterThanOrEqualTo(count);
         for (MultiUserChat m : joined) {
