@@ -146,7 +146,9 @@ def summarize(d):
             c = {}
             for k in ("mucscale_muc_messages", "mucscale_muc_deliveries", "mucscale_cluster_relays_sent",
                       "mucscale_cluster_relay_bytes", "mucscale_cluster_relay_deliveries", "mucscale_cluster_forwards",
-                      "mucscale_cluster_replication_writes", "mucscale_cluster_replication_late"):
+                      "mucscale_cluster_replication_writes", "mucscale_cluster_replication_late",
+                      "mucscale_cluster_sends", "mucscale_cluster_sent_messages",
+                      "mucscale_cluster_replication_rounds"):
                 vals = [delta(a, b, n, k) for n in NODES]
                 c[k] = None if any(v is None for v in vals) else sum(vals)
             row["counters"] = c
@@ -158,6 +160,12 @@ def summarize(d):
                 row["interNodePerBroadcast"] = round((rel + fwd) / msgs, 3) if rel is not None and fwd is not None else None
                 b_ = c["mucscale_cluster_relay_bytes"]
                 row["relayBytesPerBroadcast"] = round(b_ / msgs) if b_ is not None else None
+                sends, sent = c["mucscale_cluster_sends"], c["mucscale_cluster_sent_messages"]
+                # host sends (a batch counts once) and the messages they carried, per broadcast
+                row["sendsPerBroadcast"] = round(sends / msgs, 3) if sends is not None else None
+                row["messagesPerSend"] = round(sent / sends, 2) if sends and sent is not None else None
+                rr = c["mucscale_cluster_replication_rounds"]
+                row["replicationRoundsPerBroadcast"] = round(rr / msgs, 3) if rr is not None else None
                 rd = c["mucscale_cluster_relay_deliveries"]
                 row["relayedShareOfDeliveries"] = round(rd / c["mucscale_muc_deliveries"], 3) \
                     if rd is not None and c["mucscale_muc_deliveries"] else None
@@ -204,8 +212,9 @@ def table(s, base=None):
           f"after full GC {s.get('liveHeapAfterFullGcMb')} MB, {s.get('liveHeapKbPerUser')} kB/user")
     print()
     print("| msg/s (all) | deliveries/s | p50 ms (per generator) | p99 ms (per generator) | CPU % node1/node2/db | "
-          "server µs/delivery | vs 1 node | relays/bcast | forwards/bcast | relay B/bcast | relayed share |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "server µs/delivery | vs 1 node | relays/bcast | forwards/bcast | relay B/bcast | relayed share | "
+          "sends/bcast (messages/send) | replication rounds/bcast |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     base_levels = {r["level"]: r for r in (base or {}).get("levels", [])}
     for r in s.get("levels", []):
         c = r.get("cpuPct", {})
@@ -215,7 +224,8 @@ def table(s, base=None):
         print(f"| {r['ratePerSec']:g} | {r['deliveriesPerSec']:,.0f} | {r['p50Ms']} | {r['p99Ms']} | "
               f"{c.get('node1')}/{c.get('node2', '–')}/{c.get('mariadb')} | {mine} | {ratio} | "
               f"{r.get('relaysPerBroadcast')} | {r.get('forwardsPerBroadcast')} | {r.get('relayBytesPerBroadcast')} | "
-              f"{r.get('relayedShareOfDeliveries')} |")
+              f"{r.get('relayedShareOfDeliveries')} | {r.get('sendsPerBroadcast')} ({r.get('messagesPerSend')}) | "
+              f"{r.get('replicationRoundsPerBroadcast')} |")
 
 
 def main(argv):

@@ -19,7 +19,9 @@ import urllib.request
 
 COUNTERS = ("mucscale_cluster_relays_sent", "mucscale_cluster_relay_bytes", "mucscale_cluster_relay_deliveries",
             "mucscale_cluster_relays_received", "mucscale_cluster_forwards", "mucscale_cluster_replication_writes",
-            "mucscale_cluster_replication_late", "mucscale_muc_messages", "mucscale_muc_deliveries")
+            "mucscale_cluster_replication_late", "mucscale_cluster_sends", "mucscale_cluster_sent_messages",
+            "mucscale_cluster_replication_rounds",
+            "mucscale_muc_messages", "mucscale_muc_deliveries")
 
 
 def scrape(port):

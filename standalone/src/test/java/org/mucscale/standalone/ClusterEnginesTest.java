@@ -85,13 +85,18 @@ class ClusterEnginesTest {
 
     private Node startNode(String name, List<Integer> ports, int port) {
         Node node = new Node(name);
-        Settings settings = Settings.fromText(StandaloneServer.catalog(), nodeSettings(name, ports, port));
+        Map<String, String> text = nodeSettings(name, ports, port);
+        text.putAll(extraSettings);
+        Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
         node.transport = HazelcastClusterTransport.create(settings);
         node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(node.transport).build();
         node.engine.start();
         nodes.add(node);
         return node;
     }
+
+    /** Settings every node of a test gets on top of {@link #nodeSettings} (set before the cluster starts). */
+    private final Map<String, String> extraSettings = new HashMap<>();
 
     /** Settings text of cluster member {@code name} on {@code port}: no JMX, HTTP or probe, limits out of reach. */
     static Map<String, String> nodeSettings(String name, List<Integer> ports, int port) {
@@ -318,6 +323,32 @@ class ClusterEnginesTest {
         // at most one relay per remote node per broadcast, and under load several broadcasts share one
         assertThat(relays).isLessThan(broadcasts * (NODES - 1));
         assertThat(counter("mucscale.cluster.forwards")).isGreaterThan(0);
+        // no linger by default: every message is a send of its own
+        assertThat(counter("mucscale.cluster.sends")).isPositive()
+                .isEqualTo(counter("mucscale.cluster.sent.messages"));
+    }
+
+    @Test
+    void batchLinger_messagesGoInFewerSends_eachDeliveredExactlyOnceInSenderOrder() throws Exception {
+        extraSettings.put("mucscale.cluster.batch-linger", "20ms");
+        startCluster();
+        joinEveryone();
+        long sendsBefore = counter("mucscale.cluster.sends");
+        long messagesBefore = counter("mucscale.cluster.sent.messages");
+        int perRoom = 30;
+        sendMessages(perRoom, "a", i -> true);
+        assertEveryoneGotEverything("a", perRoom, i -> true, i -> true);
+        long sends = counter("mucscale.cluster.sends") - sendsBefore;
+        long messages = counter("mucscale.cluster.sent.messages") - messagesBefore;
+        // relays, forwards and confirmations to one node share sends: without the linger these two are equal
+        assertThat(messages).as("messages between nodes").isGreaterThan(USERS);
+        assertThat(sends).as("sends for %d messages", messages).isGreaterThan(0).isLessThan(messages * 3 / 4);
+    }
+
+    @Test
+    void batchLinger_gracefulLeave_handsOverWithNoErrorAndNothingLost() throws Exception {
+        extraSettings.put("mucscale.cluster.batch-linger", "50ms");
+        gracefulLeave_movesItsRoomsWithNoError_survivorsStayJoined();
     }
 
     @Test
@@ -343,6 +374,13 @@ class ClusterEnginesTest {
                         .noneMatch(x -> x.contains("type=\"error\""));
             }
         }
+    }
+
+    @Test
+    void batchLinger_memberDies_itsRoomsAreTakenOver_occupantsOnSurvivorsStayJoinedAndHistoryIsKept()
+            throws Exception {
+        extraSettings.put("mucscale.cluster.batch-linger", "20ms");
+        memberDies_itsRoomsAreTakenOver_occupantsOnSurvivorsStayJoinedAndHistoryIsKept();
     }
 
     @Test

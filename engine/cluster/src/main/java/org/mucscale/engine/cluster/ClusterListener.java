@@ -32,6 +32,14 @@ public interface ClusterListener {
     default void handedOff() {
     }
 
+    /** One round of replicated-map writes, for {@code flushes} room-thread flushes gathered into it. */
+    default void replicationRound(int flushes) {
+    }
+
+    /** One send to another node through the host, carrying {@code messages} messages (more than one: a batch). */
+    default void sent(int messages) {
+    }
+
     /** A gap in a link's sequence was given up on (a message lost between nodes). */
     default void linkGapSkipped(String fromNode) {
     }

@@ -70,6 +70,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private static final long LEAVE_DRAIN_MS = 1000;
 
     private final ClusterTransport transport;
+    /** Every message to another node goes through here (gathered per node when a batch linger is set). */
+    private final Outbox outbox;
     private final ClusterListener listener;
     private final String local;
     private final int tailSlots;
@@ -136,6 +138,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.handoffTimeoutNanos = settings.get(ClusterSettings.HANDOFF_TIMEOUT).toNanos();
         this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
         this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
+        long lingerNanos = settings.get(ClusterSettings.BATCH_LINGER).toNanos();
+        this.outbox = new Outbox(transport, lingerNanos, listener);
+        this.writer = new Writer(lingerNanos);
         this.rooms = transport.map(ROOMS_MAP);
         this.tails = transport.map(TAILS_MAP);
         this.occupants = transport.map(OCCUPANTS_MAP);
@@ -278,7 +283,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
                 stanza);
-        transport.send(owner, bytes);
+        outbox.send(owner, bytes);
         listener.forwarded(bytes.length);
         return true;
     }
@@ -420,7 +425,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     upTo.forEach((node, es) -> {
                         Progress p = inbound.get(node);
                         if (p != null && view.members().contains(node)) {
-                            transport.send(node, Wire.confirm(links.epoch(), links.nextSeq(node), es[0], es[1]));
+                            outbox.send(node, Wire.confirm(links.epoch(), links.nextSeq(node), es[0], es[1]));
                             p.confirmedEpoch = es[0];
                             p.confirmedSeq = es[1];
                         }
@@ -557,7 +562,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                             to.toArray(new Jid[0]), key));
                 }
             } else {
-                transport.send(e.getKey(), Wire.redeliver(links.epoch(), links.nextSeq(e.getKey()), now, key,
+                outbox.send(e.getKey(), Wire.redeliver(links.epoch(), links.nextSeq(e.getKey()), now, key,
                         rendered, to));
             }
         }
@@ -648,7 +653,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     void sendRelay(String target, Wire.RelayBuilder relay) {
         byte[] bytes = relay.encode(links.epoch(), links.nextSeq(target), nowMicros());
-        transport.send(target, bytes);
+        outbox.send(target, bytes);
         listener.relaySent(relay.deliveries(), bytes.length);
     }
 
@@ -750,7 +755,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final class Writer implements Runnable {
         private final java.util.ArrayDeque<Batch> queue = new java.util.ArrayDeque<>();
         private final Thread thread = daemon(this, "mucscale-cluster-write");
+        /** How long a round waits after its first batch for more to write with it (the batch linger). */
+        private final long lingerNanos;
         private boolean stopped;
+
+        Writer(long lingerNanos) {
+            this.lingerNanos = lingerNanos;
+        }
 
         static final class Batch {
             final Map<String, byte[]> roomPuts = new HashMap<>();
@@ -863,6 +874,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     if (queue.isEmpty()) {
                         return;
                     }
+                    lingerForMore();
                     taken.addAll(queue);
                     queue.clear();
                 }
@@ -870,6 +882,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 for (Batch b : taken) {
                     merged.mergeLater(b);
                 }
+                listener.replicationRound(taken.size());
                 long start = System.nanoTime();
                 try {
                     if (!merged.roomRemovals.isEmpty()) {
@@ -923,6 +936,22 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
         static final long SLOW_ROUND_MS = 200;
 
+        /** Holding the queue's lock, with something queued: lets the linger pass so later flushes join this round. */
+        private void lingerForMore() {
+            if (lingerNanos == 0) {
+                return;
+            }
+            long deadline = System.nanoTime() + lingerNanos;
+            for (long left = lingerNanos; left > 0 && !stopped; left = deadline - System.nanoTime()) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(queue, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+
         void stop() {
             synchronized (queue) {
                 stopped = true;
@@ -931,7 +960,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    private final Writer writer = new Writer();
+    private final Writer writer;
 
     static String roomKey(Jid room) {
         return room.toString();
@@ -945,6 +974,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void received(String fromNode, byte[] message) {
+        List<byte[]> messages;
+        try {
+            messages = Wire.unbatch(message);
+        } catch (RuntimeException e) {
+            LOG.warn("dropped an unreadable batch of cluster messages from {}: {}", fromNode, e.getMessage());
+            return;
+        }
+        for (byte[] one : messages) {
+            receivedOne(fromNode, one);
+        }
+    }
+
+    private void receivedOne(String fromNode, byte[] message) {
         Wire.Message m;
         try {
             m = Wire.decode(message);
@@ -1287,7 +1329,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (Jid room : moving) {
             occupantSlots.remove(room); // the new owner starts from what is in the map
             String owner = next.owner(room);
-            transport.send(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
+            outbox.sendNow(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
             listener.handedOff();
         }
         LOG.info("handed {} rooms to their new owners", moving.size());
@@ -1482,7 +1524,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     // tell the others to route around this node, route every new stanza to the next owners (still
                     // clustered: replicate, relay), move what is here, then keep forwarding stragglers a moment
                     for (String other : rest) {
-                        transport.send(other, Wire.leaving(links.epoch(), links.nextSeq(other)));
+                        outbox.sendNow(other, Wire.leaving(links.epoch(), links.nextSeq(other)));
                     }
                     View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
                     view = next;
@@ -1501,6 +1543,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             closed = true;
         }
         try {
+            outbox.close(); // what lingers goes out while the transport still can
             transport.stop();
         } finally {
             clusterThread.shutdownNow();

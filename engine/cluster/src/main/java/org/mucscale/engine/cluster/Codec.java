@@ -78,6 +78,15 @@ final class Codec {
             return this;
         }
 
+        /** Length-prefixed raw bytes. */
+        Out bytes(byte[] b) {
+            varint(b.length);
+            ensure(b.length);
+            System.arraycopy(b, 0, buf, len, b.length);
+            len += b.length;
+            return this;
+        }
+
         Out jid(Jid j) {
             return string(j == null ? null : j.toString());
         }
@@ -184,6 +193,14 @@ final class Codec {
             String s = new String(buf, pos, len, StandardCharsets.UTF_8);
             pos += len;
             return s;
+        }
+
+        /** What {@link Out#bytes} wrote. */
+        byte[] bytes() {
+            int n = count();
+            byte[] b = Arrays.copyOfRange(buf, pos, pos + n);
+            pos += n;
+            return b;
         }
 
         /** A string that must be there: null is refused like any other inconsistency. */

@@ -1,5 +1,8 @@
 package org.mucscale.engine.cluster;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
@@ -26,6 +29,10 @@ import org.mucscale.engine.stanza.XmlElement;
  *                                                                                 owner: delivered there only if
  *                                                                                 that node had not delivered key
  *                                                                                 (see DeliveredIds)
+ *   BATCH    := u8 kind, varint n, (varint length, message)*                    several messages to one node in one
+ *                                                                                 send (see Outbox); n >= 2, never
+ *                                                                                 nested, no header of its own: each
+ *                                                                                 message keeps its epoch and seq
  * </pre>
  */
 final class Wire {
@@ -35,6 +42,7 @@ final class Wire {
     static final int LEAVING = 4;
     static final int CONFIRM = 5;
     static final int REDELIVER = 6;
+    static final int BATCH = 7;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
 
@@ -154,6 +162,43 @@ final class Wire {
             stanzaCount = 0;
             count = 0;
         }
+    }
+
+    /** One send of several messages to one node, in order (at least two; see {@link #unbatch}). */
+    static byte[] batch(List<byte[]> messages, int totalBytes) {
+        if (messages.size() < 2) {
+            throw new IllegalArgumentException("a batch holds at least two messages, not " + messages.size());
+        }
+        Codec.Out out = new Codec.Out(8 + totalBytes + messages.size() * 3);
+        out.u8(BATCH).varint(messages.size());
+        for (byte[] m : messages) {
+            out.bytes(m);
+        }
+        return out.toBytes();
+    }
+
+    /** The messages of one send: those of a {@link #batch}, in order, or the send itself. */
+    static List<byte[]> unbatch(byte[] bytes) {
+        if (bytes.length == 0 || (bytes[0] & 0xff) != BATCH) {
+            return List.of(bytes);
+        }
+        Codec.In in = new Codec.In(bytes);
+        in.u8();
+        int n = in.count();
+        if (n < 2) {
+            throw new IllegalArgumentException("a batch of " + n + " messages");
+        }
+        List<byte[]> out = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            byte[] m = in.bytes();
+            if (m.length == 0 || (m[0] & 0xff) == BATCH) {
+                throw new IllegalArgumentException("message " + i + " of a batch is " + (m.length == 0 ? "empty"
+                        : "a batch itself"));
+            }
+            out.add(m);
+        }
+        in.end();
+        return out;
     }
 
     static Message decode(byte[] bytes) {

@@ -435,4 +435,55 @@ class WireTest {
             }
         }
     }
+
+    // ------------------------------------------------------------------------------------------ batches
+
+    @Test
+    void batch_roundTrip_keepsEachMessageAndTheirOrder() {
+        List<byte[]> messages = List.of(Wire.leaving(7, 1), Wire.handoff(7, 2, ROOM), Wire.confirm(7, 3, 9, 42));
+        int total = messages.stream().mapToInt(m -> m.length).sum();
+        byte[] batch = Wire.batch(messages, total);
+        assertThat(batch[0]).isEqualTo((byte) Wire.BATCH);
+        List<byte[]> back = Wire.unbatch(batch);
+        assertThat(back).hasSize(3);
+        for (int i = 0; i < 3; i++) {
+            assertThat(back.get(i)).isEqualTo(messages.get(i));
+        }
+        assertThat(Wire.decode(back.get(2)).confirmedSeq()).isEqualTo(42);
+    }
+
+    @Test
+    void unbatch_aSingleMessage_isItself() {
+        byte[] one = Wire.leaving(7, 1);
+        assertThat(Wire.unbatch(one)).containsExactly(one);
+    }
+
+    @Test
+    void batch_ofFewerThanTwo_refused() {
+        assertThatThrownBy(() -> Wire.batch(List.of(Wire.leaving(7, 1)), 10))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void unbatch_malformed_refused() {
+        byte[] inner = Wire.batch(List.of(Wire.leaving(7, 1), Wire.leaving(7, 2)), 40);
+        // a batch inside a batch
+        byte[] nested = Wire.batch(List.of(inner, Wire.leaving(7, 3)), 80);
+        assertThatThrownBy(() -> Wire.unbatch(nested)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("batch itself");
+        // truncated
+        byte[] cut = Arrays.copyOf(inner, inner.length - 1);
+        assertThatThrownBy(() -> Wire.unbatch(cut)).isInstanceOf(IllegalArgumentException.class);
+        // trailing bytes
+        byte[] longer = Arrays.copyOf(inner, inner.length + 1);
+        assertThatThrownBy(() -> Wire.unbatch(longer)).isInstanceOf(IllegalArgumentException.class);
+        // a count of one
+        byte[] one = new Codec.Out(16).u8(Wire.BATCH).varint(1).bytes(Wire.leaving(7, 1)).toBytes();
+        assertThatThrownBy(() -> Wire.unbatch(one)).isInstanceOf(IllegalArgumentException.class);
+        // an empty message inside
+        byte[] empty = new Codec.Out(16).u8(Wire.BATCH).varint(2).bytes(new byte[0]).bytes(Wire.leaving(7, 1))
+                .toBytes();
+        assertThatThrownBy(() -> Wire.unbatch(empty)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("empty");
+    }
 }

@@ -112,6 +112,9 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter relayDeliveries;
     final Counter relaysReceived;
     final Counter forwards;
+    final Counter clusterSends;
+    final Counter replicationRounds;
+    final Counter clusterSentMessages;
     final Counter replicationWrites;
     final Counter replicationLate;
     final Counter failovers;
@@ -190,6 +193,9 @@ public final class MucScaleMetrics implements AutoCloseable {
         relayDeliveries = registry.counter("mucscale.cluster.relay.deliveries");
         relaysReceived = registry.counter("mucscale.cluster.relays.received");
         forwards = registry.counter("mucscale.cluster.forwards");
+        clusterSends = registry.counter("mucscale.cluster.sends");
+        replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
+        clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
         replicationWrites = registry.counter("mucscale.cluster.replication.writes");
         replicationLate = registry.counter("mucscale.cluster.replication.late");
         failovers = registry.counter("mucscale.cluster.failovers");
@@ -415,6 +421,17 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     public void clusterForwarded() {
         forwards.inc();
+    }
+
+    /** One round of replicated-map writes (several flushes' writes when they queued up or lingered together). */
+    public void clusterReplicationRound() {
+        replicationRounds.inc();
+    }
+
+    /** One send to another node through the host, carrying {@code messages} messages (a batch when more than one). */
+    public void clusterSent(int messages) {
+        clusterSends.inc();
+        clusterSentMessages.inc(messages);
     }
 
     public void clusterReplicated(long nanos, boolean late) {

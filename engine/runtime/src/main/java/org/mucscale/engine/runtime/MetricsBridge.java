@@ -89,6 +89,16 @@ final class MetricsBridge {
             }
 
             @Override
+            public void replicationRound(int flushes) {
+                m.clusterReplicationRound();
+            }
+
+            @Override
+            public void sent(int messages) {
+                m.clusterSent(messages);
+            }
+
+            @Override
             public void linkGapSkipped(String fromNode) {
                 m.clusterLinkGap();
             }
