@@ -1354,6 +1354,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (list.isEmpty()) {
             return;
         }
+        // what the rooms' previous owner relayed here before it left must reach this node's sessions before anything
+        // the rooms deliver from here: the relay writer is a thread of its own, so wait (while the maps are read) until
+        // it has written what it holds now
+        CompletableFuture<Void> relaysWritten = relayIn.barrier();
         List<String> keys = new ArrayList<>(list.size());
         for (Jid room : list) {
             keys.add(roomKey(room));
@@ -1382,6 +1386,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 LOG.warn("skipping an unreadable tail record: {}", e.getMessage());
             }
         }
+        awaitRelaysWritten(relaysWritten, list.size());
         for (Jid room : list) {
             byte[] b = images.get(roomKey(room));
             if (b == null) {
@@ -1418,6 +1423,38 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                         + "it ran, at {}", room, waited, System.currentTimeMillis()));
             }
         }
+    }
+
+    /**
+     * Waits for {@code written} (the relay writer's barrier), at most the hand-off timeout: a relay writer that far
+     * behind is not waited for longer (counted and logged), so a take-over is never held up for good.
+     */
+    private void awaitRelaysWritten(CompletableFuture<Void> written, int rooms) {
+        long start = System.nanoTime();
+        try {
+            written.get(handoffTimeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            relayBarrierTimeouts.increment();
+            LOG.warn("{} relays from other nodes were still unwritten after {} ms; adopting {} rooms anyway (their "
+                    + "earlier messages may reach this node's occupants after newer ones)", relayIn.queue.size(),
+                    TimeUnit.NANOSECONDS.toMillis(handoffTimeoutNanos), rooms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            LOG.warn("waiting for the relay writer failed: {}", e.getCause().toString());
+        }
+        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        if (waitedMs >= 100) {
+            LOG.info("waited {} ms for relays already received to be written before adopting {} rooms", waitedMs,
+                    rooms);
+        }
+    }
+
+    /** Take-overs that adopted their rooms before the relay writer had caught up (see {@link #awaitRelaysWritten}). */
+    private final LongAdder relayBarrierTimeouts = new LongAdder();
+
+    long relayBarrierTimeouts() {
+        return relayBarrierTimeouts.sum();
     }
 
     /** Reads the slot lists of {@code list} into {@code slotsByRoom}, and the occupant entries they name. */
@@ -1607,7 +1644,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * after each run (so the host's batched writes apply to relayed deliveries too).
      */
     private final class RelayIn implements Runnable {
-        final BlockingQueue<Wire.Relay> queue = new ArrayBlockingQueue<>(65_536);
+        /** Relays ({@link Wire.Relay}) and barriers ({@link CompletableFuture}), in arrival order. */
+        final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(65_536);
         volatile Delivery host;
         private final Thread thread = daemon(this, "mucscale-cluster-relay-in");
         private final LongAdder dropped = new LongAdder();
@@ -1626,19 +1664,37 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
         }
 
+        /**
+         * Completes once every relay queued before it is written and flushed to the host (at once if the writer is
+         * not running or its queue is full: nothing more can be promised then).
+         */
+        CompletableFuture<Void> barrier() {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            if (!running || !thread.isAlive() || !queue.offer(done)) {
+                done.complete(null);
+            }
+            return done;
+        }
+
         @Override
         public void run() {
             while (running) {
                 try {
-                    Wire.Relay r = queue.poll(100, TimeUnit.MILLISECONDS);
-                    if (r == null) {
+                    Object item = queue.poll(100, TimeUnit.MILLISECONDS);
+                    if (item == null) {
                         continue;
                     }
                     Delivery h = host;
                     do {
-                        write(h, r);
-                        r = queue.poll();
-                    } while (r != null);
+                        if (item instanceof Wire.Relay r) {
+                            write(h, r);
+                        } else {
+                            // everything before the barrier is handed to the host before anyone is told so
+                            h.flush();
+                            ((CompletableFuture<?>) item).complete(null);
+                        }
+                        item = queue.poll();
+                    } while (item != null);
                     h.flush();
                 } catch (InterruptedException e) {
                     return;
@@ -1676,6 +1732,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         void stop() {
             running = false;
             thread.interrupt();
+            for (Object item : queue) {
+                if (item instanceof CompletableFuture<?> f) {
+                    f.complete(null);
+                }
+            }
         }
     }
 
