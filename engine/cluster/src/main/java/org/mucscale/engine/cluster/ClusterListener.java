@@ -32,6 +32,13 @@ public interface ClusterListener {
     default void handedOff() {
     }
 
+    /**
+     * A message from a crashed node's run arrived after that node had left the view ({@code kept}: groupchat messages
+     * of it handed on as re-deliveries; the rest was dropped).
+     */
+    default void lateFromDeparted(int kept) {
+    }
+
     /** One round of replicated-map writes, for {@code flushes} room-thread flushes gathered into it. */
     default void replicationRound(int flushes) {
     }

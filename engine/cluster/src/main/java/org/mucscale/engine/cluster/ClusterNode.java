@@ -474,6 +474,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** Drops the records of departed nodes that are members again (before the view that has them is used). */
     private void forgetDeparted(List<String> members) {
+        departedRuns.keySet().removeAll(members);
         for (String m : members) {
             Unconfirmed u = unconfirmed.get(m);
             if (u != null && u.departed()) {
@@ -994,6 +995,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.warn("dropped an unreadable cluster message from {}: {}", fromNode, e.getMessage());
             return;
         }
+        Long departedRun = departedRuns.get(fromNode);
+        if (departedRun != null && departedRun == m.epoch()) {
+            lateFromDeparted(fromNode, m);
+            return;
+        }
         int skipped = links.receive(fromNode, m.epoch(), m.seq(), new Inbound(fromNode, m), System.nanoTime(),
                 this::dispatch);
         for (int i = 0; i < skipped; i++) {
@@ -1014,6 +1020,50 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     fromNode, GAP_TIMEOUT_NANOS / 1_000_000, total);
         }
     }
+
+    /**
+     * Crashed nodes whose links were forgotten, with the epoch of the run that crashed: Hazelcast can hand over a
+     * message of that run later still (it was in flight), when its order can no longer be restored.
+     */
+    private final ConcurrentHashMap<String, Long> departedRuns = new ConcurrentHashMap<>();
+
+    /**
+     * A late message from a crashed node's run. A relay's groupchat messages go to the relay writer as re-deliveries,
+     * so each is written only where this node has not written it yet (the take-over may have re-delivered it
+     * already); its presences and everything else are dropped, as the room's new owner has the current state.
+     */
+    private void lateFromDeparted(String fromNode, Wire.Message m) {
+        int kept = 0;
+        Wire.Relay r = m.relay();
+        if (r != null && r.redeliveryKey() != 0) {
+            relayIn.offer(r);
+            kept = 1;
+        } else if (r != null) {
+            for (int s = 0; s < r.stanzas().length; s++) {
+                long key = DeliveredIds.keyOf(r.stanzas()[s]);
+                if (key == 0) {
+                    continue;
+                }
+                List<Jid> to = new ArrayList<>();
+                for (int i = 0; i < r.recipients().length; i++) {
+                    if (r.stanzaIndex()[i] == s) {
+                        to.add(r.recipients()[i]);
+                    }
+                }
+                relayIn.offer(new Wire.Relay(r.sentMicros(), new RenderedStanza[] {r.stanzas()[s]},
+                        new int[to.size()], to.toArray(new Jid[0]), key));
+                kept++;
+            }
+        }
+        listener.lateFromDeparted(kept);
+        long n = lateFromDeparted.incrementAndGet();
+        if (n <= 10 || Long.bitCount(n) == 1) {
+            LOG.info("a message from crashed node {} arrived after it had left (kind {}, {} messages written where "
+                    + "not yet delivered; {} so far)", fromNode, m.kind(), kept, n);
+        }
+    }
+
+    private final java.util.concurrent.atomic.AtomicLong lateFromDeparted = new java.util.concurrent.atomic.AtomicLong();
 
     /** A message and the node it came from, as the ordered links hold it. */
     private record Inbound(String fromNode, Wire.Message message) {
@@ -1176,7 +1226,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             for (String d : departed) {
                 if (!leavingNodes.contains(d)) {
-                    links.forget(d); // a leaving node still sends its hand-offs on its link
+                    Long run = links.forget(d); // a leaving node still sends its hand-offs on its link
+                    if (run != null) {
+                        departedRuns.put(d, run);
+                    }
                 }
             }
         }

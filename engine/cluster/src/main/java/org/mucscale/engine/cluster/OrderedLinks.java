@@ -100,10 +100,19 @@ final class OrderedLinks<T> {
         }
     }
 
-    /** Forgets a node that left: its held messages are dropped, and both directions start afresh if it returns. */
-    void forget(String node) {
+    /**
+     * Forgets a node that left: its held messages are dropped, and both directions start afresh if it returns.
+     * Returns the epoch of the run it last heard from that node, or null if it heard nothing.
+     */
+    Long forget(String node) {
         outbound.remove(node);
-        inbound.remove(node);
+        Inbox<T> box = inbound.remove(node);
+        if (box == null) {
+            return null;
+        }
+        synchronized (box) {
+            return box.epoch == Long.MIN_VALUE ? null : box.epoch;
+        }
     }
 
     /** Messages held because of gaps, over all links (a gauge). */

@@ -48,6 +48,15 @@ class OrderedLinksTest {
     }
 
     @Test
+    void forget_returnsTheEpochLastHeardFromThatNode_orNull() {
+        assertThat(links.forget("a")).as("nothing heard").isNull();
+        links.receive("a", EPOCH, 1, 1L, 0, out::add);
+        links.receive("a", EPOCH + 1, 1, 1L, 0, out::add); // the node restarted
+        assertThat(links.forget("a")).isEqualTo(EPOCH + 1);
+        assertThat(links.forget("a")).as("forgotten").isNull();
+    }
+
+    @Test
     void nextSeq_afterForget_startsAgainAtOne() {
         links.nextSeq("b");
         links.nextSeq("b");

@@ -114,6 +114,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter forwards;
     final Counter clusterSends;
     final Counter replicationRounds;
+    final Counter lateFromDeparted;
     final Counter clusterSentMessages;
     final Counter replicationWrites;
     final Counter replicationLate;
@@ -195,6 +196,7 @@ public final class MucScaleMetrics implements AutoCloseable {
         forwards = registry.counter("mucscale.cluster.forwards");
         clusterSends = registry.counter("mucscale.cluster.sends");
         replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
+        lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
         clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
         replicationWrites = registry.counter("mucscale.cluster.replication.writes");
         replicationLate = registry.counter("mucscale.cluster.replication.late");
@@ -421,6 +423,11 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     public void clusterForwarded() {
         forwards.inc();
+    }
+
+    /** A message from a crashed node's run arrived after the node had left the view. */
+    public void clusterLateFromDeparted() {
+        lateFromDeparted.inc();
     }
 
     /** One round of replicated-map writes (several flushes' writes when they queued up or lingered together). */

@@ -89,6 +89,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void lateFromDeparted(int kept) {
+                m.clusterLateFromDeparted();
+            }
+
+            @Override
             public void replicationRound(int flushes) {
                 m.clusterReplicationRound();
             }
