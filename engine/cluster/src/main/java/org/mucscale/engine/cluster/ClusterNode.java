@@ -1480,14 +1480,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /**
      * Waits for {@code written} (the relay writer's barrier), at most the hand-off timeout: a relay writer that far
-     * behind is not waited for longer (counted and logged), so a take-over is never held up for good.
+     * behind is not waited for longer (logged), so a take-over is never held up for good.
      */
     private void awaitRelaysWritten(CompletableFuture<Void> written, int rooms) {
         long start = System.nanoTime();
         try {
             written.get(handoffTimeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            relayBarrierTimeouts.increment();
             LOG.warn("{} relays from other nodes were still unwritten after {} ms; adopting {} rooms anyway (their "
                     + "earlier messages may reach this node's occupants after newer ones)", relayIn.queue.size(),
                     TimeUnit.NANOSECONDS.toMillis(handoffTimeoutNanos), rooms);
@@ -1501,13 +1500,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.info("waited {} ms for relays already received to be written before adopting {} rooms", waitedMs,
                     rooms);
         }
-    }
-
-    /** Take-overs that adopted their rooms before the relay writer had caught up (see {@link #awaitRelaysWritten}). */
-    private final LongAdder relayBarrierTimeouts = new LongAdder();
-
-    long relayBarrierTimeouts() {
-        return relayBarrierTimeouts.sum();
     }
 
     /** Reads the slot lists of {@code list} into {@code slotsByRoom}, and the occupant entries they name. */
