@@ -8,7 +8,6 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Messages to other nodes, gathered per node for up to a linger and sent as one {@link Wire#batch}
@@ -39,8 +38,6 @@ final class Outbox implements AutoCloseable {
     /** Null when the linger is 0: nothing is gathered. */
     private final ScheduledExecutorService timer;
     private final ConcurrentHashMap<String, Pending> pending = new ConcurrentHashMap<>();
-    private final LongAdder sends = new LongAdder();
-    private final LongAdder messages = new LongAdder();
     private volatile boolean closed;
 
     Outbox(ClusterTransport transport, long lingerNanos, ClusterListener listener) {
@@ -111,16 +108,6 @@ final class Outbox implements AutoCloseable {
         pending.values().forEach(this::flush);
     }
 
-    /** Host sends so far (a batch counts once). */
-    long sends() {
-        return sends.sum();
-    }
-
-    /** Messages handed to the host so far, in batches or alone. */
-    long messages() {
-        return messages.sum();
-    }
-
     /** Sends what waits and stops gathering: later messages go out at once. */
     @Override
     public void close() {
@@ -153,15 +140,11 @@ final class Outbox implements AutoCloseable {
             total += m.length;
         }
         transport.send(node, Wire.batch(all, total));
-        sends.increment();
-        messages.add(all.size());
         listener.sent(all.size());
     }
 
     private void sendOne(String node, byte[] message) {
         transport.send(node, message);
-        sends.increment();
-        messages.increment();
         listener.sent(1);
     }
 
