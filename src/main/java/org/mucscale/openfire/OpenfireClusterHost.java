@@ -28,6 +28,12 @@ interface OpenfireClusterHost {
     /** The members Openfire knows ({@code ClusterManager.getNodesInfo()}; empty when not clustered). */
     List<byte[]> clusterNodeIds();
 
+    /**
+     * Whether this Openfire is stopping: {@code XMPPServer.isShuttingDown()}, or the JVM running its shutdown hooks
+     * (Hazelcast's own hook can take the member down before Openfire's hook has set that flag).
+     */
+    boolean shuttingDown();
+
     void addListener(ClusterEventListener listener);
 
     void removeListener(ClusterEventListener listener);
@@ -95,6 +101,23 @@ interface OpenfireClusterHost {
                 ids.add(info.getNodeID().toByteArray());
             }
             return ids;
+        }
+
+        @Override
+        public boolean shuttingDown() {
+            XMPPServer server = XMPPServer.getInstance();
+            if (server != null && server.isShuttingDown()) {
+                return true;
+            }
+            // the JVM refuses new shutdown hooks once it runs them: the one way to ask whether it is stopping
+            Thread probe = new Thread(() -> { });
+            try {
+                Runtime.getRuntime().addShutdownHook(probe);
+                Runtime.getRuntime().removeShutdownHook(probe);
+                return false;
+            } catch (IllegalStateException stopping) {
+                return true;
+            }
         }
 
         @Override

@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Maps</b>: {@link OpenfireClusterMap} over {@code CacheFactory.createCache("mucscale-" + name)}, set up
  *       never to evict or expire ({@link OpenfireClusterHost#LIVE}). Only JDK types (String, byte[]) go into them, so
  *       no plugin class ends up in Hazelcast.</li>
+ *   <li><b>Shutdown</b>: when Openfire (or the JVM) is stopping, this node's {@code leftCluster()} is not
+ *       reported as a view of this node alone: the view stays and nothing more is sent to other nodes, which see
+ *       this node leave and take its rooms over as from a crashed node.</li>
  *   <li><b>Stop</b>: removes the listener and this node's message receiver and stops the event thread. Openfire's
  *       cluster membership is left alone (Openfire owns it), and so are the caches when clustered (other nodes use
  *       them); alone, the caches are emptied, so a reload starts from nothing as a first cluster member would.</li>
@@ -70,6 +73,8 @@ public final class OpenfireClusterTransport implements ClusterTransport {
     private final Object queueLock = new Object();
 
     private volatile List<String> members;
+    /** Openfire is shutting down and this node left the cluster: nothing goes to other nodes any more. */
+    private volatile boolean leaving;
     private volatile Listener listener;
     private ExecutorService events;
     /** Touched by the event thread only (and by start() before that thread has any work). */
@@ -177,7 +182,7 @@ public final class OpenfireClusterTransport implements ClusterTransport {
             enqueue(() -> received(localNode, copy));
             return;
         }
-        if (!members.contains(node) || refused.contains(node)) {
+        if (leaving || !members.contains(node) || refused.contains(node)) {
             dropped.incrementAndGet();
             return;
         }
@@ -268,6 +273,17 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         public void leftCluster() {
             // Openfire fires this while it leaves, after CacheFactory.leftCluster() has replaced the clustered caches
             // with local ones (ClusterManager.java:102-109), so nothing can be handed over any more (docs/cluster.md)
+            if (host.shuttingDown()) {
+                // Leaving the cluster is the first step of Openfire's shutdown. Reported as "alone", it made this
+                // node adopt every room and write to the other nodes' occupants through Openfire's routing while
+                // those nodes took its rooms over and re-delivered the same messages (RealOpenfireClusterIT under
+                // load: one or two messages twice). The view stays; nothing more goes to other nodes, which treat
+                // this node as crashed: they resend what it never confirmed and re-deliver what it accepted.
+                leaving = true;
+                LOG.info("MUC Scale: Openfire is shutting down and left the cluster; this node keeps its view {} "
+                        + "and sends nothing more to the other nodes, which take its rooms over", members);
+                return;
+            }
             enqueue(() -> report(view.alone()));
         }
 

@@ -80,6 +80,32 @@ class OpenfireClusterTransportTest {
     }
 
     @Test
+    void leftCluster_whileOpenfireShutsDown_keepsTheViewAndSendsNothingMoreToOtherNodes() throws Exception {
+        openfire.clustered("node-a", "node-b");
+        transport = new OpenfireClusterTransport(openfire);
+        transport.start(engine);
+        engine.next();
+        transport.send("node-b", new byte[1]);
+
+        openfire.shuttingDown = true;
+        openfire.listeners.get(0).leftCluster();
+        transport.send("node-b", new byte[1]);
+        transport.send("node-a", new byte[] {3});
+
+        // not "alone": that would make this node adopt every room and write to the other nodes' occupants
+        assertThat(engine.next()).isEqualTo("received from node-a [3] on " + OpenfireClusterTransport.EVENT_THREAD);
+        assertThat(engine.nothingMore()).isTrue();
+        assertThat(transport.members()).containsExactly("node-a", "node-b");
+        assertThat(openfire.tasks).hasSize(1);
+        assertThat(transport.dropped()).isEqualTo(1);
+    }
+
+    @Test
+    void liveHost_outsideOpenfireAndOutsideAShutdown_isNotShuttingDown() {
+        assertThat(OpenfireClusterHost.LIVE.shuttingDown()).isFalse();
+    }
+
+    @Test
     void stop_unregistersEverythingAndIgnoresLateEvents() throws Exception {
         transport = new OpenfireClusterTransport(openfire);
         transport.start(engine);
@@ -297,6 +323,7 @@ class OpenfireClusterTransportTest {
         volatile List<byte[]> nodes = List.of();
         volatile boolean refuseTasks;
         volatile boolean failTasks;
+        volatile boolean shuttingDown;
         final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
 
         FakeOpenfire(String local) {
@@ -324,6 +351,11 @@ class OpenfireClusterTransportTest {
         @Override
         public List<byte[]> clusterNodeIds() {
             return nodes;
+        }
+
+        @Override
+        public boolean shuttingDown() {
+            return shuttingDown;
         }
 
         @Override

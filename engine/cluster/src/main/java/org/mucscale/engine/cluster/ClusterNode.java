@@ -475,6 +475,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Drops the records of departed nodes that are members again (before the view that has them is used). */
     private void forgetDeparted(List<String> members) {
         departedRuns.keySet().removeAll(members);
+        crashedNodes.removeAll(members);
         for (String m : members) {
             Unconfirmed u = unconfirmed.get(m);
             if (u != null && u.departed()) {
@@ -1028,6 +1029,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ConcurrentHashMap<String, Long> departedRuns = new ConcurrentHashMap<>();
 
     /**
+     * Nodes that left the view without announcing it, from before the view switch until they are in a view again. The
+     * relay writer writes a relay of theirs that it takes after the switch only where each message is new here (as
+     * {@link #lateFromDeparted} does): a relay that passed the ordered link just before the switch can reach the
+     * writer after the take-over's barrier, so after the new owner re-delivered the same messages (seen inside
+     * Openfire under heavy load: a message twice with one stanza-id).
+     */
+    private final Set<String> crashedNodes = ConcurrentHashMap.newKeySet();
+
+    /**
      * A late message from a crashed node's run. A relay's groupchat messages go to the relay writer as re-deliveries,
      * so each is written only where this node has not written it yet (the take-over may have re-delivered it
      * already); its presences and everything else are dropped, as the room's new owner has the current state.
@@ -1055,11 +1065,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 kept++;
             }
         }
+        countLateFromDeparted(fromNode, m.kind(), kept);
+    }
+
+    private void countLateFromDeparted(String fromNode, int kind, int kept) {
         listener.lateFromDeparted(kept);
         long n = lateFromDeparted.incrementAndGet();
         if (n <= 10 || Long.bitCount(n) == 1) {
             LOG.info("a message from crashed node {} arrived after it had left (kind {}, {} messages written where "
-                    + "not yet delivered; {} so far)", fromNode, m.kind(), kept, n);
+                    + "not yet delivered; {} so far)", fromNode, kind, kept, n);
         }
     }
 
@@ -1097,7 +1111,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
             case Wire.CONFIRM -> onConfirm(fromNode, m);
-            case Wire.RELAY, Wire.REDELIVER -> relayIn.offer(m.relay());
+            case Wire.RELAY -> relayIn.offer(in); // its sender decides how it is written (RelayIn.write)
+            case Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
             case Wire.LEAVING -> clusterThread.execute(() -> onLeaving(fromNode));
             default -> {
@@ -1174,6 +1189,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         long viewStartMillis = System.currentTimeMillis();
         Set<String> crashed = new HashSet<>(departed);
         crashed.removeAll(leavingNodes);
+        // before the switch: a relay of theirs that the relay writer takes after it is written only where new
+        crashedNodes.addAll(crashed);
         if (!crashed.isEmpty()) {
             synchronized (takeoverLock) {
                 takeover = new Takeover(old, Set.copyOf(crashed));
@@ -1689,7 +1706,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * after each run (so the host's batched writes apply to relayed deliveries too).
      */
     private final class RelayIn implements Runnable {
-        /** Relays ({@link Wire.Relay}) and barriers ({@link CompletableFuture}), in arrival order. */
+        /**
+         * Relays built here and re-deliveries ({@link Wire.Relay}), relays of other nodes ({@link Inbound}) and
+         * barriers ({@link CompletableFuture}), in arrival order.
+         */
         final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(65_536);
         volatile Delivery host;
         private final Thread thread = daemon(this, "mucscale-cluster-relay-in");
@@ -1700,7 +1720,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             thread.start();
         }
 
+        /** A relay built here, or a re-delivery (its key decides where it is written). */
         void offer(Wire.Relay r) {
+            enqueue(r);
+        }
+
+        /** A relay another node sent (an {@link Inbound} of kind RELAY). */
+        void offer(Inbound relayFrom) {
+            enqueue(relayFrom);
+        }
+
+        private void enqueue(Object r) {
             if (!queue.offer(r)) {
                 dropped.increment();
                 if (Long.bitCount(dropped.sum()) == 1) {
@@ -1733,6 +1763,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     do {
                         if (item instanceof Wire.Relay r) {
                             write(h, r);
+                        } else if (item instanceof Inbound in) {
+                            if (crashedNodes.contains(in.fromNode())) {
+                                writeWhereNew(h, in.fromNode(), in.message().relay());
+                            } else {
+                                write(h, in.message().relay());
+                            }
                         } else {
                             // everything before the barrier is handed to the host before anyone is told so
                             h.flush();
@@ -1747,6 +1783,35 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     LOG.warn("writing a relay failed", e);
                 }
             }
+        }
+
+        /**
+         * A relay of a node that crashed, taken after the view switch: each groupchat message is written only if this
+         * node has not written it (the take-over may have re-delivered it); presences and the like are dropped, as the
+         * room's new owner has the current state.
+         */
+        private void writeWhereNew(Delivery h, String fromNode, Wire.Relay r) {
+            int kept = 0;
+            for (int s = 0; s < r.stanzas().length; s++) {
+                long key = DeliveredIds.keyOf(r.stanzas()[s]);
+                if (key == 0) {
+                    continue;
+                }
+                kept++;
+                if (!delivered.add(key)) {
+                    listener.redeliveredAlreadyHad();
+                    continue;
+                }
+                int n = 0;
+                for (int i = 0; i < r.recipients().length; i++) {
+                    if (r.stanzaIndex()[i] == s) {
+                        h.deliver(r.stanzas()[s], r.recipients()[i]);
+                        n++;
+                    }
+                }
+                listener.redelivered(n);
+            }
+            countLateFromDeparted(fromNode, Wire.RELAY, kept);
         }
 
         private void write(Delivery h, Wire.Relay r) {
