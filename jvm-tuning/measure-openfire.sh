@@ -27,7 +27,8 @@
 #   4. stops Openfire (JFR, when asked for, is written at exit) and writes summary.json + summary.txt
 #      (summarize_openfire.py): delivery p50/p99/p99.9/max of the level, its worst second and the stop-the-world time
 #      before it, GC pauses (count, max, total) and the longest safepoint from the GC log, server CPU us per delivery,
-#      RSS, and CPU per thread group with the collector's share.
+#      RSS, and CPU per thread group with the collector's share; the generator's own GC pauses from its GC log
+#      (loadgen-gc.log): a pause of the generator delays every delivery it times in that moment.
 # Results: jvm-tuning/results/<time>-openfire-<preset>/ (ignored by git).
 #
 # Environment:
@@ -42,6 +43,13 @@
 #   MEASURE_OUT       results folder; JAVA_HOME / JDK25_HOME the JDKs for "measure-jdk: 17" / "25" (as measure.sh)
 #   MEASURE_JDK       17 or 25: run the preset on that JDK instead of the one its "measure-jdk" line names (the
 #                     generator stays on JAVA_HOME's); every preset on both JDKs is what the matrix asks for
+#   MEASURE_GEN_GC    the generator JVM's collector options (default -XX:+UseParallelGC, as in every run before
+#                     2026-11-28 21:00 UTC); e.g. "-XX:+UseShenandoahGC" keeps the generator's own pauses out of
+#                     the latencies it times (its GC log, loadgen-gc.log, shows them either way)
+#   MEASURE_LO_RPS    a CPU mask (hex, e.g. 2 = CPU 1) for loopback's receive packet steering during the run
+#                     (/sys/class/net/lo/queues/rx-0/rps_cpus, root only, restored after): the receiving side's
+#                     packet processing, which on loopback runs on the sending CPU, i.e. the server's, moves to the
+#                     generator's CPU, as in a deployment where the clients' kernels do it on their own machines
 #   E2E_OPENFIRE_PROPS, E2E_MUCSCALE_PROPS pass through to bench/e2e/openfire.sh; E2E_PIN=0 turns pinning off
 # Exit status: 0 measured (even with loss: the summary says so), 1 setup failed, 2 bad usage.
 set -euo pipefail
@@ -117,8 +125,10 @@ nice_cmd=(); [ "$nice_level" != 0 ] && nice_cmd=(nice -n "$nice_level")
 gen_pin=(); [ "${E2E_PIN:-1}" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ] && gen_pin=(taskset -c "${E2E_GEN_CPU:-1}")
 
 started=0; sampler_pid=; scraper_pid=
+lo_rps=/sys/class/net/lo/queues/rx-0/rps_cpus; lo_rps_before=
 cleanup() {
   for p in $sampler_pid $scraper_pid; do kill "$p" 2>/dev/null || true; done
+  if [ -n "$lo_rps_before" ]; then echo "$lo_rps_before" > "$lo_rps" || true; lo_rps_before=; fi
   if [ "$started" = 1 ]; then bash "$here/bench/e2e/openfire.sh" stop "$work" >&2 || true; started=0; fi
   for f in openfire-cmdline.txt openfire-db-settings.txt server.env; do [ -f "$work/$f" ] && cp "$work/$f" "$out/"; done
   [ -d "$work/openfire/logs" ] && cp "$work/openfire/logs/"*.log "$out/" 2>/dev/null || true
@@ -155,6 +165,12 @@ if [ -n "${MEASURE_LOCK:-}" ]; then
   flock -w "${MEASURE_LOCK_WAIT_S:-3600}" 9 || { echo "measure-openfire: $MEASURE_LOCK stayed taken" >&2; exit 1; }
 fi
 uptime > "$out/load-before.txt"
+if [ -n "${MEASURE_LO_RPS:-}" ]; then
+  case "$MEASURE_LO_RPS" in *[!0-9a-fA-F]*) echo "measure-openfire: MEASURE_LO_RPS is a hex CPU mask like 2" >&2; exit 2 ;; esac
+  lo_rps_before="$(cat "$lo_rps")"
+  echo "$MEASURE_LO_RPS" > "$lo_rps" || { echo "measure-openfire: cannot write $lo_rps (root?)" >&2; exit 1; }
+  echo "loopback rps_cpus $(cat "$lo_rps") during the run (was $lo_rps_before)" > "$out/lo-rps.txt"
+fi
 # mucscale's own metrics (Prometheus text, open to loopback for this run; percentiles over 10 s windows) before and
 # after the load and every 10 s during it (metrics/<wall-clock ms>.prom): its server-side latency and queue figures,
 # to hold against the generator's end-to-end view of the same seconds
@@ -172,7 +188,8 @@ sampler_pid=$!
 echo "measure-openfire: $preset ($form, $(head -n 1 "$out/jdk.txt")) ref-5000 at $rate msg/s, ${warmup} s warm-up + ${seconds} s; results in $out" >&2
 gen_status=0
 "${nice_cmd[@]}" "${gen_pin[@]}" timeout --signal=TERM --kill-after=20 $(( deadline + 180 )) \
-  "$gen_java" -Xms256m -Xmx1g -XX:+UseParallelGC -jar "$loadgen_jar" run ref-5000 \
+  "$gen_java" -Xms256m -Xmx1g ${MEASURE_GEN_GC:--XX:+UseParallelGC} \
+  "-Xlog:gc*,safepoint:file=$out/loadgen-gc.log:time,uptime,level,tags" -jar "$loadgen_jar" run ref-5000 \
   --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$server_pid" \
   --label "openfire-$preset" --out "$out/loadgen" --quiet "${sets[@]}" > "$out/loadgen.txt" 2>&1 9>&- || gen_status=$?
 uptime > "$out/load-after.txt"

@@ -69,6 +69,36 @@ def worst_seconds(lg, n=5):
              "serverCpuPct": p.get("serverCpuPct")} for p in pts]
 
 
+def core_by_second(lg, samples, worst_n=10):
+    """What the server's core did per second of the level, averaged over all seconds and over the worst_n seconds
+    by max latency: the JVM's CPU, softirq, steal and other busy time, and idle, in ms per second (threadcpu's
+    cores_between between consecutive samples). Tells a tail made inside the JVM (JVM CPU up, idle gone) from one
+    made beside it on the same core (otherMs up). None without per-CPU samples."""
+    t0 = started_ms(lg)
+    pts = level_points(lg)
+    if t0 is None or not pts or not samples or "cpus" not in samples[0]:
+        return None
+    rows = []
+    for p in pts:
+        end = int(t0 + p["t"] * 1000)
+        a, b = threadcpu.bracket(samples, end - 1000, end)
+        c = threadcpu.cores_between(a, b) if a and b else None
+        if c and b["t"] > a["t"]:
+            per_s = 1000.0 / (b["t"] - a["t"])
+            rows.append((p.get("maxMs") or 0.0, {
+                "jvmMs": (b["proc"] - a["proc"]) / 1e6 * per_s, "softirqMs": c["softirqMs"] * per_s,
+                "stealMs": c["stealMs"] * per_s, "otherMs": c["otherMs"] * per_s, "idleMs": c["idleMs"] * per_s}))
+    if not rows:
+        return None
+
+    def mean(sel):
+        return {k: round(sum(r[1][k] for r in sel) / len(sel), 1) for k in sel[0][1]}
+
+    worst = sorted(rows, key=lambda r: -r[0])[:worst_n]
+    return {"seconds": len(rows), "all": mean(rows), "worst": mean(worst), "worstN": len(worst),
+            "worstMaxMs": [round(r[0], 1) for r in worst]}
+
+
 def stalls_before(events, end_ms, span_ms):
     """GC pauses and safepoints that ended in [end_ms - span_ms, end_ms]: a delivery that arrived in the second ending
     at end_ms with latency L was in flight during [arrival - L, arrival]."""
@@ -125,16 +155,31 @@ def summarize_run(out, preset, form, generator_exit=0):
             thread_cpu["gcCpuShare"] = round(gc_ms / thread_cpu["processCpuMs"], 4) if thread_cpu["processCpuMs"] else 0
             thread_cpu["groups"] = thread_cpu["groups"][:25]
 
+    # the generator's own pauses: one delays every delivery it times at that moment, as a server pause would
+    gen_events = []
+    gen_gc_path = os.path.join(out, "loadgen-gc.log")
+    gen_gc = None
+    if window and os.path.exists(gen_gc_path):
+        gen_gc = summarize.parse_gc_log(gen_gc_path, window[0], window[1], gen_events)[0]
     worst = worst_seconds(lg) if window else []
     for w in worst:
         w.update(stalls_before(events, w["endMs"], 1000 + (w["maxMs"] or 0)))
+        if gen_gc is not None:
+            inside = [e for e in gen_events if e["kind"] == "pause"
+                      and w["endMs"] - 1000 - (w["maxMs"] or 0) <= e["t"] <= w["endMs"]]
+            w["generatorGcPauses"] = len(inside)
+            w["generatorGcPauseMaxMs"] = round(max((e["ms"] for e in inside), default=0.0), 3)
     worst_one = dict(worst[0]) if worst else None
     if worst_one and samples:
         a, b = threadcpu.bracket(samples, worst_one["endMs"] - 1000 - int(worst_one["maxMs"] or 0), worst_one["endMs"])
         if a and b:
             g = threadcpu.groups_between(a, b)
             worst_one["threadCpu"] = {"spanMs": g["spanMs"], "processCpuPct": g["processCpuPct"],
-                                      "categories": g["categories"], "groups": g["groups"][:8]}
+                                      "categories": g["categories"], "groups": g["groups"][:8], "cores": g["cores"]}
+    for w in worst:
+        # what the server's core did in each worst second besides running the JVM (softirq, steal, other tasks)
+        a, b = threadcpu.bracket(samples, w["endMs"] - 1000 - int(w["maxMs"] or 0), w["endMs"]) if samples else (0, 0)
+        w["cores"] = threadcpu.groups_between(a, b)["cores"] if a and b else None
 
     summary = {
         "target": "openfire", "preset": preset, "form": form, "jdk": read_first_line(os.path.join(out, "jdk.txt")),
@@ -154,6 +199,9 @@ def summarize_run(out, preset, form, generator_exit=0):
         "serverCpuUsPerDelivery": lvl.get("serverCpuUsPerDelivery", s.get("serverCpuUsPerDelivery")),
         "serverRssMbMax": s.get("serverRssMbMax"),
         "worstSecond": worst_one, "worstSeconds": worst, "threadCpu": thread_cpu,
+        "coreBySecond": core_by_second(lg, samples) if window else None,
+        "loopbackRps": read_first_line(os.path.join(out, "lo-rps.txt")) or None,
+        "generatorGcPausesMs": gen_gc,
     }
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2)
@@ -182,7 +230,26 @@ def summary_text(sm):
                 w.get("safepointSumMs", "?"), gc["count"], gc["max"], gc["sum"], sp["max"],
                 sm["zgcAllocationStallMs"]["count"], sm.get("serverCpuUsPerDelivery"), sm.get("serverRssMbMax"),
                 ("%.1f%%" % (100 * tc["gcCpuShare"])) if tc else "?", tc.get("processCpuPct", "?"), cat_text,
-                sm["loadAverageBefore"]))
+                sm["loadAverageBefore"])) + core_text(sm.get("coreBySecond")) + generator_text(sm)
+
+
+def generator_text(sm):
+    g = sm.get("generatorGcPausesMs")
+    if not g:
+        return ""
+    hit = [w for w in sm.get("worstSeconds") or [] if w.get("generatorGcPauses")]
+    return ("; the generator's GC pauses %d, max %.3f ms, total %.1f ms; %d of the %d worst seconds had one" % (
+        g["count"], g["max"], g["sum"], len(hit), len(sm.get("worstSeconds") or [])))
+
+
+def core_text(cb):
+    if not cb:
+        return ""
+    a, w = cb["all"], cb["worst"]
+    return ("; server core per second, all %d seconds vs the worst %d: JVM %.0f/%.0f ms, softirq %.0f/%.0f, "
+            "steal %.0f/%.0f, other %.0f/%.0f, idle %.0f/%.0f" % (
+                cb["seconds"], cb["worstN"], a["jvmMs"], w["jvmMs"], a["softirqMs"], w["softirqMs"],
+                a["stealMs"], w["stealMs"], a["otherMs"], w["otherMs"], a["idleMs"], w["idleMs"]))
 
 
 def main():

@@ -159,6 +159,27 @@ class ThreadCpuTest(unittest.TestCase):
         self.assertIn(os.getpid(), [t[0] for t in s["threads"]])
         self.assertTrue(all(len(t) == 5 and t[2] >= 0 and t[4] * s["tick"] / 1e9 <= s["up"] for t in s["threads"]))
 
+    def test_coresBetween_splitsTheProcessCoresTimeIntoTheJvmAndTheRest(self):
+        # CPU 0 is the process's; CPU 1 is not counted. Fields: user nice system idle iowait irq softirq steal (ticks)
+        a = {"t": 1000, "proc": 0, "threads": [], "affinity": "0",
+             "cpus": {"0": [100, 0, 50, 1000, 0, 0, 10, 0], "1": [0] * 8}}
+        b = {"t": 2000, "proc": 400_000_000, "threads": [], "affinity": "0",
+             "cpus": {"0": [130, 0, 60, 1040, 1, 0, 25, 3], "1": [90, 0, 0, 10, 0, 0, 0, 0]}}
+        c = threadcpu.cores_between(a, b)
+        self.assertEqual(c["cpus"], "0")
+        self.assertEqual((c["userMs"], c["systemMs"], c["softirqMs"], c["stealMs"], c["idleMs"]),
+                         (300.0, 100.0, 150.0, 30.0, 400.0))
+        self.assertEqual(c["busyMs"], 580.0)                    # 300 + 100 + 150 + 30: idle and iowait are not busy
+        self.assertEqual(c["otherMs"], 180.0)                   # busy minus the process's 400 ms
+        self.assertIsNone(threadcpu.cores_between({"t": 0, "proc": 0}, b))   # samples from before the CPU fields
+        self.assertEqual(threadcpu.cpu_list("0-2,5"), ["0", "1", "2", "5"])
+
+    def test_sampleOnce_readsTheCpusAndTheAffinity(self):
+        s = threadcpu.sample_once(os.getpid())
+        self.assertIn("0", s["cpus"])
+        self.assertEqual(len(s["cpus"]["0"]), len(threadcpu.CPU_FIELDS))
+        self.assertIn("0", threadcpu.cpu_list(s["affinity"]))
+
     def test_bracket_picksTheSamplesAroundAWindow(self):
         s = [{"t": t, "proc": 0, "threads": []} for t in (1000, 2000, 3000, 4000)]
         a, b = threadcpu.bracket(s, 2500, 3900)
@@ -195,6 +216,10 @@ class SummarizeOpenfireTest(unittest.TestCase):
                 f.write("[%s][1s][info][gc] GC(1) Pause Young (Normal) (G1 Evacuation Pause) 1M->1M(1M) 199.000ms\n" % iso(T0 + 2099))
                 f.write("[%s][1s][info][safepoint] Safepoint \"Cleanup\", Time since last: 1 ns, "
                         "Reaching safepoint: 1 ns, At safepoint: 1 ns, Total: 1000000 ns\n" % iso(T0 + 500))
+            with open(os.path.join(out, "loadgen-gc.log"), "w") as f:
+                # the generator's own young pause inside the worst second, and one outside the level
+                f.write("[%s][2s][info][gc] GC(7) Pause Young (Allocation Failure) 9M->1M(50M) 18.500ms\n" % iso(T0 + 2900))
+                f.write("[%s][1s][info][gc] GC(6) Pause Young (Allocation Failure) 9M->1M(50M) 40.000ms\n" % iso(T0 + 200))
             with open(os.path.join(out, "threads.jsonl"), "w") as f:
                 for i, t in enumerate((T0 + 1000, T0 + 2000, T0 + 3000, T0 + 4000)):
                     f.write(json.dumps({"t": t, "proc": i * 500_000_000, "threads": [
@@ -221,6 +246,12 @@ class SummarizeOpenfireTest(unittest.TestCase):
             self.assertEqual(sm["serverCpuUsPerDelivery"], 28.5)
             self.assertIn("worst second max 250.0 ms", text)
             self.assertTrue(os.path.exists(os.path.join(out, "summary.txt")))
+            self.assertIsNone(sm["coreBySecond"])                      # these samples have no CPU fields
+            self.assertEqual((w["generatorGcPauses"], w["generatorGcPauseMaxMs"]), (1, 18.5))
+            self.assertEqual(second["generatorGcPauses"], 0)
+            self.assertEqual((sm["generatorGcPausesMs"]["count"], sm["generatorGcPausesMs"]["max"]), (1, 18.5))
+            self.assertIn("the generator's GC pauses 1, max 18.500 ms", text)
+            self.assertIn("1 of the 3 worst seconds had one", text)
             # table.py gives an Openfire session its own per-run table
             session = os.path.join(out, "session")
             os.makedirs(os.path.join(session, "1-g1-low-pause"))
@@ -231,6 +262,25 @@ class SummarizeOpenfireTest(unittest.TestCase):
             self.assertIn("| 1-g1-low-pause | g1-low-pause |", table)
             self.assertIn("| 250.0 / 200.0 |", table)
             self.assertIn("| 20.0% |", table)
+
+    def test_coreBySecond_comparesTheWorstSecondsWithAll(self):
+        lg = loadgen_report("2026-11-28T09:30:00Z", [
+            {"t": 1.0, "phase": "level 1/1 180 msg/s", "maxMs": 5.0},
+            {"t": 2.0, "phase": "level 1/1 180 msg/s", "maxMs": 90.0},
+            {"t": 3.0, "phase": "level 1/1 180 msg/s", "maxMs": 6.0}], {"kind": "level"})
+        # per second on CPU 0: the JVM 300 ms; softirq 100 ms, but 500 ms in the second ending at T0 + 2000
+        softirq, idle = [0, 10, 60, 70], [0, 60, 80, 140]     # ticks so far: idle is what is left of each second
+        samples = [{"t": T0 + i * 1000, "proc": i * 300_000_000, "threads": [], "affinity": "0",
+                    "cpus": {"0": [i * 30, 0, 0, idle[i], 0, 0, softirq[i], 0]}}
+                   for i in range(4)]
+        cb = summarize_openfire.core_by_second(lg, samples, worst_n=1)
+        self.assertEqual((cb["seconds"], cb["worstN"], cb["worstMaxMs"]), (3, 1, [90.0]))
+        self.assertEqual(cb["worst"]["softirqMs"], 500.0)
+        self.assertEqual(cb["worst"]["otherMs"], 500.0)
+        self.assertEqual(cb["all"]["softirqMs"], round(700 / 3, 1))
+        self.assertEqual(cb["all"]["jvmMs"], 300.0)
+        self.assertEqual((cb["worst"]["idleMs"], cb["all"]["idleMs"]), (200.0, round(1400 / 3, 1)))
+        self.assertIn("softirq 233/500", summarize_openfire.core_text(cb))
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 
 Appends one JSON line per sample to FILE: {"t": wall-clock ms, "up": seconds since boot, "tick": ns per clock tick,
 "proc": process CPU ns (utime+stime of /proc/PID/stat), "threads": [[tid, name, cpu ns, run-queue wait ns, start in
-ticks after boot], ...]}. CPU and wait come from
+ticks after boot], ...], "cpus": every CPU's /proc/stat times in ticks, "affinity": the CPUs the process may use}. CPU and wait come from
 /proc/PID/task/TID/schedstat (time on a CPU, time runnable but waiting for one: both in ns); without schedstat the
 thread's utime+stime ticks are used and the wait is -1. It stops by itself when the process is gone or after --max-s.
 
@@ -76,6 +76,45 @@ def proc_cpu_ns(pid):
     return int((int(fields[11]) + int(fields[12])) * TICK_NS)
 
 
+CPU_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+def read_cpus():
+    """Each CPU's time so far from /proc/stat, in clock ticks: {"0": [user, nice, system, idle, iowait, irq,
+    softirq, steal], ...}."""
+    cpus = {}
+    with open("/proc/stat") as f:
+        for line in f:
+            if line.startswith("cpu") and line[3:4].isdigit():
+                parts = line.split()
+                cpus[parts[0][3:]] = [int(x) for x in parts[1:1 + len(CPU_FIELDS)]]
+    return cpus
+
+
+def read_affinity(pid):
+    """The CPUs the process may run on, e.g. "0" or "0-1" (its Cpus_allowed_list), or None."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith("Cpus_allowed_list:"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return None
+
+
+def cpu_list(text):
+    """ "0-2,5" -> ["0", "1", "2", "5"]."""
+    out = []
+    for part in (text or "").split(","):
+        if "-" in part:
+            lo, hi = part.split("-")
+            out.extend(str(c) for c in range(int(lo), int(hi) + 1))
+        elif part.strip():
+            out.append(part.strip())
+    return out
+
+
 def sample_once(pid):
     base = "/proc/%d/task" % pid
     threads = []
@@ -85,7 +124,31 @@ def sample_once(pid):
         r = read_thread(os.path.join(base, tid))
         if r:
             threads.append([int(tid), r[0], r[1], r[2], r[3]])
-    return {"t": int(time.time() * 1000), "up": up_s, "tick": TICK_NS, "proc": proc_cpu_ns(pid), "threads": threads}
+    return {"t": int(time.time() * 1000), "up": up_s, "tick": TICK_NS, "proc": proc_cpu_ns(pid), "threads": threads,
+            "cpus": read_cpus(), "affinity": read_affinity(pid)}
+
+
+def cores_between(a, b):
+    """What the CPUs the process may run on did between samples a and b, in ms: each /proc/stat field summed over
+    those CPUs, "busyMs" (all but idle and iowait), and "otherMs", busy time that was not this process's CPU
+    (interrupts, softirq such as loopback packet processing, steal by the VM's host, other processes). None when the
+    samples predate the CPU fields. Resolution: one clock tick (10 ms at USER_HZ 100)."""
+    if "cpus" not in a or "cpus" not in b:
+        return None
+    cpus = cpu_list(b.get("affinity")) or sorted(b["cpus"])
+    tick_ms = TICK_NS / 1e6
+    sums = dict.fromkeys(CPU_FIELDS, 0.0)
+    for c in cpus:
+        if c in a["cpus"] and c in b["cpus"]:
+            for i, name in enumerate(CPU_FIELDS):
+                sums[name] += (b["cpus"][c][i] - a["cpus"][c][i]) * tick_ms
+    busy = sum(v for k, v in sums.items() if k not in ("idle", "iowait"))
+    proc_ms = (b["proc"] - a["proc"]) / 1e6
+    out = {"cpus": ",".join(cpus)}
+    out.update({k + "Ms": round(v, 1) for k, v in sums.items()})
+    out["busyMs"] = round(busy, 1)
+    out["otherMs"] = round(max(0.0, busy - proc_ms), 1)
+    return out
 
 
 def sample(pid, out, interval_s, max_s):
@@ -172,7 +235,8 @@ def groups_between(a, b):
     summed = sum(g["cpuMs"] for g in out)
     return {"spanMs": span_ms, "processCpuMs": round(proc_ns / 1e6, 1),
             "processCpuPct": round(100.0 * proc_ns / 1e6 / span_ms, 1) if span_ms > 0 else 0.0,
-            "unattributedMs": round(proc_ns / 1e6 - summed, 1), "categories": cats, "groups": out}
+            "unattributedMs": round(proc_ns / 1e6 - summed, 1), "categories": cats, "groups": out,
+            "cores": cores_between(a, b)}
 
 
 def main():
