@@ -52,17 +52,23 @@ final class DeliveredIds {
 
     /**
      * Remembers {@code key} (a {@link #keyOf} fingerprint, never 0); true when it was not known yet (the caller
-     * delivers), false when it was. Reads the clock once per 256 new keys only (this is on the relay path);
-     * {@link #contains} ages the tables on every call.
+     * delivers), false when it was. Ages the tables first, on every call, as {@link #contains} does: a key must never
+     * go into a generation that is already older than half the retention. (It once read the clock only every 256
+     * new keys; after a quiet spell the first keys then went into such a generation, which the 256th key's rotation
+     * dropped as stale seconds after they were added, and a re-delivery of one of them was written twice.)
      */
     synchronized boolean add(long key) {
-        if (find(current, key) || previousSize > 0 && find(previous, key) && contains(key)) {
+        long now = nanoTime.getAsLong();
+        if (now - currentStart >= generationNanos) {
+            rotate(now);
+        }
+        if (find(current, key) || previousSize > 0 && now - previousStart < 2 * generationNanos
+                && find(previous, key)) {
             return false;
         }
         insert(current, key);
-        int n = ++currentSize;
-        if (n >= generationSize || (n & 255) == 0 && nanoTime.getAsLong() - currentStart >= generationNanos) {
-            rotate(nanoTime.getAsLong());
+        if (++currentSize >= generationSize) {
+            rotate(now);
         }
         return true;
     }
