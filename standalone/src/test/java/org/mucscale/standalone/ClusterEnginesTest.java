@@ -574,24 +574,7 @@ class ClusterEnginesTest {
      */
     @Test
     void ownerDies_whileSurvivorsRelayWritersLag_eachMessageDeliveredOnceInOrder() throws Exception {
-        ownerDiesUnderTraffic((dead, survivors) -> {
-            CountDownLatch stall = new CountDownLatch(1);
-            survivors.forEach(n -> n.relayWriterStall = stall);
-            Thread release = new Thread(() -> {
-                try {
-                    for (Node n : survivors) {
-                        await(() -> n.engine.cluster().members().size() == 2, "two members");
-                    }
-                    Thread.sleep(1_000);
-                } catch (Exception e) {
-                    // released below either way
-                } finally {
-                    stall.countDown();
-                }
-            }, "release-relay-writers");
-            release.setDaemon(true);
-            release.start();
-        }, (dead, survivors) -> {
+        ownerDiesUnderTraffic((dead, survivors) -> stallRelayWriters(survivors, 1_000), (dead, survivors) -> {
         }, true);
     }
 
@@ -606,25 +589,28 @@ class ClusterEnginesTest {
     @Test
     void ownerDies_survivorsRelayWritersStallPastTheTakeoverWait_eachMessageDeliveredOnce() throws Exception {
         extraSettings.put("mucscale.cluster.handoff-timeout", "300ms");
-        ownerDiesUnderTraffic((dead, survivors) -> {
-            CountDownLatch stall = new CountDownLatch(1);
-            survivors.forEach(n -> n.relayWriterStall = stall);
-            Thread release = new Thread(() -> {
-                try {
-                    for (Node n : survivors) {
-                        await(() -> n.engine.cluster().members().size() == 2, "two members");
-                    }
-                    Thread.sleep(2_000);
-                } catch (Exception e) {
-                    // released below either way
-                } finally {
-                    stall.countDown();
-                }
-            }, "release-relay-writers");
-            release.setDaemon(true);
-            release.start();
-        }, (dead, survivors) -> {
+        ownerDiesUnderTraffic((dead, survivors) -> stallRelayWriters(survivors, 2_000), (dead, survivors) -> {
         }, false);
+    }
+
+    /** Stalls the survivors' relay writers from now until {@code afterViewsMs} after each survivor sees two members. */
+    private static void stallRelayWriters(List<Node> survivors, long afterViewsMs) {
+        CountDownLatch stall = new CountDownLatch(1);
+        survivors.forEach(n -> n.relayWriterStall = stall);
+        Thread release = new Thread(() -> {
+            try {
+                for (Node n : survivors) {
+                    await(() -> n.engine.cluster().members().size() == 2, "two members");
+                }
+                Thread.sleep(afterViewsMs);
+            } catch (Exception e) {
+                // released below either way
+            } finally {
+                stall.countDown();
+            }
+        }, "release-relay-writers");
+        release.setDaemon(true);
+        release.start();
     }
 
     /**
