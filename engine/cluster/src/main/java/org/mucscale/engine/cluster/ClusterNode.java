@@ -1038,34 +1038,25 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final Set<String> crashedNodes = ConcurrentHashMap.newKeySet();
 
     /**
-     * A late message from a crashed node's run. A relay's groupchat messages go to the relay writer as re-deliveries,
-     * so each is written only where this node has not written it yet (the take-over may have re-delivered it
-     * already); its presences and everything else are dropped, as the room's new owner has the current state.
+     * A late message from a crashed node's run. A relay goes to the relay writer, which writes each of its groupchat
+     * messages only where this node has not written it yet (the take-over may have re-delivered it already;
+     * {@code RelayIn.writeWhereNew}); its presences and everything else are dropped, as the room's new owner has the
+     * current state.
      */
     private void lateFromDeparted(String fromNode, Wire.Message m) {
-        int kept = 0;
         Wire.Relay r = m.relay();
         if (r != null && r.redeliveryKey() != 0) {
             relayIn.offer(r);
-            kept = 1;
+            countLateFromDeparted(fromNode, m.kind(), 1);
         } else if (r != null) {
-            for (int s = 0; s < r.stanzas().length; s++) {
-                long key = DeliveredIds.keyOf(r.stanzas()[s]);
-                if (key == 0) {
-                    continue;
-                }
-                List<Jid> to = new ArrayList<>();
-                for (int i = 0; i < r.recipients().length; i++) {
-                    if (r.stanzaIndex()[i] == s) {
-                        to.add(r.recipients()[i]);
-                    }
-                }
-                relayIn.offer(new Wire.Relay(r.sentMicros(), new RenderedStanza[] {r.stanzas()[s]},
-                        new int[to.size()], to.toArray(new Jid[0]), key));
-                kept++;
-            }
+            relayIn.offer(new LateRelay(fromNode, r)); // counted where it is written
+        } else {
+            countLateFromDeparted(fromNode, m.kind(), 0);
         }
-        countLateFromDeparted(fromNode, m.kind(), kept);
+    }
+
+    /** A relay of a crashed node's run that arrived after its link was forgotten: written only where new. */
+    private record LateRelay(String fromNode, Wire.Relay relay) {
     }
 
     private void countLateFromDeparted(String fromNode, int kind, int kept) {
@@ -1707,8 +1698,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      */
     private final class RelayIn implements Runnable {
         /**
-         * Relays built here and re-deliveries ({@link Wire.Relay}), relays of other nodes ({@link Inbound}) and
-         * barriers ({@link CompletableFuture}), in arrival order.
+         * Relays built here and re-deliveries ({@link Wire.Relay}), relays of other nodes ({@link Inbound}, or
+         * {@link LateRelay} when their link was already forgotten) and barriers ({@link CompletableFuture}), in
+         * arrival order.
          */
         final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(65_536);
         volatile Delivery host;
@@ -1728,6 +1720,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         /** A relay another node sent (an {@link Inbound} of kind RELAY). */
         void offer(Inbound relayFrom) {
             enqueue(relayFrom);
+        }
+
+        void offer(LateRelay late) {
+            enqueue(late);
         }
 
         private void enqueue(Object r) {
@@ -1769,6 +1765,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                             } else {
                                 write(h, in.message().relay());
                             }
+                        } else if (item instanceof LateRelay late) {
+                            writeWhereNew(h, late.fromNode(), late.relay());
                         } else {
                             // everything before the barrier is handed to the host before anyone is told so
                             h.flush();
@@ -1786,9 +1784,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
 
         /**
-         * A relay of a node that crashed, taken after the view switch: each groupchat message is written only if this
-         * node has not written it (the take-over may have re-delivered it); presences and the like are dropped, as the
-         * room's new owner has the current state.
+         * A relay of a node that crashed, taken after the view switch (or arriving after its link was forgotten,
+         * {@link #lateFromDeparted}): each groupchat message is written only if this node has not written it (the
+         * take-over may have re-delivered it); presences and the like are dropped, as the room's new owner has the
+         * current state.
          */
         private void writeWhereNew(Delivery h, String fromNode, Wire.Relay r) {
             int kept = 0;
