@@ -5,7 +5,9 @@
 # OFC_NODES (default "2"): the cases, run one after the other with the same settings, e.g. "1 2": 1 = one Openfire
 # that is a one-member cluster (same MariaDB, hazelcast plugin and accounts; one generator plays everyone), the
 # baseline for what spreading the rooms over 2 nodes costs; the table at the end gives each case's server CPU per
-# delivery against the 1-node case's at the same level.
+# delivery against the 1-node case's at the same level. "2o": two nodes, each room's users all on the node that owns
+# the room (accounts.shardOwners with the members the nodes list in mucscale_cluster_member), so nothing is relayed or
+# forwarded: what two nodes cost without inter-node fan-out (replication still runs), tagged "-owner".
 #
 #   OPENFIRE_HOME=/path/to/openfire HAZELCAST_PLUGIN=/path/to/hazelcast.jar bench/cluster/openfire-cluster.sh [-- loadgen options]
 #
@@ -42,7 +44,7 @@ extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "openfire-cluster.sh: unknown argument '$1' (loadgen options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -76,9 +78,10 @@ wait_idle() { e2e_wait_idle "$idle_load" "$idle_wait" openfire-cluster.sh; }
 
 batch="$(date -u +%Y%m%dT%H%M%SZ)"
 outs=(); final=0
-for nodes in ${OFC_NODES:-2}; do
-case "$nodes" in 1|2) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1 and 2, was '$nodes'" >&2; exit 2 ;; esac
-out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"
+for case_name in ${OFC_NODES:-2}; do
+case "$case_name" in 1|2|2o) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1, 2 and 2o, was '$case_name'" >&2; exit 2 ;; esac
+nodes="${case_name%o}"; placement=slot; [ "$case_name" = 2o ] && placement=owner
+out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"; [ "$placement" = owner ] && out="$out-owner"
 outs+=("$out")
 for ((k = 0; k < nodes; k++)); do mkdir -p "$out/gen$k"; done
 case_opts=()
@@ -120,12 +123,32 @@ status=0
   for ((k = 0; k < nodes; k++)); do sampler_args+=(--node "node$((k + 1))=${metrics[$k]}" --pid "node$((k + 1))=${npids[$k]}"); done
   "${gen_pin[@]}" python3 "$here/sampler.py" "$out/samples.jsonl" "$work/sampler.stop" "$((deadline + 120))" "${sampler_args[@]}" &
   sampler_pid=$!
+  placement_opts=()
+  if [ "$placement" = owner ]; then
+    # each node's own name from its mucscale_cluster_member{local="true"}, once both see a view of two
+    owners=()
+    for ((k = 0; k < nodes; k++)); do
+      name=
+      for i in $(seq 1 120); do
+        scrape="$(curl -s --max-time 5 "${metrics[$k]}" || true)"
+        if [ "$(grep -c '^mucscale_cluster_member{' <<< "$scrape")" = "$nodes" ]; then
+          name="$(sed -n 's/^mucscale_cluster_member{node="\([^"]*\)",local="true",}.*/\1/p' <<< "$scrape")"
+          [ -n "$name" ] && break
+        fi
+        sleep 1
+      done
+      [ -n "$name" ] || { echo "openfire-cluster.sh: node $((k + 1)) never listed $nodes cluster members" >&2; exit 1; }
+      owners+=("$name")
+    done
+    placement_opts=(--set "accounts.shardOwners=$(IFS=,; echo "${owners[*]}")")
+    echo "openfire-cluster.sh: rooms placed whole on their owners: ${owners[*]}" >&2
+  fi
   gen_pids=()
   for ((k = 0; k < nodes; k++)); do
     timeout --kill-after=30 "$((deadline + 180))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run ref-5000 \
       --server "${hosts[$k]}:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "${npids[$k]}" \
       --label "openfire-${nodes}n-gen$k" --out "$out/gen$k" "${opts[@]}" --set "accounts.shard=$k/$nodes" \
-      --set "run.barrierDir=$work/barrier" "${case_opts[@]}" > "$out/loadgen-$k.log" 2>&1 &
+      --set "run.barrierDir=$work/barrier" "${case_opts[@]}" "${placement_opts[@]}" > "$out/loadgen-$k.log" 2>&1 &
     gen_pids+=($!)
   done
   # per-thread CPU of every node at each phase change of generator 0 (threads.py), for what limited it
@@ -154,14 +177,14 @@ status=0
   exit "$lstatus"
 ) || status=$?
 python3 - "$out/meta.json" "$nodes" "$users" "$rooms" "$largest" "$rates" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" \
-  "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "${opts[@]}" <<'PY'
+  "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "$placement" "${opts[@]}" <<'PY'
 import json, os, platform, subprocess, sys
 a = sys.argv
 jdk = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
 json.dump({"server": "openfire-5.1.1", "nodes": int(a[2]), "generators": int(a[2]), "users": int(a[3]),
            "rooms": int(a[4]), "largest": int(a[5]), "rates_per_generator": a[6], "load1_before": float(a[7]),
            "load1_after": float(a[8]), "exit": int(a[9]), "commit": a[10], "scram_iterations": int(a[11]),
-           "overrides": a[12:],
+           "placement": a[12], "overrides": a[13:],
            "nproc": os.cpu_count(), "pinning": os.environ.get("E2E_PIN", "1") == "1", "jdk": jdk,
            "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "kernel": platform.release()}, open(a[1], "w"), indent=1)

@@ -305,7 +305,7 @@ final class Client implements XmlScanner.Sink {
             }
         }
         st.distinctDeliveries.increment();
-        if (!run.plays(senderSlot)) {
+        if (!run.plays(room, senderSlot)) {
             st.remoteDeliveries.increment();
         }
         long latency = nowUs - scheduledUs;

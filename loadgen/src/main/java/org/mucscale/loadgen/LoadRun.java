@@ -32,6 +32,7 @@ import org.apache.mina.filter.FilterEvent;
 import org.apache.mina.filter.ssl.SslEvent;
 import org.apache.mina.filter.ssl.SslFilter;
 import org.apache.mina.transport.socket.nio.NioSocketConnector;
+import org.mucscale.engine.cluster.Rendezvous;
 
 /**
  * One load run: ramp-up (connect and log in at a rate, join rooms), stepped message levels that stop after the first
@@ -58,9 +59,13 @@ public final class LoadRun {
     private final long deadlineNs;
     private final Sampler sampler;
     private final SplittableRandom random;
-    /** accounts.shard k/n: this process plays the members whose slot is k modulo n (k=0, n=1: everyone). */
+    /**
+     * accounts.shard k/n: this process plays the members whose slot is k modulo n (k=0, n=1: everyone), or, with
+     * accounts.shardOwners, every member of the rooms the k-th listed cluster member owns.
+     */
     final int shardIndex;
     final int shardCount;
+    private final List<String> shardOwners;
     /**
      * Added to every stamp and to {@link #nowUs()}: 0 for a run alone (stamps count from this run's start), the wall
      * clock in microseconds at {@link #epochNs} when sharded, so that every process of the run stamps and reads one
@@ -99,6 +104,7 @@ public final class LoadRun {
         this.sampler = new Sampler(stats, server, epochNs);
         this.shardIndex = scenario.accounts().shardIndex();
         this.shardCount = scenario.accounts().shardCount();
+        this.shardOwners = scenario.accounts().owners();
         // each process draws its own senders and times: a shared seed would make them send in lockstep
         this.random = new SplittableRandom(scenario.messages().seed() + shardIndex);
         if (shardCount > 1) {
@@ -114,9 +120,14 @@ public final class LoadRun {
         return (System.nanoTime() - epochNs) / 1000 + stampBaseUs;
     }
 
-    /** Whether this process plays the member in {@code slot} of its room (always, when not sharded). */
-    boolean plays(int slot) {
-        return slot % shardCount == shardIndex;
+    /** Whether this process plays the member in {@code slot} of {@code room} (always, when not sharded). */
+    boolean plays(RoomState room, int slot) {
+        return room.wholeHere != null ? room.wholeHere : slot % shardCount == shardIndex;
+    }
+
+    /** Whether a room's members are spread over the processes (sharded by slot) rather than played by one. */
+    private boolean shardedBySlot() {
+        return shardCount > 1 && shardOwners.isEmpty();
     }
 
     private boolean pastDeadline() {
@@ -184,6 +195,10 @@ public final class LoadRun {
         rooms = new RoomState[sizes.length];
         for (int r = 0; r < sizes.length; r++) {
             rooms[r] = new RoomState(r, scenario.rooms().prefix() + (r + 1) + "@" + scenario.server().mucDomain(), sizes[r]);
+            if (!shardOwners.isEmpty()) {
+                // the engine's own ownership rule, over the room's bare JID as the engine writes it
+                rooms[r].wholeHere = shardOwners.get(shardIndex).equals(Rendezvous.owner(rooms[r].jid, shardOwners));
+            }
         }
         // connection order: slot 0 of every room first (the creators), then slot 1 of every room, ...
         // Sharded, every process builds the whole plan (the same user names in the same slots) and plays its share;
@@ -201,7 +216,7 @@ public final class LoadRun {
                     String user = scenario.accounts().prefix() + (scenario.accounts().firstIndex() + i);
                     Client c = new Client(this, i, user, room, slot);
                     room.members[slot] = c;
-                    if (plays(slot)) {
+                    if (plays(room, slot)) {
                         played.add(c);
                     }
                     i++;
@@ -346,7 +361,7 @@ public final class LoadRun {
                     c.recipients = joined - 1;
                     c.plannedRecipients = room.members.length - 1;
                     // sharded, a member whose room-mates are all played elsewhere still has recipients
-                    if (joined >= 2 || (shardCount > 1 && room.members.length >= 2)) {
+                    if (joined >= 2 || (shardedBySlot() && room.members.length >= 2)) {
                         senders.add(c);
                     }
                 }

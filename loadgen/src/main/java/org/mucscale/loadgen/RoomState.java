@@ -15,6 +15,8 @@ final class RoomState {
     final int index;
     final String jid;
     final Client[] members;
+    /** Sharded by room owner: whether this process plays all of this room (true) or none of it; null otherwise. */
+    Boolean wholeHere;
     private boolean ready;
     private Client creator;
     private final ArrayDeque<Client> waiting = new ArrayDeque<>();

@@ -31,9 +31,13 @@ public record Scenario(
      * {@code k/n} (default {@code 0/1}: everyone): this process plays only the members whose slot in their room is
      * k modulo n, of the same plan every process computes, so n processes together play every user once and each
      * room's members are spread over the processes; deliveries from the members other processes play are counted and
-     * timed too (see {@link LoadRun}).
+     * timed too (see {@link LoadRun}). {@code shardOwners} (default empty: by slot, as above) instead places whole
+     * rooms: a comma-separated list of a mucscale cluster's members, the k-th being the node shard k connects to;
+     * shard k plays every member of the rooms that mucscale's rendezvous hashing gives to that node, so no room has
+     * occupants on two nodes (the placement that needs no inter-node fan-out, to measure what two nodes cost without it).
      */
-    public record Accounts(boolean register, String prefix, String password, int firstIndex, String shard) {
+    public record Accounts(boolean register, String prefix, String password, int firstIndex, String shard,
+                           String shardOwners) {
         /** k of {@code k/n}; 0 when not sharded. */
         public int shardIndex() {
             return Integer.parseInt(shard.substring(0, shard.indexOf('/')));
@@ -42,6 +46,11 @@ public record Scenario(
         /** n of {@code k/n}; 1 when not sharded. */
         public int shardCount() {
             return Integer.parseInt(shard.substring(shard.indexOf('/') + 1));
+        }
+
+        /** The members of {@code shardOwners}, in shard order; empty when sharded by slot. */
+        public List<String> owners() {
+            return shardOwners == null || shardOwners.isBlank() ? List.of() : List.of(shardOwners.trim().split("\\s*,\\s*"));
         }
     }
 

@@ -251,6 +251,12 @@ public final class ScenarioLoader {
         if (a.shardCount() > 1) {
             require(s.abuse().attackers() == 0, "abuse.attackers", s.abuse().attackers(), "0 in a sharded run (accounts.shard)");
         }
+        List<String> owners = a.owners();
+        require(owners.isEmpty() || (owners.size() == a.shardCount() && a.shardCount() > 1
+                        && Set.copyOf(owners).size() == owners.size() && !owners.contains("")),
+                "accounts.shardOwners", a.shardOwners(),
+                "empty (shard by slot) or as many distinct cluster member names as accounts.shard's n ("
+                        + a.shardCount() + "), comma-separated, the k-th being the node shard k connects to");
         Scenario.Rooms r = s.rooms();
         require(simpleName(r.prefix()), "rooms.prefix", r.prefix(), "lower-case letters, digits, '-' or '_'");
         require(r.size() >= 0 && r.size() <= s.users(), "rooms.size", r.size(), "0 (use count) to users (" + s.users() + ")");

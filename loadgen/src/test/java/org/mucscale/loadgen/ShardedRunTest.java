@@ -76,6 +76,71 @@ class ShardedRunTest {
         }
     }
 
+    /**
+     * {@code accounts.shardOwners}: each run plays whole rooms, those the engine's rendezvous hashing gives to its node,
+     * so nothing any run receives comes from the other's senders, and together they still play every user once.
+     */
+    @Test
+    @Timeout(90)
+    void shardedByOwner_eachRunPlaysTheWholeRoomsItsNodeOwns(@TempDir Path tmp) throws Exception {
+        FakeMucServer server = new FakeMucServer();
+        int port = FreePort.next();
+        server.start(port);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        // these two names split the 3 rooms (7, 4, 3 members): lgroom1 and lgroom2 to node-2, lgroom3 to node-1
+        List<String> nodes = List.of("node-1", "node-2");
+        try {
+            Path barrier = tmp.resolve("barrier");
+            List<Future<JsonNode>> runs = new ArrayList<>();
+            List<Scenario> scenarios = new ArrayList<>();
+            for (String shard : List.of("0/2", "1/2")) {
+                List<String> opts = new ArrayList<>(options(port, barrier, shard));
+                opts.add("accounts.shardOwners=" + String.join(",", nodes));
+                Scenario s = ScenarioLoader.load("smoke", opts);
+                scenarios.add(s);
+                runs.add(pool.submit(() -> new LoadRun(s, null, "owner-" + shard.charAt(0), null).run()));
+            }
+            // what each node owns, by the engine's rule over the rooms' bare JIDs
+            Scenario plan = scenarios.get(0);
+            int[] sizes = RoomPlan.sizes(plan.rooms(), plan.users());
+            int[] expectedPlayed = new int[2];
+            for (int r = 0; r < sizes.length; r++) {
+                String room = plan.rooms().prefix() + (r + 1) + "@" + plan.server().mucDomain();
+                expectedPlayed[nodes.indexOf(org.mucscale.engine.cluster.Rendezvous.owner(room, nodes))] += sizes[r];
+            }
+            assertThat(expectedPlayed).containsExactly(3, 11);
+            for (int k = 0; k < 2; k++) {
+                JsonNode s = runs.get(k).get().get("summary");
+                assertThat(s.get("usersPlayed").asInt()).as("users of shard %d", k).isEqualTo(expectedPlayed[k]);
+                assertThat(s.get("joined").asInt()).isEqualTo(expectedPlayed[k]);
+                assertThat(s.get("errors").asLong()).as("errors in %s", s).isZero();
+                assertThat(s.get("messagesSent").asLong()).isPositive();
+                assertThat(s.get("remoteDeliveries").asLong()).as("no room is shared, so nothing comes from the other shard")
+                        .isZero();
+                assertThat(s.get("lost").asLong()).isZero();
+                assertThat(s.get("duplicates").asLong()).isZero();
+                assertThat(s.get("deliveries").asLong()).isEqualTo(s.get("expectedDeliveriesAllShards").asLong());
+            }
+        } finally {
+            pool.shutdownNow();
+            server.stop();
+        }
+    }
+
+    @Test
+    void shardOwners_areValidated() {
+        assertThat(ScenarioLoader.load("smoke", List.of("accounts.shard=1/2", "accounts.shardOwners=a, b")).accounts()
+                .owners()).containsExactly("a", "b");
+        assertThat(ScenarioLoader.load("smoke", List.of("accounts.shard=1/2")).accounts().owners()).isEmpty();
+        for (List<String> bad : List.of(List.of("accounts.shard=0/2", "accounts.shardOwners=a"),
+                List.of("accounts.shard=0/2", "accounts.shardOwners=a,a"),
+                List.of("accounts.shard=0/2", "accounts.shardOwners=a,,b"),
+                List.of("accounts.shard=0/1", "accounts.shardOwners=a"))) {
+            assertThatThrownBy(() -> ScenarioLoader.load("smoke", bad)).as("%s", bad)
+                    .isInstanceOf(ScenarioException.class).hasMessageContaining("accounts.shardOwners");
+        }
+    }
+
     @Test
     void shard_isValidated() {
         assertThat(ScenarioLoader.load("smoke", List.of("accounts.shard=1/2")).accounts().shardIndex()).isEqualTo(1);

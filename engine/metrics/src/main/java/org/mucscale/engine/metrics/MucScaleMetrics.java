@@ -5,7 +5,9 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
+import io.prometheus.client.Collector;
 import io.prometheus.client.CollectorRegistry;
+import io.prometheus.client.GaugeMetricFamily;
 import io.prometheus.client.dropwizard.DropwizardExports;
 import io.prometheus.client.dropwizard.samplebuilder.CustomMappingSampleBuilder;
 import io.prometheus.client.dropwizard.samplebuilder.MapperConfig;
@@ -52,7 +54,8 @@ import java.util.function.LongSupplier;
  *       {@code .relays.received}, {@code .forwards}, {@code .replication.writes}, {@code .replication.late},
  *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code mucscale.cluster.relay.latency.ns},
  *       {@code mucscale.cluster.replication.time.ns}; the dashboard's cluster panel also shows the
- *       {@link #clusterView(java.util.function.Supplier) view}</li>
+ *       {@link #clusterView(java.util.function.Supplier) view}, and Prometheus the members as
+ *       {@code mucscale_cluster_member{node, local}} (value 1; none when not clustered)</li>
  * </ul>
  */
 public final class MucScaleMetrics implements AutoCloseable {
@@ -239,6 +242,27 @@ public final class MucScaleMetrics implements AutoCloseable {
                 new MapperConfig("mucscale.filter.actions.*.*", "mucscale_filter_actions", filterLabels),
                 new MapperConfig("mucscale.queue.*.depth", "mucscale_queue_depth", Map.of("queue", "${0}")))))
                 .register(prometheus);
+        new Collector() {
+            @Override
+            public List<MetricFamilySamples> collect() {
+                GaugeMetricFamily family = new GaugeMetricFamily("mucscale_cluster_member",
+                        "Members of the cluster as this node sees them (1 each); local=true is this node",
+                        List.of("node", "local"));
+                ClusterMembers m = clusterMembers;
+                if (m != null) {
+                    List<String> members;
+                    try {
+                        members = m.members().get();
+                    } catch (RuntimeException e) {
+                        members = List.of(); // a failing view leaves the family empty, not the scrape broken
+                    }
+                    for (String node : members) {
+                        family.addMetric(List.of(node, Boolean.toString(node.equals(m.local()))), 1);
+                    }
+                }
+                return List.of(family);
+            }
+        }.register(prometheus);
     }
 
     private Histogram histogram(String name, HdrWindowReservoir reservoir) {
@@ -506,6 +530,19 @@ public final class MucScaleMetrics implements AutoCloseable {
     }
 
     private volatile java.util.function.Supplier<ClusterView> clusterView;
+
+    /**
+     * The cluster's members for Prometheus ({@code mucscale_cluster_member}): the view's member list only, cheap enough
+     * for every scrape (the {@link ClusterView}'s rooms per node read the replicated room list).
+     */
+    public void clusterMembers(String localNode, java.util.function.Supplier<List<String>> members) {
+        this.clusterMembers = new ClusterMembers(localNode, members);
+    }
+
+    private record ClusterMembers(String local, java.util.function.Supplier<List<String>> members) {
+    }
+
+    private volatile ClusterMembers clusterMembers;
 
     /** This node and the rooms each member of the cluster owns. */
     public record ClusterView(String localNode, Map<String, Integer> roomsPerNode, long failovers,

@@ -283,6 +283,40 @@ class MucScaleMetricsTest {
     }
 
     @Test
+    void prometheus_clusterMembers_listsEachNodeOnceAndMarksThisOne() throws Exception {
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM)) {
+            java.io.StringWriter none = new java.io.StringWriter();
+            metrics.writePrometheus(none);
+            assertThat(none.toString()).as("not clustered: the family without members")
+                    .doesNotContain("mucscale_cluster_member{");
+
+            java.util.concurrent.atomic.AtomicReference<java.util.List<String>> view =
+                    new java.util.concurrent.atomic.AtomicReference<>(java.util.List.of("node-a", "node-b"));
+            metrics.clusterMembers("node-b", view::get);
+            java.io.StringWriter two = new java.io.StringWriter();
+            metrics.writePrometheus(two);
+            assertThat(two.toString().lines().filter(l -> l.startsWith("mucscale_cluster_member{")))
+                    .containsExactly("mucscale_cluster_member{node=\"node-a\",local=\"false\",} 1.0",
+                            "mucscale_cluster_member{node=\"node-b\",local=\"true\",} 1.0");
+
+            // read at every scrape: a node that left is gone from the next one
+            view.set(java.util.List.of("node-b"));
+            java.io.StringWriter one = new java.io.StringWriter();
+            metrics.writePrometheus(one);
+            assertThat(one.toString().lines().filter(l -> l.startsWith("mucscale_cluster_member{")))
+                    .containsExactly("mucscale_cluster_member{node=\"node-b\",local=\"true\",} 1.0");
+
+            // a view that throws leaves the family empty and the rest of the scrape intact
+            metrics.clusterMembers("node-b", () -> {
+                throw new IllegalStateException("cluster unreachable");
+            });
+            java.io.StringWriter failing = new java.io.StringWriter();
+            metrics.writePrometheus(failing);
+            assertThat(failing.toString()).doesNotContain("mucscale_cluster_member{").contains("mucscale_jvm_threads");
+        }
+    }
+
+    @Test
     void gaugeQueueDepth_withDotInName_isRefused() {
         try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM)) {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> metrics.gaugeQueueDepth("store.queue", () -> 1))

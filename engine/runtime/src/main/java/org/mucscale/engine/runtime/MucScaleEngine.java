@@ -180,6 +180,7 @@ public final class MucScaleEngine implements AutoCloseable {
                 clusterNode = node;
                 m.clusterView(() -> new MucScaleMetrics.ClusterView(node.localNode(), node.roomsPerNode(),
                         node.failovers(), node.lastFailoverMillis()));
+                m.clusterMembers(node.localNode(), node::members);
                 push(m.gaugeQueueDepth("cluster-relay-in", node::relayBacklog), () -> { });
                 push(m.gaugeQueueDepth("cluster-held", node::heldMessages), () -> { });
                 push(m.gaugeQueueDepth("cluster-unconfirmed", node::unconfirmedMessages), () -> { });
