@@ -31,49 +31,57 @@ class ShardedRunTest {
                 "levels.warmupS=0", "levels.durationS=2", "soak.durationS=0", "rampDown.drainMs=3000", "run.deadlineS=50");
     }
 
-    @Test
-    @Timeout(90)
-    void twoShards_playEveryUserOnce_andCountEachOthersDeliveries(@TempDir Path tmp) throws Exception {
+    /** Runs shards 0/2 and 1/2 of one plan side by side against one {@link FakeMucServer}; summaries in shard order. */
+    static List<JsonNode> runTwoShards(Path barrier, String... extra) throws Exception {
         FakeMucServer server = new FakeMucServer();
         int port = FreePort.next();
         server.start(port);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Path barrier = tmp.resolve("barrier");
             List<Future<JsonNode>> runs = new ArrayList<>();
             for (String shard : List.of("0/2", "1/2")) {
-                Scenario s = ScenarioLoader.load("smoke", options(port, barrier, shard));
+                List<String> opts = new ArrayList<>(options(port, barrier, shard));
+                opts.addAll(List.of(extra));
+                Scenario s = ScenarioLoader.load("smoke", opts);
                 runs.add(pool.submit(() -> new LoadRun(s, null, "shard-" + shard.charAt(0), null).run()));
             }
-            JsonNode a = runs.get(0).get().get("summary");
-            JsonNode b = runs.get(1).get().get("summary");
-            // 3 rooms of 7, 4, 3: slots 0,2,4,6 / 0,2 / 0,2 in shard 0, the rest in shard 1
-            assertThat(a.get("usersPlayed").asInt()).isEqualTo(8);
-            assertThat(b.get("usersPlayed").asInt()).isEqualTo(6);
-            long expectedAll = 0;
-            long delivered = 0;
-            for (JsonNode s : List.of(a, b)) {
-                assertThat(s.get("joined").asInt()).isEqualTo(s.get("usersPlayed").asInt());
-                assertThat(s.get("errors").asLong()).as("errors in %s", s).isZero();
-                assertThat(s.get("messagesSent").asLong()).isPositive();
-                assertThat(s.get("remoteDeliveries").asLong()).as("deliveries from the other shard's senders").isPositive();
-                assertThat(s.get("lost").asLong()).isZero();
-                assertThat(s.get("duplicates").asLong()).isZero();
-                // every distinct delivery, the other shard's senders' too, is timed
-                assertThat(s.get("latencyMs").get("count").asLong()).isEqualTo(s.get("deliveries").asLong());
-                // timed on one clock: a delivery over loopback takes milliseconds, not the runs' start-time difference
-                assertThat(s.get("latencyMs").get("max").asDouble()).isLessThan(5_000);
-                expectedAll += s.get("expectedDeliveriesAllShards").asLong();
-                delivered += s.get("deliveries").asLong();
-            }
-            assertThat(delivered).as("both shards' deliveries against what both shards' messages should bring")
-                    .isEqualTo(expectedAll);
-            assertThat(Files.list(barrier).map(p -> p.getFileName().toString()).sorted().toList())
-                    .containsExactly("shard-0-of-2.drained", "shard-0-of-2.ready", "shard-1-of-2.drained", "shard-1-of-2.ready");
+            return List.of(runs.get(0).get().get("summary"), runs.get(1).get().get("summary"));
         } finally {
             pool.shutdownNow();
             server.stop();
         }
+    }
+
+    @Test
+    @Timeout(90)
+    void twoShards_playEveryUserOnce_andCountEachOthersDeliveries(@TempDir Path tmp) throws Exception {
+        Path barrier = tmp.resolve("barrier");
+        List<JsonNode> summaries = runTwoShards(barrier);
+        JsonNode a = summaries.get(0);
+        JsonNode b = summaries.get(1);
+        // 3 rooms of 7, 4, 3: slots 0,2,4,6 / 0,2 / 0,2 in shard 0, the rest in shard 1
+        assertThat(a.get("usersPlayed").asInt()).isEqualTo(8);
+        assertThat(b.get("usersPlayed").asInt()).isEqualTo(6);
+        long expectedAll = 0;
+        long delivered = 0;
+        for (JsonNode s : List.of(a, b)) {
+            assertThat(s.get("joined").asInt()).isEqualTo(s.get("usersPlayed").asInt());
+            assertThat(s.get("errors").asLong()).as("errors in %s", s).isZero();
+            assertThat(s.get("messagesSent").asLong()).isPositive();
+            assertThat(s.get("remoteDeliveries").asLong()).as("deliveries from the other shard's senders").isPositive();
+            assertThat(s.get("lost").asLong()).isZero();
+            assertThat(s.get("duplicates").asLong()).isZero();
+            // every distinct delivery, the other shard's senders' too, is timed
+            assertThat(s.get("latencyMs").get("count").asLong()).isEqualTo(s.get("deliveries").asLong());
+            // timed on one clock: a delivery over loopback takes milliseconds, not the runs' start-time difference
+            assertThat(s.get("latencyMs").get("max").asDouble()).isLessThan(5_000);
+            expectedAll += s.get("expectedDeliveriesAllShards").asLong();
+            delivered += s.get("deliveries").asLong();
+        }
+        assertThat(delivered).as("both shards' deliveries against what both shards' messages should bring")
+                .isEqualTo(expectedAll);
+        assertThat(Files.list(barrier).map(p -> p.getFileName().toString()).sorted().toList())
+                .containsExactly("shard-0-of-2.drained", "shard-0-of-2.ready", "shard-1-of-2.drained", "shard-1-of-2.ready");
     }
 
     /**
@@ -83,47 +91,31 @@ class ShardedRunTest {
     @Test
     @Timeout(90)
     void shardedByOwner_eachRunPlaysTheWholeRoomsItsNodeOwns(@TempDir Path tmp) throws Exception {
-        FakeMucServer server = new FakeMucServer();
-        int port = FreePort.next();
-        server.start(port);
-        ExecutorService pool = Executors.newFixedThreadPool(2);
         // these two names split the 3 rooms (7, 4, 3 members): lgroom1 and lgroom2 to node-2, lgroom3 to node-1
         List<String> nodes = List.of("node-1", "node-2");
-        try {
-            Path barrier = tmp.resolve("barrier");
-            List<Future<JsonNode>> runs = new ArrayList<>();
-            List<Scenario> scenarios = new ArrayList<>();
-            for (String shard : List.of("0/2", "1/2")) {
-                List<String> opts = new ArrayList<>(options(port, barrier, shard));
-                opts.add("accounts.shardOwners=" + String.join(",", nodes));
-                Scenario s = ScenarioLoader.load("smoke", opts);
-                scenarios.add(s);
-                runs.add(pool.submit(() -> new LoadRun(s, null, "owner-" + shard.charAt(0), null).run()));
-            }
-            // what each node owns, by the engine's rule over the rooms' bare JIDs
-            Scenario plan = scenarios.get(0);
-            int[] sizes = RoomPlan.sizes(plan.rooms(), plan.users());
-            int[] expectedPlayed = new int[2];
-            for (int r = 0; r < sizes.length; r++) {
-                String room = plan.rooms().prefix() + (r + 1) + "@" + plan.server().mucDomain();
-                expectedPlayed[nodes.indexOf(org.mucscale.engine.cluster.Rendezvous.owner(room, nodes))] += sizes[r];
-            }
-            assertThat(expectedPlayed).containsExactly(3, 11);
-            for (int k = 0; k < 2; k++) {
-                JsonNode s = runs.get(k).get().get("summary");
-                assertThat(s.get("usersPlayed").asInt()).as("users of shard %d", k).isEqualTo(expectedPlayed[k]);
-                assertThat(s.get("joined").asInt()).isEqualTo(expectedPlayed[k]);
-                assertThat(s.get("errors").asLong()).as("errors in %s", s).isZero();
-                assertThat(s.get("messagesSent").asLong()).isPositive();
-                assertThat(s.get("remoteDeliveries").asLong()).as("no room is shared, so nothing comes from the other shard")
-                        .isZero();
-                assertThat(s.get("lost").asLong()).isZero();
-                assertThat(s.get("duplicates").asLong()).isZero();
-                assertThat(s.get("deliveries").asLong()).isEqualTo(s.get("expectedDeliveriesAllShards").asLong());
-            }
-        } finally {
-            pool.shutdownNow();
-            server.stop();
+        String owners = "accounts.shardOwners=" + String.join(",", nodes);
+        // what each node owns, by the engine's rule over the rooms' bare JIDs
+        Scenario plan = ScenarioLoader.load("smoke", List.of("users=14", "rooms.count=3", "rooms.largest=7"));
+        int[] sizes = RoomPlan.sizes(plan.rooms(), plan.users());
+        int[] expectedPlayed = new int[2];
+        for (int r = 0; r < sizes.length; r++) {
+            String room = plan.rooms().prefix() + (r + 1) + "@" + plan.server().mucDomain();
+            expectedPlayed[nodes.indexOf(org.mucscale.engine.cluster.Rendezvous.owner(room, nodes))] += sizes[r];
+        }
+        assertThat(expectedPlayed).containsExactly(3, 11);
+
+        List<JsonNode> summaries = runTwoShards(tmp.resolve("barrier"), owners);
+        for (int k = 0; k < 2; k++) {
+            JsonNode s = summaries.get(k);
+            assertThat(s.get("usersPlayed").asInt()).as("users of shard %d", k).isEqualTo(expectedPlayed[k]);
+            assertThat(s.get("joined").asInt()).isEqualTo(expectedPlayed[k]);
+            assertThat(s.get("errors").asLong()).as("errors in %s", s).isZero();
+            assertThat(s.get("messagesSent").asLong()).isPositive();
+            assertThat(s.get("remoteDeliveries").asLong()).as("no room is shared, so nothing comes from the other shard")
+                    .isZero();
+            assertThat(s.get("lost").asLong()).isZero();
+            assertThat(s.get("duplicates").asLong()).isZero();
+            assertThat(s.get("deliveries").asLong()).isEqualTo(s.get("expectedDeliveriesAllShards").asLong());
         }
     }
 
