@@ -7,7 +7,9 @@
 # baseline for what spreading the rooms over 2 nodes costs; the table at the end gives each case's server CPU per
 # delivery against the 1-node case's at the same level. "2o": two nodes, each room's users all on the node that owns
 # the room (accounts.shardOwners with the members the nodes list in mucscale_cluster_member), so nothing is relayed or
-# forwarded: what two nodes cost without inter-node fan-out (replication still runs), tagged "-owner".
+# forwarded: what two nodes cost without inter-node fan-out (replication still runs), tagged "-owner". "2s": the same
+# placement on two nodes that are not clustered with each other (each a one-member cluster, E2E_OPENFIRE_SEPARATE=1,
+# sharing only MariaDB): two copies of the 1-node case, what two JVMs cost with no clustering between them, "-separate".
 #
 #   OPENFIRE_HOME=/path/to/openfire HAZELCAST_PLUGIN=/path/to/hazelcast.jar bench/cluster/openfire-cluster.sh [-- loadgen options]
 #
@@ -44,7 +46,7 @@ extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
     *) echo "openfire-cluster.sh: unknown argument '$1' (loadgen options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -79,9 +81,11 @@ wait_idle() { e2e_wait_idle "$idle_load" "$idle_wait" openfire-cluster.sh; }
 batch="$(date -u +%Y%m%dT%H%M%SZ)"
 outs=(); final=0
 for case_name in ${OFC_NODES:-2}; do
-case "$case_name" in 1|2|2o) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1, 2 and 2o, was '$case_name'" >&2; exit 2 ;; esac
-nodes="${case_name%o}"; placement=slot; [ "$case_name" = 2o ] && placement=owner
-out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"; [ "$placement" = owner ] && out="$out-owner"
+case "$case_name" in 1|2|2o|2s) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1, 2, 2o and 2s, was '$case_name'" >&2; exit 2 ;; esac
+nodes="${case_name:0:1}"; placement=slot; separate=0
+case "$case_name" in 2o) placement=owner ;; 2s) placement=owner; separate=1 ;; esac
+out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"
+[ "$case_name" = 2o ] && out="$out-owner"; [ "$case_name" = 2s ] && out="$out-separate"
 outs+=("$out")
 for ((k = 0; k < nodes; k++)); do mkdir -p "$out/gen$k"; done
 case_opts=()
@@ -107,7 +111,7 @@ status=0
     if [ "${E2E_KEEP_WORK:-0}" = 1 ]; then echo "openfire-cluster.sh: workdir kept: $work" >&2; else rm -rf "$work"; fi
   }
   trap stop_all EXIT
-  E2E_OPENFIRE_NODES="$nodes" E2E_HAZELCAST_PLUGIN="$HAZELCAST_PLUGIN" OPENFIRE_HOME="$OPENFIRE_HOME" \
+  E2E_OPENFIRE_NODES="$nodes" E2E_OPENFIRE_SEPARATE="$separate" E2E_HAZELCAST_PLUGIN="$HAZELCAST_PLUGIN" OPENFIRE_HOME="$OPENFIRE_HOME" \
     OPENFIRE_JAVA_OPTS="${OFC_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseG1GC}" \
     E2E_OPENFIRE_ACCOUNTS="lg 1 $users $password $iterations" \
     E2E_MUCSCALE_PROPS="${OFC_MUCSCALE_PROPS:-mucscale.store.enabled=false}" \
@@ -125,19 +129,19 @@ status=0
   sampler_pid=$!
   placement_opts=()
   if [ "$placement" = owner ]; then
-    # each node's own name from its mucscale_cluster_member{local="true"}, once both see a view of two
-    owners=()
+    # each node's own name from its mucscale_cluster_member{local="true"}, once it sees a view of all (2s: of itself)
+    owners=(); view_size="$nodes"; [ "$separate" = 1 ] && view_size=1
     for ((k = 0; k < nodes; k++)); do
       name=
       for i in $(seq 1 120); do
         scrape="$(curl -s --max-time 5 "${metrics[$k]}" || true)"
-        if [ "$(grep -c '^mucscale_cluster_member{' <<< "$scrape")" = "$nodes" ]; then
+        if [ "$(grep -c '^mucscale_cluster_member{' <<< "$scrape")" = "$view_size" ]; then
           name="$(sed -n 's/^mucscale_cluster_member{node="\([^"]*\)",local="true",}.*/\1/p' <<< "$scrape")"
           [ -n "$name" ] && break
         fi
         sleep 1
       done
-      [ -n "$name" ] || { echo "openfire-cluster.sh: node $((k + 1)) never listed $nodes cluster members" >&2; exit 1; }
+      [ -n "$name" ] || { echo "openfire-cluster.sh: node $((k + 1)) never listed $view_size cluster member(s)" >&2; exit 1; }
       owners+=("$name")
     done
     placement_opts=(--set "accounts.shardOwners=$(IFS=,; echo "${owners[*]}")")
@@ -177,14 +181,15 @@ status=0
   exit "$lstatus"
 ) || status=$?
 python3 - "$out/meta.json" "$nodes" "$users" "$rooms" "$largest" "$rates" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" \
-  "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "$placement" "${opts[@]}" <<'PY'
+  "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "$case_name" "${opts[@]}" <<'PY'
 import json, os, platform, subprocess, sys
 a = sys.argv
 jdk = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
 json.dump({"server": "openfire-5.1.1", "nodes": int(a[2]), "generators": int(a[2]), "users": int(a[3]),
            "rooms": int(a[4]), "largest": int(a[5]), "rates_per_generator": a[6], "load1_before": float(a[7]),
            "load1_after": float(a[8]), "exit": int(a[9]), "commit": a[10], "scram_iterations": int(a[11]),
-           "placement": a[12], "overrides": a[13:],
+           "case": a[12], "placement": {"1": "slot", "2": "slot"}.get(a[12], "owner"), "separate": a[12] == "2s",
+           "overrides": a[13:],
            "nproc": os.cpu_count(), "pinning": os.environ.get("E2E_PIN", "1") == "1", "jdk": jdk,
            "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "kernel": platform.release()}, open(a[1], "w"), indent=1)

@@ -202,7 +202,7 @@ def summarize(d):
 def table(s, base=None):
     m = s["meta"]
     print(f"### {s['dir']}: {m['users']} users, {m['rooms']} rooms (largest {m['largest']}), {m['nodes']} Openfire node(s), "
-          f"users placed by {m.get('placement', 'slot')}, commit {m['commit']}, load {m['load1_before']} -> {m['load1_after']}")
+          f"users placed by {m.get('placement', 'slot')}{' (nodes not clustered)' if m.get('separate') else ''}, commit {m['commit']}, load {m['load1_before']} -> {m['load1_after']}")
     print()
     print(f"joined {s.get('joined')} (login failed {s.get('loginFailed')}, join failed {s.get('joinFailed')}), "
           f"connects/s {s.get('connectsPerSec')} over {s.get('connectSpanS')} s, joins/s (sum of both) "

@@ -42,7 +42,9 @@
 # hazelcast plugin and (mucscale) mucscale.jar in plugins/ before start, mucscale's Prometheus endpoint open to
 # 127.0.0.1. Nodes start one after the other; start waits until each has joined and (mucscale) each MUC Scale sees all
 # N members. server.env then also has NODES, NODE_HOSTS, NODE_PIDS and NODE_METRICS (each node's Prometheus URL);
-# SERVER_PIDS lists MariaDB and every node. OPENFIRE_JAVA_OPTS applies to each node.
+# SERVER_PIDS lists MariaDB and every node. OPENFIRE_JAVA_OPTS applies to each node. E2E_OPENFIRE_SEPARATE=1 makes
+# each node a one-member cluster of its own (itself as the only TCP-IP member to join; everything else the same, the
+# database shared): N nodes that share nothing in memory, as N copies of the 1-node baseline.
 # E2E_OPENFIRE_ACCOUNTS="<prefix> <first> <count> <password> [iterations]" (cluster only): creates the accounts
 # <prefix><first>..<prefix><first+count-1> as rows in ofUser before the nodes start, with SCRAM-SHA-1 credentials of
 # [iterations] (default 4096, Openfire's) and no stored password: what Openfire 5.1.1's DefaultAuthProvider writes
@@ -389,6 +391,7 @@ fi
 hz_ports=(); hz_members=""
 for i in $(seq 1 "$nodes"); do hz_ports+=("$(e2e_free_port)"); hz_members="$hz_members          <member>127.0.0.1:${hz_ports[$((i - 1))]}</member>
 "; done
+separate="${E2E_OPENFIRE_SEPARATE:-0}"
 # Hazelcast 5.5 on Java 17 wants these (it warns and runs slower without them); nothing leaves the machine
 hz_jvm=(-Dhazelcast.phone.home.enabled=false -Dhazelcast.socket.bind.any=false --add-modules java.se
   --add-exports java.base/jdk.internal.ref=ALL-UNNAMED --add-opens java.base/java.lang=ALL-UNNAMED
@@ -407,6 +410,10 @@ for i in $(seq 1 "$nodes"); do
   <database>$provider</database>
   <clustering><enabled>true</enabled><nodeid>e2e-node-$i</nodeid></clustering>"
   # before the hazelcast plugin's first start: it copies its multicast template only when this file is absent
+  node_members="$hz_members"
+  # separate: only itself to join (TCP-IP joins reach listed members only; the plugin's own config names the cluster)
+  [ "$separate" = 1 ] && node_members="          <member>127.0.0.1:${hz_ports[$((i - 1))]}</member>
+"
   cat > "$home/conf/hazelcast-local-config.xml" <<XML
 <?xml version="1.0" encoding="UTF-8"?>
 <hazelcast xmlns="http://www.hazelcast.com/schema/config" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
@@ -416,7 +423,7 @@ for i in $(seq 1 "$nodes"); do
     <join>
       <multicast enabled="false"/>
       <tcp-ip enabled="true">
-$hz_members      </tcp-ip>
+$node_members      </tcp-ip>
     </join>
     <interfaces enabled="true"><interface>127.0.0.1</interface></interfaces>
   </network>
@@ -438,7 +445,7 @@ XML
     || { tail -n 30 "$home/logs/openfire.log" >&2; exit 1; }
   [ "$variant" = mucscale ] && wait_in_log "$home" "MUC Scale started" 60 "node $i"
 done
-if [ "$variant" = mucscale ] && [ "$nodes" -gt 1 ]; then
+if [ "$variant" = mucscale ] && [ "$nodes" -gt 1 ] && [ "$separate" != 1 ]; then
   for i in $(seq 1 "$nodes"); do wait_in_log "$work/node$i/openfire" "cluster members now [$members_text]" 120 "node $i"; done
 fi
 e2e_write_env "openfire-$variant-${nodes}n"

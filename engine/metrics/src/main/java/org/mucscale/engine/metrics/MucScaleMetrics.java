@@ -55,7 +55,8 @@ import java.util.function.LongSupplier;
  *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code mucscale.cluster.relay.latency.ns},
  *       {@code mucscale.cluster.replication.time.ns}; the dashboard's cluster panel also shows the
  *       {@link #clusterView(java.util.function.Supplier) view}, and Prometheus the members as
- *       {@code mucscale_cluster_member{node, local}} (value 1; none when not clustered)</li>
+ *       {@code mucscale_cluster_member{node, local}} (value 1; inside Openfire this node alone when Openfire is
+ *       not clustered; none without a cluster layer, as standalone with clustering off)</li>
  * </ul>
  */
 public final class MucScaleMetrics implements AutoCloseable {
