@@ -56,6 +56,8 @@ final class Outbox implements AutoCloseable {
                 return th;
             });
             t.setRemoveOnCancelPolicy(true);
+            // at close, lingers still waiting are dropped (close sends their messages itself); a running flush is not
+            t.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
             timer = t;
         }
     }
@@ -108,16 +110,27 @@ final class Outbox implements AutoCloseable {
         pending.values().forEach(this::flush);
     }
 
-    /** Sends what waits and stops gathering: later messages go out at once. */
+    /**
+     * Sends what waits and stops gathering: later messages go out at once. Returns once every batch taken before it
+     * has been handed to the transport, a linger's flush that was sending right then included (waited for, at most
+     * {@value #CLOSE_WAIT_MS} ms, not interrupted), so a caller that stops the transport next loses nothing.
+     */
     @Override
     public void close() {
         closed = true;
         flushAll();
         if (timer != null) {
-            timer.shutdownNow();
+            timer.shutdown();
+            try {
+                timer.awaitTermination(CLOSE_WAIT_MS, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         flushAll(); // anything added while the first flush ran
     }
+
+    static final long CLOSE_WAIT_MS = 5_000;
 
     private void flush(Pending p) {
         List<byte[]> all;

@@ -24,7 +24,7 @@ class OutboxTest {
     private static final long LONG_LINGER = TimeUnit.SECONDS.toNanos(30);
 
     /** A transport that records each send (node, bytes, thread). */
-    private static final class Recording implements ClusterTransport {
+    private static class Recording implements ClusterTransport {
         record Sent(String node, byte[] bytes, Thread thread) {
         }
 
@@ -211,6 +211,34 @@ class OutboxTest {
         assertThat(transport.messagesTo("c")).containsExactly("2");
         outbox.send("b", msg("3"));
         assertThat(transport.messagesTo("b")).containsExactly("1", "3");
+    }
+
+    /**
+     * A linger's flush that is still handing its batch to the transport when close() runs: close() returns only after
+     * it is through, so a caller that stops the transport next loses nothing. CI once read 58,585 of 80,000 messages
+     * in the concurrent test below: the rest were in a batch the timer thread was still sending after close() returned.
+     */
+    @Test
+    void close_waitsForAFlushThatIsSendingRightThen() throws Exception {
+        CountDownLatch sending = new CountDownLatch(1);
+        Recording slow = new Recording() {
+            @Override
+            public void send(String node, byte[] message) {
+                sending.countDown();
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(300);
+                while (System.nanoTime() < until) {
+                    Thread.onSpinWait(); // a slow send that an interrupt does not cut short
+                }
+                super.send(node, message);
+            }
+        };
+        // the linger long enough that both messages wait in it and the timer's flush takes them together
+        outbox = new Outbox(slow, TimeUnit.MILLISECONDS.toNanos(50), listener);
+        outbox.send("b", msg("1"));
+        outbox.send("b", msg("2"));
+        assertThat(sending.await(5, TimeUnit.SECONDS)).as("the linger's flush started sending").isTrue();
+        outbox.close();
+        assertThat(slow.messagesTo("b")).containsExactly("1", "2");
     }
 
     @Test
