@@ -179,7 +179,7 @@ def summarize_run(out, preset, form, generator_exit=0):
     for w in worst:
         # what the server's core did in each worst second besides running the JVM (softirq, steal, other tasks)
         a, b = threadcpu.bracket(samples, w["endMs"] - 1000 - int(w["maxMs"] or 0), w["endMs"]) if samples else (0, 0)
-        w["cores"] = threadcpu.groups_between(a, b)["cores"] if a and b else None
+        w["cores"] = threadcpu.cores_between(a, b) if a and b else None
 
     summary = {
         "target": "openfire", "preset": preset, "form": form, "jdk": read_first_line(os.path.join(out, "jdk.txt")),

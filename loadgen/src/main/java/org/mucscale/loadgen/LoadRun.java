@@ -122,7 +122,7 @@ public final class LoadRun {
 
     /** Whether this process plays the member in {@code slot} of {@code room} (always, when not sharded). */
     boolean plays(RoomState room, int slot) {
-        return room.wholeHere != null ? room.wholeHere : slot % shardCount == shardIndex;
+        return shardOwners.isEmpty() ? slot % shardCount == shardIndex : room.wholeHere;
     }
 
     /** Whether a room's members are spread over the processes (sharded by slot) rather than played by one. */

@@ -15,8 +15,8 @@ final class RoomState {
     final int index;
     final String jid;
     final Client[] members;
-    /** Sharded by room owner: whether this process plays all of this room (true) or none of it; null otherwise. */
-    Boolean wholeHere;
+    /** Sharded by room owner (accounts.shardOwners): whether this process plays all of this room or none of it. */
+    boolean wholeHere;
     private boolean ready;
     private Client creator;
     private final ArrayDeque<Client> waiting = new ArrayDeque<>();

@@ -59,11 +59,7 @@ final class DeliveredIds {
      */
     synchronized boolean add(long key) {
         long now = nanoTime.getAsLong();
-        if (now - currentStart >= generationNanos) {
-            rotate(now);
-        }
-        if (find(current, key) || previousSize > 0 && now - previousStart < 2 * generationNanos
-                && find(previous, key)) {
+        if (knownAt(now, key)) {
             return false;
         }
         insert(current, key);
@@ -75,7 +71,11 @@ final class DeliveredIds {
 
     /** Whether {@code key} was delivered here within the retention. */
     synchronized boolean contains(long key) {
-        long now = nanoTime.getAsLong();
+        return knownAt(nanoTime.getAsLong(), key);
+    }
+
+    /** Ages the tables to {@code now}, then whether {@code key} is within the retention: what add and contains share. */
+    private boolean knownAt(long now, long key) {
         if (now - currentStart >= generationNanos) {
             rotate(now);
         }
