@@ -36,7 +36,8 @@
 # Environment: OFC_USERS, OFC_ROOMS, OFC_LARGEST, OFC_RATES ("25,50,75,100"), OFC_WARMUP_S, OFC_DURATION_S,
 # OFC_CONNECT_RATE (150 logins/s per process), OFC_ITERATIONS, OFC_DEADLINE_S, OFC_TAG, OFC_JAVA_OPTS (each node's
 # JVM, default -Xms3g -Xmx3g -XX:+UseG1GC), OFC_MUCSCALE_PROPS, OFC_OPENFIRE_PROPS, OFC_IDLE_LOAD, OFC_IDLE_WAIT_S, E2E_PIN=0,
-# E2E_KEEP_WORK=1, LOADGEN_JAVA_OPTS.
+# E2E_KEEP_WORK=1, LOADGEN_JAVA_OPTS. OFC_PERF_S=30: perf_record.sh profiles every node for 30 s of level 2 (the JVMs
+# get -XX:+PreserveFramePointer) into <result>/perf/ (perf-threads.txt, perf-symbols.txt; needs perf and root).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -46,7 +47,7 @@ extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,43p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
     *) echo "openfire-cluster.sh: unknown argument '$1' (loadgen options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -111,8 +112,9 @@ status=0
     if [ "${E2E_KEEP_WORK:-0}" = 1 ]; then echo "openfire-cluster.sh: workdir kept: $work" >&2; else rm -rf "$work"; fi
   }
   trap stop_all EXIT
+  perf_opt=; [ "${OFC_PERF_S:-0}" != 0 ] && perf_opt=" -XX:+PreserveFramePointer" # perf walks JIT frames by it
   E2E_OPENFIRE_NODES="$nodes" E2E_OPENFIRE_SEPARATE="$separate" E2E_HAZELCAST_PLUGIN="$HAZELCAST_PLUGIN" OPENFIRE_HOME="$OPENFIRE_HOME" \
-    OPENFIRE_JAVA_OPTS="${OFC_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseG1GC}" \
+    OPENFIRE_JAVA_OPTS="${OFC_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseG1GC}${perf_opt}" \
     E2E_OPENFIRE_ACCOUNTS="lg 1 $users $password $iterations" \
     E2E_MUCSCALE_PROPS="${OFC_MUCSCALE_PROPS:-mucscale.store.enabled=false}" \
     E2E_OPENFIRE_PROPS="$openfire_props" \
@@ -159,6 +161,13 @@ status=0
   thread_args=(); for ((k = 0; k < nodes; k++)); do thread_args+=("node$((k + 1))=${npids[$k]}"); done
   "${gen_pin[@]}" python3 "$here/threads.py" "$out/threads.jsonl" "$out/loadgen-0.log" "$((deadline + 120))" "${thread_args[@]}" &
   threads_pid=$!
+  # OFC_PERF_S: a perf profile of every node over that many seconds of level 2 (perf_record.sh), into $out/perf/
+  perf_pid=
+  if [ "${OFC_PERF_S:-0}" != 0 ]; then
+    "${gen_pin[@]}" "$here/perf_record.sh" "$out/perf" "$out/loadgen-0.log" "level 2/" "$OFC_PERF_S" "${thread_args[@]}" \
+      > "$out/perf.log" 2>&1 &
+    perf_pid=$!
+  fi
   # live heap with everyone connected and joined: a full GC on each node 5 s into the warm-up (not measured)
   (
     for i in $(seq 1 $((deadline * 2))); do
@@ -177,6 +186,7 @@ status=0
   lstatus=0
   for g in "${gen_pids[@]}"; do wait "$g" || lstatus=$?; done
   wait "$heap_pid" 2>/dev/null || true; heap_pid=
+  [ -z "$perf_pid" ] || wait "$perf_pid" || echo "openfire-cluster.sh: no perf profile (see $out/perf.log)" >&2
   for ((n = 1; n <= nodes; n++)); do curl -s --max-time 10 "${metrics[$((n - 1))]}" > "$out/metrics-node$n.prom" || true; done
   exit "$lstatus"
 ) || status=$?

@@ -11,7 +11,8 @@ are the sum of the two generators'; p50/p99 are each generator's, and their maxi
 distribution's (at most 1 % of either generator's samples lie above its own p99, so at most 1 % of all lie above the
 larger). Node counters, CPU and RSS are the sampler's samples nearest to the level's ends (the window is generator
 0's series points of that level). Server CPU per delivery = both nodes' CPU seconds in the window / deliveries the
-generators received in it. Per broadcast = per message the nodes accepted (mucscale_muc_messages, summed).
+generators received in it. Per broadcast = per message the nodes accepted (mucscale_muc_messages, summed). Per
+thread group (threadGroupsUsPerDelivery, thread_groups.py's groups): all nodes' thread CPU over the level per delivery.
 """
 import datetime
 import glob
@@ -19,6 +20,8 @@ import json
 import os
 import re
 import sys
+
+import thread_groups
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -182,6 +185,11 @@ def summarize(d):
                 best = sorted(diff.items(), key=lambda kv: -kv[1])[:10]
                 top[n] = {g: round(v, 2) for g, v in best if v > 0}
             row["threadCpuS"] = {"seconds": round(secs_, 1), **top}
+            # all nodes' CPU by thread group per delivery (thread_groups.py reads it, so git keeps the split)
+            if row.get("deliveries"):
+                groups = thread_groups.cpu_by_group(a_, b_, CLK_TCK)
+                row["threadGroupsUsPerDelivery"] = {g: round(v * 1e6 / row["deliveries"], 3)
+                                                    for g, v in groups.items()}
         levels.append(row)
     out["levels"] = levels
     # per-thread CPU over the connection ramp (first snapshot of "ramp-up" to the next phase's): what logins cost
