@@ -512,8 +512,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             // while the cluster thread resends, it admits them itself, first
             return;
         }
-        // nothing in here may wait for the resend gate: the cluster thread holds it while it comes here (a transport
-        // thread that waited for it with this lock held deadlocked both, ClusterViewLagOrderTest once in ~3 runs)
+        // lock order: the resend gate, then this queue. The cluster thread holds the gate when it comes here, and
+        // handing a stanza on passes the gate (servesHere), so a transport thread takes the gate first: one that
+        // passed the check above just before a view change began held this queue and waited for the gate while the
+        // cluster thread held the gate and waited for this queue (ClusterEnginesTest hung so in CI once; before
+        // that, a wait inside deadlocked ClusterViewLagOrderTest once in ~3 runs)
+        synchronized (resendGate) {
+            admitEarlyResendsGated();
+        }
+    }
+
+    private void admitEarlyResendsGated() {
         synchronized (earlyResends) {
             long now = System.nanoTime();
             MucService service = muc;
