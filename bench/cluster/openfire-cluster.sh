@@ -83,10 +83,9 @@ batch="$(date -u +%Y%m%dT%H%M%SZ)"
 outs=(); final=0
 for case_name in ${OFC_NODES:-2}; do
 case "$case_name" in 1|2|2o|2s) ;; *) echo "openfire-cluster.sh: OFC_NODES takes 1, 2, 2o and 2s, was '$case_name'" >&2; exit 2 ;; esac
-nodes="${case_name:0:1}"; placement=slot; separate=0
-case "$case_name" in 2o) placement=owner ;; 2s) placement=owner; separate=1 ;; esac
-out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}"
-[ "$case_name" = 2o ] && out="$out-owner"; [ "$case_name" = 2s ] && out="$out-separate"
+nodes="${case_name:0:1}"; placement=slot; separate=0; suffix=
+case "$case_name" in 2o) placement=owner; suffix=-owner ;; 2s) placement=owner; separate=1; suffix=-separate ;; esac
+out="$here/results/$batch-openfire-${nodes}n-${users}u${OFC_TAG:+-$OFC_TAG}$suffix"
 outs+=("$out")
 for ((k = 0; k < nodes; k++)); do mkdir -p "$out/gen$k"; done
 case_opts=()
@@ -191,15 +190,14 @@ status=0
   exit "$lstatus"
 ) || status=$?
 python3 - "$out/meta.json" "$nodes" "$users" "$rooms" "$largest" "$rates" "$load_before" "$(cut -d' ' -f1 /proc/loadavg)" \
-  "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "$case_name" "${opts[@]}" <<'PY'
+  "$status" "$(cd "$root" && git rev-parse --short HEAD 2>/dev/null || echo unknown)" "$iterations" "$case_name" "$placement" "$separate" "${opts[@]}" <<'PY'
 import json, os, platform, subprocess, sys
 a = sys.argv
 jdk = subprocess.run(["java", "-version"], capture_output=True, text=True).stderr.splitlines()[0]
 json.dump({"server": "openfire-5.1.1", "nodes": int(a[2]), "generators": int(a[2]), "users": int(a[3]),
            "rooms": int(a[4]), "largest": int(a[5]), "rates_per_generator": a[6], "load1_before": float(a[7]),
            "load1_after": float(a[8]), "exit": int(a[9]), "commit": a[10], "scram_iterations": int(a[11]),
-           "case": a[12], "placement": {"1": "slot", "2": "slot"}.get(a[12], "owner"), "separate": a[12] == "2s",
-           "overrides": a[13:],
+           "case": a[12], "placement": a[13], "separate": a[14] == "1", "overrides": a[15:],
            "nproc": os.cpu_count(), "pinning": os.environ.get("E2E_PIN", "1") == "1", "jdk": jdk,
            "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "kernel": platform.release()}, open(a[1], "w"), indent=1)

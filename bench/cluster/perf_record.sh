@@ -29,22 +29,22 @@ perf record -q -e cpu-clock -F 499 -g -p "$(IFS=,; echo "${pids[*]}")" -o "$out/
 for p in "${pids[@]}"; do
   timeout 60 jcmd "$p" Compiler.perfmap > /dev/null 2>&1 && cp "/tmp/perf-$p.map" "$out/" || true
 done
-perf script -i "$out/perf.data" -F pid,comm 2> /dev/null | python3 -c '
-import collections, re, sys
+perf script -i "$out/perf.data" -F pid,comm 2> /dev/null | PYTHONPATH="$(dirname "$0")" python3 -c '
+import collections, sys
+from threads import group  # the grouping threads.py records, so both name a thread group alike
 secs, names = float(sys.argv[1]), dict(a.split("=", 1)[::-1] for a in sys.argv[2:])
 ms, total = collections.Counter(), collections.Counter()
 for line in sys.stdin:
     comm, _, pid = line.rstrip().rpartition(" ")
     node = names.get(pid.strip(), pid.strip())
-    group = re.sub(r"[-#_ ]?\d+$", "", comm.strip()) or comm.strip()
-    ms[(group, node)] += 1000 / 499 / secs
+    ms[(group(comm), node)] += 1000 / 499 / secs
     total[node] += 1000 / 499 / secs
 print(f"# ms of CPU per second over {secs:g} s, by thread group (trailing digits dropped) and node")
 for node, v in sorted(total.items()):
     print(f"{v:8.1f}  TOTAL  {node}")
-for (group, node), v in ms.most_common():
+for (name, node), v in ms.most_common():
     if v >= 0.5:
-        print(f"{v:8.1f}  {group}  {node}")
+        print(f"{v:8.1f}  {name}  {node}")
 ' "$secs" "$@" > "$out/perf-threads.txt"
 for i in "${!pids[@]}"; do
   echo "## ${names[$i]} (pid ${pids[$i]}): top symbols, % of this node's samples"

@@ -3,19 +3,18 @@
 
     thread_groups.py BASELINE_RESULT_DIR CASE_RESULT_DIR... [--levels 2,3]
 
-Reads each result directory's summary.json (openfire_summary.py keeps the split per level; for older runs, computed
-from threads.jsonl, threads.py's per-thread CPU ticks of every node at each phase change, when it is still there), sums each level's CPU over all nodes of a case by thread group (Openfire's socket
-writers, mucscale's room and cluster threads, Hazelcast, compilers, GC, the admin console that answers the sampler's
-scrapes, ...), and prints µs of CPU per delivery by group, with each case's difference to the baseline at the same
-level. Thread CPU misses what the kernel does outside the JVM's threads (softirq work of other processes), so the
-totals are a little below the summary's process CPU; the split is what this is for. Read-only.
+Reads each result directory's summary.json, where openfire_summary.py keeps the split per level
+(threadGroupsUsPerDelivery, from cpu_by_group over threads.py's snapshots at the level's ends), and prints µs of CPU
+per delivery by group (Openfire's socket writers, mucscale's room and cluster threads, Hazelcast, compilers, GC, the
+admin console that answers the sampler's scrapes, ...) with each case's difference to the baseline at the same level.
+A summary written before the split existed is refused with the command that adds it (its threads.jsonl is needed).
+Thread sums miss threads that ended within the level (Hazelcast's cached executor threads, say), so the totals can be
+below the summary's process CPU; the split is what this is for. Read-only.
 """
 import json
 import os
 import re
 import sys
-
-CLK_TCK = os.sysconf("SC_CLK_TCK")  # the unit of /proc/<pid>/task/*/stat times, as threads.py records them
 
 # (name shown, pattern on threads.py's 15-character thread group names), first match wins
 GROUPS = [
@@ -30,7 +29,6 @@ GROUPS = [
 ]
 OTHER = "everything else"
 NAMES = [n for n, _ in GROUPS] + [OTHER]
-LEVEL = re.compile(r"^level (\d+)/")
 
 
 def group(thread):
@@ -40,7 +38,7 @@ def group(thread):
     return OTHER
 
 
-def cpu_by_group(before, after, clk_tck=100):
+def cpu_by_group(before, after, clk_tck):
     """CPU seconds by group, summed over all nodes, between two threads.py snapshots."""
     groups = dict.fromkeys(NAMES, 0.0)
     for node, threads in after["threads"].items():
@@ -51,22 +49,13 @@ def cpu_by_group(before, after, clk_tck=100):
 
 
 def per_delivery(result_dir):
-    """{level: {group: µs per delivery}}: from summary.json when it has the split (what git keeps), else computed
-    from threads.jsonl and summary.json's deliveries."""
+    """{level: {group: µs per delivery}} from the result's summary.json."""
     with open(os.path.join(result_dir, "summary.json")) as f:
         levels = json.load(f)["levels"]
-    if all("threadGroupsUsPerDelivery" in lv for lv in levels):
-        return {lv["level"]: lv["threadGroupsUsPerDelivery"] for lv in levels}
-    with open(os.path.join(result_dir, "threads.jsonl")) as f:
-        rows = [json.loads(line) for line in f if line.strip()]
-    dels = {lv["level"]: lv["deliveries"] for lv in levels}
-    out = {}
-    for a, b in zip(rows, rows[1:]):
-        m = LEVEL.match(a["phase"])
-        if m and dels.get(int(m.group(1))):
-            lv = int(m.group(1))
-            out.setdefault(lv, {g: s * 1e6 / dels[lv] for g, s in cpu_by_group(a, b, CLK_TCK).items()})
-    return out
+    if not all("threadGroupsUsPerDelivery" in lv for lv in levels):
+        sys.exit(f"thread_groups.py: {result_dir}/summary.json has no thread groups; write it again with "
+                 f"bench/cluster/openfire_summary.py {result_dir} > {result_dir}/summary.json (needs its threads.jsonl)")
+    return {lv["level"]: lv["threadGroupsUsPerDelivery"] for lv in levels}
 
 
 def main(argv):
