@@ -1179,7 +1179,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             everClustered = true;
             replicating = true;
             if (!old.clustered()) {
-                service.replicateAll(); // what this node served alone gets its first copy before anyone takes it over
+                // what this node served alone gets its first copy before anyone takes it over
+                try {
+                    service.replicateAll();
+                } catch (RuntimeException e) {
+                    // the view must still switch: a node left on its old view serves rooms the others place elsewhere.
+                    // A room whose copy did not complete is copied again at its next change of state; until then a
+                    // take-over finds it only in the room repository, and its history so far only in the room log.
+                    LOG.warn("replicating this node's rooms for the new cluster view {} did not complete; switching "
+                            + "anyway", members, e);
+                }
             }
         }
         // rooms of owners that died and are now ours: from before the switch until they are taken over, a stanza for
@@ -1203,7 +1212,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             view = next;
             held.clear();
         } else {
-            // what departed owners never confirmed goes to the rooms' new owners before anything newer from here
+            // what departed owners never confirmed goes to the rooms' new owners before anything newer from here.
+            // Lock order: a link's inbox (OrderedLinks), the resend gate, the early resends. Transport threads pass
+            // the gate while their link's inbox is held (dispatch -> servesHere), so nothing under the gate may take
+            // a link's inbox: links.forget below runs after it.
             synchronized (resendGate) {
                 resending = true;
                 try {

@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * the host). A gap older than {@code gapTimeoutNanos} is skipped and reported, rather than holding that link forever.
  *
  * <p>Concurrency: {@link #nextSeq} from any thread (one atomic per link); {@link #receive} from any thread, one lock per
- * sending node, held while in-order messages are handed on (the consumer must only enqueue).
+ * sending node, held while in-order messages are handed on (the consumer must only enqueue, or take locks that are never
+ * held while taking this one: ClusterNode's resend gate).
  */
 final class OrderedLinks<T> {
     private final long epoch = ThreadLocalRandom.current().nextLong();

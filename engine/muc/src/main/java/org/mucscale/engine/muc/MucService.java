@@ -692,7 +692,9 @@ public final class MucService {
             }
         });
         try {
-            return f.get(10, TimeUnit.SECONDS);
+            // longer than a room thread can be held by a write it waits for (a hand-off, replicateAll): a slow write
+            // made replicateAll fail after 10 s, and with it the cluster's switch to the view that needed the copy
+            return f.get(RoomShard.REPLICATE_NOW_WAIT_SECONDS + 10, TimeUnit.SECONDS);
         } catch (java.util.concurrent.ExecutionException e) {
             throw (RuntimeException) e.getCause();
         } catch (Exception e) {

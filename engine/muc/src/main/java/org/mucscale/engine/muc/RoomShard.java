@@ -324,12 +324,15 @@ final class RoomShard implements Runnable {
         }
     }
 
+    /** How long {@link #replicateNow} holds the room thread for a write at most. */
+    static final long REPLICATE_NOW_WAIT_SECONDS = 30;
+
     /** Replicates now and waits for the write (before a room leaves this node, so its image is complete). */
     void replicateNow() {
         java.util.concurrent.CompletableFuture<Void> write = replicate();
         if (write != null) {
             try {
-                write.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                write.get(REPLICATE_NOW_WAIT_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
