@@ -24,7 +24,6 @@ import org.mucscale.testkit.FreePort;
  * saturates long before the generator does. Minutes long and machine-hungry, so it runs only with
  * {@code -Dmucscale.loadgen.efficiency=true}; results go to docs/benchmarks/loadgen.md.
  */
-@Timeout(value = 3, unit = TimeUnit.HOURS) // a benchmark takes as long as it measures; the 5-minute default is for tests
 class GeneratorEfficiencyTest {
 
     private static void assumeEnabled() {

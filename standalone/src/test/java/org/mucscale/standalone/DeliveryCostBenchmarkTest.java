@@ -19,8 +19,6 @@ import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 
 /**
  * CPU and allocation per delivery on the standalone transport's calling side (what a room thread pays for each
@@ -30,7 +28,6 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Skipped unless {@code -Dmucscale.bench=true}; see docs/benchmarks/standalone.md for the command.
  */
-@Timeout(value = 3, unit = TimeUnit.HOURS) // a benchmark takes as long as it measures; the 5-minute default is for tests
 class DeliveryCostBenchmarkTest {
     private static final int OCCUPANTS = 427;
     private static final int MESSAGES_PER_ROUND = 200;

@@ -18,8 +18,6 @@ import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What clustering costs a node that is alone (issue 14: "with clustering off, no measurable cost"): inside Openfire the
@@ -30,7 +28,6 @@ import java.util.concurrent.TimeUnit;
  * Same JVM, same run, alternating rounds. Run with {@code -Dmucscale.bench=true} (docs/benchmarks/cluster.md).
  */
 @EnabledIfSystemProperty(named = "mucscale.bench", matches = "true")
-@Timeout(value = 3, unit = TimeUnit.HOURS) // a benchmark takes as long as it measures; the 5-minute default is for tests
 class AloneOverheadBenchmarkTest {
 
     /** A single node as Openfire's clustering API presents it when clustering is off. */

@@ -11,15 +11,12 @@ import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Runs {@link FanOutBenchmark} under JMH when {@code -Dmucscale.bench=true} (skipped otherwise, so CI stays fast).
  * Results: {@code engine/muc/target<suffix>/jmh-fanout.txt}, {@code jmh-fanout.json} and {@code cpu-fanout.txt}.
  */
 @EnabledIfSystemProperty(named = "mucscale.bench", matches = "true")
-@Timeout(value = 3, unit = TimeUnit.HOURS) // a benchmark takes as long as it measures; the 5-minute default is for tests
 class FanOutBenchmarkTest {
 
     /** {@code -Dmucscale.bench.dir}, else this module's build folder (with the build suffix, if any). */

@@ -12,8 +12,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.mucscale.testkit.MariaDbServer;
-import org.junit.jupiter.api.Timeout;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Archive (XEP-0313) query throughput and latency on MariaDB, off by default. One command:
@@ -26,7 +24,6 @@ import java.util.concurrent.TimeUnit;
  * threads would run them, for 20 s each; then the first page with its count (a COUNT over the whole room).
  */
 @EnabledIfSystemProperty(named = "mucscale.bench", matches = "true")
-@Timeout(value = 3, unit = TimeUnit.HOURS) // a benchmark takes as long as it measures; the 5-minute default is for tests
 class ArchiveQueryBenchmark {
     static final int BIG = 1_000_000;
     static final int SMALL = 1_000;

@@ -17,7 +17,6 @@ import org.mucscale.testkit.MariaDbServer;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.junit.jupiter.api.Timeout;
 
 /**
  * The store's benchmarks, off by default. One command runs them (see docs/benchmarks/store.md):
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.Timeout;
  * Results are printed to the test output (target-store/surefire-reports/...StoreBenchmarks-output.txt).
  */
 @EnabledIfSystemProperty(named = "mucscale.bench", matches = "true")
-@Timeout(value = 3, unit = TimeUnit.HOURS) // a benchmark takes as long as it measures; the 5-minute default is for tests
 class StoreBenchmarks {
     @TempDir
     java.nio.file.Path dir;
