@@ -111,8 +111,9 @@ class ClusterEnginesTest {
     }
 
     /**
-     * The real transport, with a switch that keeps relays back instead of sending them: what Hazelcast still has in
-     * flight when a member dies, handed over later by the test as Hazelcast would hand it over late.
+     * The real transport, with a switch that keeps relays back instead of sending them (what Hazelcast still has in
+     * flight when a member dies, handed over later by the test as Hazelcast would hand it over late), and switches
+     * that make reads of the room-state maps fail.
      */
     static final class Withholding implements org.mucscale.engine.cluster.ClusterTransport {
         /** A relay's first byte (the engine's message kind, docs: Wire). */
@@ -146,7 +147,8 @@ class ClusterEnginesTest {
 
         @Override
         public org.mucscale.engine.cluster.ClusterMap map(String name) {
-            return real.map(name);
+            org.mucscale.engine.cluster.ClusterMap map = real.map(name);
+            return name.equals("directory") ? map : new FailingReads(map, this);
         }
 
         @Override
@@ -157,6 +159,58 @@ class ClusterEnginesTest {
         @Override
         public void stop() {
             real.stop();
+        }
+
+        /** While above zero, reads of the room-state maps fail (and count it down): Hazelcast failing a read. */
+        final java.util.concurrent.atomic.AtomicInteger failReads = new java.util.concurrent.atomic.AtomicInteger();
+        /** While set, every read of the room-state maps fails. */
+        volatile boolean failAllReads;
+
+        void readFails() {
+            if (failAllReads || failReads.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new IllegalStateException("injected: the replicated map could not be read");
+            }
+        }
+    }
+
+    /** A real map whose reads fail as its {@link Withholding} says (writes always go through). */
+    record FailingReads(org.mucscale.engine.cluster.ClusterMap real, Withholding switches)
+            implements org.mucscale.engine.cluster.ClusterMap {
+        @Override
+        public void putAll(Map<String, byte[]> entries) {
+            real.putAll(entries);
+        }
+
+        @Override
+        public Map<String, byte[]> getAll(java.util.Collection<String> keys) {
+            switches.readFails();
+            return real.getAll(keys);
+        }
+
+        @Override
+        public byte[] get(String key) {
+            switches.readFails();
+            return real.get(key);
+        }
+
+        @Override
+        public void removeAll(java.util.Collection<String> keys) {
+            real.removeAll(keys);
+        }
+
+        @Override
+        public java.util.Set<String> keys() {
+            if (switches.failAllReads) {
+                // a scan of the whole map outlasts a read of a few keys: the take-over is still under way when the
+                // rooms asked for by stanzas are given up on
+                try {
+                    Thread.sleep(400);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            switches.readFails();
+            return real.keys();
         }
     }
 
@@ -450,6 +504,67 @@ class ClusterEnginesTest {
 
     @Test
     void memberDies_itsRoomsAreTakenOver_occupantsOnSurvivorsStayJoinedAndHistoryIsKept() throws Exception {
+        memberDies(survivors -> {
+        });
+    }
+
+    /**
+     * The survivors' first reads of the replicated state fail (as Hazelcast's can while it promotes the dead member's
+     * backups, or inside Openfire while its caches are swapped): they are tried again, and the take-over ends as
+     * without the failures. Before, a failed read ended the take-over half done: the dead owner's rooms were never
+     * adopted, and their stanzas waited on their room threads for good.
+     */
+    @Test
+    void memberDies_firstReadsOfTheReplicatedStateFail_itsRoomsAreStillTakenOverWithTheirHistory() throws Exception {
+        memberDies(survivors -> survivors.forEach(n -> n.withholding.failReads.set(3)));
+        assertThat(counter("mucscale.cluster.state-read.failures")).as("failed reads, tried again").isGreaterThan(0);
+        assertThat(counter("mucscale.cluster.state-read.given-up")).isZero();
+    }
+
+    /**
+     * The replicated state cannot be read at all (longer than {@code state-read-timeout}): the dead owner's rooms start
+     * here without it, so their stanzas are answered again (a former occupant's message is refused, as it is not in the
+     * room) instead of waiting for good, and the room works for whoever joins it again. Before, a room started without
+     * state while the take-over was still under way had its replayed stanzas held again by it, for good (as a room
+     * with no replicated image could).
+     */
+    @Test
+    void memberDies_replicatedStateUnreadable_itsRoomsStartWithoutItAndAnswerAgain() throws Exception {
+        extraSettings.put("mucscale.cluster.state-read-timeout", "500ms");
+        startCluster();
+        joinEveryone();
+        int victim = busiest();
+        Node dead = nodes.get(victim);
+        String owned = dead.engine.muc().localRooms().get(0).toString();
+        int k = Integer.parseInt(owned.substring("room".length(), owned.indexOf('@')));
+        List<Node> survivors = new ArrayList<>(nodes);
+        survivors.remove(dead);
+        survivors.forEach(n -> n.withholding.failAllReads = true);
+        dead.transport.terminate();
+        nodes.remove(dead);
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().members().size() == 2, "two members");
+        }
+        // a survivor that was in room k sends to it: answered, not held
+        int sender = java.util.stream.IntStream.range(0, USERS).filter(i -> i % NODES != victim
+                && roomsOf(i).contains(k)).findFirst().orElseThrow();
+        Node home = home(sender);
+        home.engine.process(groupchat(user(sender), room(k), "after|unreadable", "u1"));
+        await(() -> home.of(user(sender)).stream().anyMatch(x -> x.contains("id=\"u1\"") && x.contains("type=\"error\"")),
+                "an error for a message to a room whose state could not be read");
+        assertThat(counter("mucscale.cluster.state-read.given-up")).as("rooms started without their state")
+                .isGreaterThan(0);
+        survivors.forEach(n -> n.withholding.failAllReads = false);
+        home.engine.process(join(user(sender), room(k), "again"));
+        await(() -> home.of(user(sender)).stream().anyMatch(x -> x.contains("from=\"" + room(k) + "/again\"")
+                && x.contains("110")), "joined again");
+        home.engine.process(groupchat(user(sender), room(k), "after|rejoined", "u2"));
+        await(() -> home.of(user(sender)).stream().anyMatch(x -> x.contains("after|rejoined")
+                && x.contains("type=\"groupchat\"")), "the room works again");
+    }
+
+    /** {@link #memberDies_itsRoomsAreTakenOver_occupantsOnSurvivorsStayJoinedAndHistoryIsKept}, with {@code beforeDeath}. */
+    private void memberDies(java.util.function.Consumer<List<Node>> beforeDeath) throws Exception {
         startCluster();
         joinEveryone();
         sendMessages(5, "before", i -> true);
@@ -457,6 +572,9 @@ class ClusterEnginesTest {
         int victim = busiest();
         Node dead = nodes.get(victim);
         assertThat(dead.engine.muc().roomCount()).isGreaterThan(0);
+        List<Node> survivors = new ArrayList<>(nodes);
+        survivors.remove(dead);
+        beforeDeath.accept(survivors);
         long t0 = System.nanoTime();
         dead.transport.terminate(); // no goodbye: the others see it vanish
         nodes.remove(dead);

@@ -73,6 +73,14 @@ public interface ClusterListener {
     default void redeliveredAlreadyHad() {
     }
 
+    /** A read of the replicated room state failed (it is tried again until the state-read timeout). */
+    default void stateReadFailed() {
+    }
+
+    /** {@code rooms} came here without their replicated state: it could not be read within the state-read timeout. */
+    default void stateReadGivenUp(int rooms) {
+    }
+
     /** The cluster's view as this node sees it now. */
     default void view(List<String> members, String localNode) {
     }

@@ -100,6 +100,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final java.util.concurrent.ExecutorService reads = new java.util.concurrent.ThreadPoolExecutor(0, 4, 10,
             TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> daemon(r, "mucscale-cluster-read"),
             new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
+    private final StateReads stateReads;
     private final RelayIn relayIn;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
@@ -145,6 +146,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.tails = transport.map(TAILS_MAP);
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
+        this.stateReads = new StateReads(rooms, tails, occupants, reads,
+                settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayIn();
@@ -1263,7 +1266,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
         }
         if (!crashed.isEmpty()) {
-            takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
+            try {
+                takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
+            } catch (RuntimeException e) {
+                abandonTakeover(crashed, e);
+            }
         }
         admitEarlyResends();
         if (!next.clustered()) {
@@ -1276,13 +1283,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * within {@link #onView}): a stanza that reaches a room thread for one of them meanwhile waits there
      * ({@link #arriving}), and the room is named in {@link Takeover#held}.
      */
-    private record Takeover(View old, Set<String> crashed, Set<Jid> held) {
+    private record Takeover(View old, Set<String> crashed, Set<Jid> held, Set<Jid> startedWithoutState) {
         Takeover(View old, Set<String> crashed) {
-            this(old, crashed, new HashSet<>());
+            this(old, crashed, new HashSet<>(), new HashSet<>());
         }
 
+        /** Rooms started without state are not held again: their stanzas run as a new room's. */
         boolean covers(Jid room, String local, View now) {
-            return local.equals(now.owner(room)) && crashed.contains(Rendezvous.owner(room.toString(), old.members()));
+            return !startedWithoutState.contains(room) && local.equals(now.owner(room))
+                    && crashed.contains(Rendezvous.owner(room.toString(), old.members()));
         }
     }
 
@@ -1302,7 +1311,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         long start = System.currentTimeMillis();
         CompletableFuture<List<Jid>> scan = CompletableFuture.supplyAsync(() -> {
             List<Jid> found = new ArrayList<>();
-            for (String key : rooms.keys()) {
+            Set<String> keys = stateReads.roomKeys();
+            if (keys == null) {
+                throw new IllegalStateException("the room map could not be read"); // reported below
+            }
+            for (String key : keys) {
                 Jid room = Jid.tryParse(key);
                 if (room != null && local.equals(next.owner(room))
                         && crashed.contains(Rendezvous.owner(key, old.members()))) {
@@ -1360,6 +1373,21 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         LOG.info("took over {} rooms of departed node(s) {} in {} ms after the switch ({} asked for by stanzas while "
                 + "the room list was read, in {} ms; rooms {}) at {}", adopted.size(), crashed, end - start, early,
                 scanned - start, adopted.size() <= 10 ? adopted : adopted.size() + " rooms", end);
+    }
+
+    /**
+     * A take-over that failed part way is closed, so no room's stanzas wait for it for good: the rooms it had not
+     * adopted yet run their stanzas as rooms with no replicated state do.
+     */
+    private void abandonTakeover(Set<String> crashed, RuntimeException e) {
+        List<Jid> waiting;
+        synchronized (takeoverLock) {
+            waiting = takeover == null ? List.of() : new ArrayList<>(takeover.held());
+            takeover = null;
+        }
+        LOG.error("taking over the rooms of {} failed; {} rooms whose stanzas waited for it start without their "
+                + "replicated state", crashed, waiting.size(), e);
+        waiting.forEach(muc::stopAwaiting); // a room adopted already has nothing waiting
     }
 
     /** The view before the last change, and when it changed (for {@link #arriving}). */
@@ -1450,15 +1478,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 tailKeys.add(tailKey(room, s));
             }
         }
-        // the three reads at once: right after a member died each may wait for partitions being promoted
-        CompletableFuture<Map<String, byte[]>> tailRead = CompletableFuture.supplyAsync(
-                () -> tailKeys.isEmpty() ? Map.of() : tails.getAll(tailKeys), reads);
-        Map<Jid, int[]> slotsByRoom = new ConcurrentHashMap<>();
-        CompletableFuture<Map<String, byte[]>> occupantRead = CompletableFuture.supplyAsync(
-                () -> readOccupants(list, slotsByRoom), reads);
-        Map<String, byte[]> images = rooms.getAll(keys);
-        Map<String, byte[]> occupantBytes = occupantRead.join();
-        Map<String, byte[]> tailBytes = tailRead.join();
+        StateReads.Read read = stateReads.read(list, keys, tailKeys);
+        if (read == null) {
+            // unreadable for longer than the state-read timeout: the rooms start here as rooms with no image do
+            awaitRelaysWritten(relaysWritten, list.size());
+            list.forEach(this::startWithoutState);
+            return;
+        }
+        Map<String, byte[]> images = read.images();
+        Map<String, byte[]> occupantBytes = read.occupantEntries();
+        Map<String, byte[]> tailBytes = read.tailRecords();
+        Map<Jid, int[]> slotsByRoom = read.slotsByRoom();
         Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
         for (byte[] b : tailBytes.values()) {
             try {
@@ -1472,7 +1502,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (Jid room : list) {
             byte[] b = images.get(roomKey(room));
             if (b == null) {
-                muc.stopAwaiting(room);
+                startWithoutState(room);
                 continue;
             }
             RoomImage image;
@@ -1481,7 +1511,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             } catch (RuntimeException e) {
                 LOG.error("the replicated state of {} cannot be read; the room starts empty here: {}", room,
                         e.getMessage());
-                muc.stopAwaiting(room);
+                startWithoutState(room);
                 continue;
             }
             image = withOccupants(image, slotsByRoom.get(room), occupantBytes);
@@ -1508,6 +1538,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     /**
+     * Lets the stanzas held for {@code room} run as a new room's (it has no replicated state, or none that could be
+     * read). Marked first, so a take-over under way does not hold the replayed stanzas again: they would wait for good.
+     */
+    private void startWithoutState(Jid room) {
+        synchronized (takeoverLock) {
+            if (takeover != null) {
+                takeover.startedWithoutState().add(room);
+            }
+        }
+        muc.stopAwaiting(room);
+    }
+
+    /**
      * Waits for {@code written} (the relay writer's barrier), at most the hand-off timeout: a relay writer that far
      * behind is not waited for longer (logged), so a take-over is never held up for good.
      */
@@ -1529,33 +1572,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.info("waited {} ms for relays already received to be written before adopting {} rooms", waitedMs,
                     rooms);
         }
-    }
-
-    /** Reads the slot lists of {@code list} into {@code slotsByRoom}, and the occupant entries they name. */
-    private Map<String, byte[]> readOccupants(List<Jid> list, Map<Jid, int[]> slotsByRoom) {
-        List<String> slotKeys = new ArrayList<>(list.size());
-        for (Jid room : list) {
-            slotKeys.add(OccupantSlots.slotsKey(room));
-        }
-        Map<String, byte[]> slotBytes = occupants.getAll(slotKeys);
-        List<String> keys = new ArrayList<>();
-        for (Jid room : list) {
-            byte[] b = slotBytes.get(OccupantSlots.slotsKey(room));
-            if (b == null) {
-                continue;
-            }
-            try {
-                int[] slots = RoomImages.decodeSlots(b);
-                slotsByRoom.put(room, slots);
-                for (int s : slots) {
-                    keys.add(OccupantSlots.occupantKey(room, s));
-                }
-            } catch (RuntimeException e) {
-                LOG.error("the occupant list of {} cannot be read; the room is taken over without occupants: {}", room,
-                        e.getMessage());
-            }
-        }
-        return keys.isEmpty() ? Map.of() : occupants.getAll(keys);
     }
 
     /** The image with its occupants as stored in their slots; seeds this node's slot state for the room. */

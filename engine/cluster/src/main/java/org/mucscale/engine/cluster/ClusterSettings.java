@@ -24,6 +24,12 @@ public final class ClusterSettings {
             "How long a node that became a room's owner holds the room's stanzas waiting for the previous owner's "
                     + "hand-off before it takes the room over from the replicated state.");
 
+    public static final Setting<Duration> STATE_READ_TIMEOUT = Setting.ofDuration("mucscale.cluster.state-read-timeout",
+            Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofMinutes(10), false,
+            "How long a node taking rooms over keeps retrying reads of their replicated state that fail, while their "
+                    + "stanzas wait, before the rooms start without it: empty (persistent rooms as the room store "
+                    + "has them), their occupants to join again (counted in mucscale.cluster.state-read.given-up).");
+
     public static final Setting<Duration> REPLICATION_TIMEOUT = Setting.ofDuration(
             "mucscale.cluster.replication-timeout", Duration.ofMillis(5000), Duration.ofMillis(100),
             Duration.ofMinutes(5), false,
@@ -44,6 +50,6 @@ public final class ClusterSettings {
                     + "less CPU per delivery under load; messages between nodes wait up to twice this long more, "
                     + "and local deliveries of clustered rooms up to this long more. 0 sends each at once.");
 
-    public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, REPLICATION_TIMEOUT,
+    public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, STATE_READ_TIMEOUT, REPLICATION_TIMEOUT,
             UNCONFIRMED_LIMIT, BATCH_LINGER);
 }

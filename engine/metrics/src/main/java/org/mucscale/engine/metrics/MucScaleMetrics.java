@@ -119,6 +119,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter clusterSends;
     final Counter replicationRounds;
     final Counter lateFromDeparted;
+    final Counter stateReadFailures;
+    final Counter stateReadGivenUp;
     final Counter clusterSentMessages;
     final Counter replicationWrites;
     final Counter replicationLate;
@@ -201,6 +203,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         clusterSends = registry.counter("mucscale.cluster.sends");
         replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
         lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
+        stateReadFailures = registry.counter("mucscale.cluster.state-read.failures");
+        stateReadGivenUp = registry.counter("mucscale.cluster.state-read.given-up");
         clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
         replicationWrites = registry.counter("mucscale.cluster.replication.writes");
         replicationLate = registry.counter("mucscale.cluster.replication.late");
@@ -453,6 +457,16 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A message from a crashed node's run arrived after the node had left the view. */
     public void clusterLateFromDeparted() {
         lateFromDeparted.inc();
+    }
+
+    /** A read of the replicated room state failed (tried again until the state-read timeout). */
+    public void clusterStateReadFailed() {
+        stateReadFailures.inc();
+    }
+
+    /** Rooms that came to this node without their replicated state (unreadable within the state-read timeout). */
+    public void clusterStateReadGivenUp(int rooms) {
+        stateReadGivenUp.inc(rooms);
     }
 
     /** One round of replicated-map writes (several flushes' writes when they queued up or lingered together). */

@@ -94,6 +94,16 @@ final class MetricsBridge {
             }
 
             @Override
+            public void stateReadFailed() {
+                m.clusterStateReadFailed();
+            }
+
+            @Override
+            public void stateReadGivenUp(int rooms) {
+                m.clusterStateReadGivenUp(rooms);
+            }
+
+            @Override
             public void replicationRound(int flushes) {
                 m.clusterReplicationRound();
             }
