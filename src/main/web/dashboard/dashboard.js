@@ -312,6 +312,7 @@
         text('ms-cl-last-failover', c.lastFailoverMs === null || c.lastFailoverMs === undefined
             ? 'none yet' : fmt(c.lastFailoverMs, ' ms'));
         text('ms-cl-gaps', whole(c.linkGaps));
+        text('ms-cl-state-reads', whole(c.stateReadFailures) + ' (' + whole(c.stateReadGivenUp) + ')');
         text('ms-cl-resent', whole(c.resent) + ' (' + whole(c.resentDuplicates) + '; re-delivered '
             + whole(c.redelivered) + ')');
 

@@ -484,7 +484,8 @@ public final class DashboardData implements AutoCloseable {
      *                                        (milliseconds, over the summary's window; null when nothing recorded),
      *   "relaysSent", "relaysReceived", "forwards", "replicationWrites", "replicationLate", "handoffs", "linkGaps",
      *   "resent", "resentDuplicates",
-     *   "redelivered", "redeliveredAlreadyHad" (this node's counters since start),
+     *   "redelivered", "redeliveredAlreadyHad", "stateReadFailures", "stateReadGivenUp" (this node's counters since
+     *   start),
      *   "failovers" (rooms this node took over from departed nodes), "lastFailoverMs" (null: none yet) }
      * </pre>
      * Relay latency is the sender's flush to this node's receipt by the two nodes' wall clocks, so clock skew adds in.
@@ -545,6 +546,8 @@ public final class DashboardData implements AutoCloseable {
         sb.append(",\"resentDuplicates\":").append(metrics.resentDuplicates.getCount());
         sb.append(",\"redelivered\":").append(metrics.redelivered.getCount());
         sb.append(",\"redeliveredAlreadyHad\":").append(metrics.redeliveredAlreadyHad.getCount());
+        sb.append(",\"stateReadFailures\":").append(metrics.stateReadFailures.getCount());
+        sb.append(",\"stateReadGivenUp\":").append(metrics.stateReadGivenUp.getCount());
         sb.append(",\"failovers\":").append(view.failovers());
         field(sb, "lastFailoverMs", view.lastFailoverMillis() < 0 ? Double.NaN : view.lastFailoverMillis());
         sb.append('}');

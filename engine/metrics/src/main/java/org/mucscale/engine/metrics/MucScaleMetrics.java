@@ -52,7 +52,8 @@ import java.util.function.LongSupplier;
  *       {@code mucscale.jvm.allocation.bytes.per.second}, {@code mucscale.jvm.threads}</li>
  *   <li>{@code mucscale.cluster.relays.sent}, {@code .relay.bytes}, {@code .relay.deliveries},
  *       {@code .relays.received}, {@code .forwards}, {@code .replication.writes}, {@code .replication.late},
- *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code mucscale.cluster.relay.latency.ns},
+ *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code .state-read.failures},
+ *       {@code .state-read.given-up}, {@code mucscale.cluster.relay.latency.ns},
  *       {@code mucscale.cluster.replication.time.ns}; the dashboard's cluster panel also shows the
  *       {@link #clusterView(java.util.function.Supplier) view}, and Prometheus the members as
  *       {@code mucscale_cluster_member{node, local}} (value 1; inside Openfire this node alone when Openfire is

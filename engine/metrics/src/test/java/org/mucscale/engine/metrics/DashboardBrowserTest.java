@@ -202,6 +202,7 @@ class DashboardBrowserTest {
         assertThat(driver.findElement(By.id("ms-cl-latency")).getText()).matches("[0-9.]+ / [0-9.]+ / [0-9.]+");
         assertThat(driver.findElement(By.id("ms-cl-failovers")).getText()).isEqualTo("6");
         assertThat(driver.findElement(By.id("ms-cl-last-failover")).getText()).isEqualTo("412 ms");
+        assertThat(driver.findElement(By.id("ms-cl-state-reads")).getText()).isEqualTo("1 (0)");
         long relayPoints = (Long) js.executeScript("return window.mucscaleDashboard.charts.cluster.data[1]"
                 + ".filter(function (v) { return v !== null && v > 0; }).length;");
         assertThat(relayPoints).as("relays/s on the cluster chart").isGreaterThan(0);
@@ -311,6 +312,9 @@ class DashboardBrowserTest {
             }
             if (cluster) {
                 metrics.clusterRelaySent(3 + (int) (i % 5), 600 + (int) (i % 400));
+                if (i == 0) {
+                    metrics.clusterStateReadFailed();
+                }
                 if (i % 2 == 0) {
                     metrics.clusterRelayReceived(300_000 + (i % 40) * 25_000);
                 }

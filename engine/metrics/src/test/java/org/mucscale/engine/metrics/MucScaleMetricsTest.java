@@ -221,6 +221,9 @@ class MucScaleMetricsTest {
             }
             metrics.clusterHandedOff();
             metrics.clusterLinkGap();
+            metrics.clusterStateReadFailed();
+            metrics.clusterStateReadFailed();
+            metrics.clusterStateReadGivenUp(3);
             metrics.dashboard().sampleNow();
 
             String json = metrics.dashboard().json(900);
@@ -247,6 +250,8 @@ class MucScaleMetricsTest {
             assertThat(JsonProbe.number(cluster, null, "replicationLate")).isEqualTo(2);
             assertThat(JsonProbe.number(cluster, null, "handoffs")).isEqualTo(1);
             assertThat(JsonProbe.number(cluster, null, "linkGaps")).isEqualTo(1);
+            assertThat(JsonProbe.number(cluster, null, "stateReadFailures")).isEqualTo(2);
+            assertThat(JsonProbe.number(cluster, null, "stateReadGivenUp")).isEqualTo(3);
             assertThat(JsonProbe.number(cluster, null, "failovers")).isEqualTo(12);
             assertThat(JsonProbe.number(cluster, null, "lastFailoverMs")).isEqualTo(340);
             // The one-hour series.
