@@ -498,20 +498,34 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** Resent stanzas that arrived before this node's view made it their room's owner, with their arrival time. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<EarlyResend> earlyResends =
+    /**
+     * Forwarded stanzas that came before this node's view caught up with their sender's, with their arrival time:
+     * resent ones before the view made this node their room's owner, and any that reach a node still alone in its view
+     * (it is joining, and the sender already sees it; handled at once, they would meet no room, as the rooms moving
+     * here have not been handed over yet).
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<EarlyForward> earlyForwards =
             new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    private record EarlyResend(long arrivedNanos, Wire.Message message) {
+    private record EarlyForward(long arrivedNanos, String fromNode, Wire.Message message) {
+        /** Whether this node's view has caught up with the sender's for this stanza. */
+        boolean due(ClusterNode node) {
+            return message.resent() ? node.servedHereNow(message.room()) : node.view.members().contains(fromNode);
+        }
+    }
+
+    /** A forward from another node while this node is alone in its view: its sender's view is ahead. */
+    private boolean aheadOfUs(String fromNode, Wire.Message m) {
+        return !view.clustered() && !m.resent() && fromNode != null && !fromNode.equals(local);
     }
 
     /**
-     * Early resends whose room is served here now (or that waited long enough) go in. Called on the cluster thread and,
+     * Early forwards whose sender's view this node's has caught up with (or that waited long enough) go in. Called on the cluster thread and,
      * before a newer forwarded stanza is handed on, on the transport thread that has it, so the resent ones, which
      * came first on their link, are handled first.
      */
-    private void admitEarlyResends() {
-        if (earlyResends.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
+    private void admitEarlyForwards() {
+        if (earlyForwards.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
             // while the cluster thread resends, it admits them itself, first
             return;
         }
@@ -521,25 +535,25 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // cluster thread held the gate and waited for this queue (ClusterEnginesTest hung so in CI once; before
         // that, a wait inside deadlocked ClusterViewLagOrderTest once in ~3 runs)
         synchronized (resendGate) {
-            admitEarlyResendsGated();
+            admitEarlyForwardsGated();
         }
     }
 
-    private void admitEarlyResendsGated() {
-        synchronized (earlyResends) {
+    private void admitEarlyForwardsGated() {
+        synchronized (earlyForwards) {
             long now = System.nanoTime();
             MucService service = muc;
-            int n = earlyResends.size();
+            int n = earlyForwards.size();
             for (int i = 0; i < n; i++) {
-                EarlyResend e = earlyResends.poll();
+                EarlyForward e = earlyForwards.poll();
                 if (e == null) {
                     break;
                 }
                 Wire.Message m = e.message();
-                if (servedHereNow(m.room()) || now - e.arrivedNanos() > handoffTimeoutNanos) {
-                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), true);
+                if (e.due(this) || now - e.arrivedNanos() > handoffTimeoutNanos) {
+                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent());
                 } else {
-                    earlyResends.add(e); // still not ours: back at the end, order among the waiting ones kept
+                    earlyForwards.add(e); // not yet: back at the end, order among the waiting ones kept
                 }
             }
         }
@@ -893,12 +907,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     queue.clear();
                 }
                 Batch merged = new Batch();
-                for (Batch b : taken) {
-                    merged.mergeLater(b);
-                }
-                listener.replicationRound(taken.size());
                 long start = System.nanoTime();
                 try {
+                    // inside the try: whatever fails, the taken batches complete and the writer goes on
+                    for (Batch b : taken) {
+                        merged.mergeLater(b);
+                    }
+                    listener.replicationRound(taken.size());
                     if (!merged.roomRemovals.isEmpty()) {
                         rooms.removeAll(merged.roomRemovals);
                     }
@@ -1093,16 +1108,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         Progress p = inbound.computeIfAbsent(fromNode, n -> new Progress());
         switch (m.kind()) {
             case Wire.FORWARD -> {
-                if (m.resent() && !servesHere(m.room())) {
-                    // sent again after its owner left, and our view has not caught up: wait for it a moment
-                    synchronized (earlyResends) {
-                        earlyResends.add(new EarlyResend(System.nanoTime(), m));
+                if (m.resent() && !servesHere(m.room()) || aheadOfUs(fromNode, m)) {
+                    // sent again after its owner left, or to this node as it joins, and our view has not caught up:
+                    // wait for it a moment
+                    synchronized (earlyForwards) {
+                        earlyForwards.add(new EarlyForward(System.nanoTime(), fromNode, m));
                     }
                     p.epoch = m.epoch();
                     p.seq = m.seq();
                     return;
                 }
-                admitEarlyResends();
+                admitEarlyForwards();
                 if (fromNode != null && fromNode.equals(view.owner(m.room())) && !fromNode.equals(local)) {
                     // the room's owner in our view sends its stanzas here: it is leaving or its view is ahead, so the
                     // room is on its way to us; hold its stanzas for the hand-off instead of sending them back
@@ -1161,8 +1177,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     // ------------------------------------------------------------------------------------------- view changes
 
-    /** On the cluster thread, one view at a time. */
+    /**
+     * On the cluster thread, one view at a time. A view change that fails part way still closes the take-over it
+     * opened, so no room's stanzas wait for it for good.
+     */
     private void onView(List<String> members) {
+        try {
+            applyView(members);
+        } catch (RuntimeException e) {
+            abandonTakeover(e);
+            throw e;
+        }
+    }
+
+    private void applyView(List<String> members) {
         if (closed) {
             return;
         }
@@ -1216,7 +1244,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             held.clear();
         } else {
             // what departed owners never confirmed goes to the rooms' new owners before anything newer from here.
-            // Lock order: a link's inbox (OrderedLinks), the resend gate, the early resends. Transport threads pass
+            // Lock order: a link's inbox (OrderedLinks), the resend gate, the early forwards. Transport threads pass
             // the gate while their link's inbox is held (dispatch -> servesHere), so nothing under the gate may take
             // a link's inbox: links.forget below runs after it.
             synchronized (resendGate) {
@@ -1228,7 +1256,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     // resends other nodes sent here before this view made this node their rooms' owner go first:
                     // what this node kept for the departed owner includes newer messages of the same senders,
                     // which those nodes forwarded here after their resends (each link keeps its order)
-                    admitEarlyResends();
+                    admitEarlyForwards();
                     resend(next, toResend);
                 } finally {
                     resending = false;
@@ -1236,12 +1264,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             departed.forEach(inbound::remove);
         }
-        admitEarlyResends();
+        admitEarlyForwards();
         listener.view(next.members(), local);
         LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
                 : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
-        // rooms that now belong to another node: replicated, dropped here silently, handed off
-        handOff(service, service.localRooms(), next);
+        // rooms that now belong to another node: replicated, dropped here silently, handed off. What fails here
+        // (a room thread that cannot take a task) must not keep the view change from its take-over below.
+        try {
+            handOff(service, service.localRooms(), next);
+        } catch (RuntimeException e) {
+            LOG.error("handing rooms off for the cluster view {} failed; their new owners take them from the maps "
+                    + "after the hand-off timeout", next.members(), e);
+        }
         // sessions that were on departed nodes
         Predicate<Jid> gone = null;
         if (!departed.isEmpty()) {
@@ -1254,7 +1288,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             goneUsers.forEach(sessions::remove);
             if (sessionsOnNodes) {
                 gone = goneUsers::contains;
-                service.removeSessionsWhere(gone);
+                try {
+                    service.removeSessionsWhere(gone);
+                } catch (RuntimeException e) {
+                    LOG.error("removing the sessions of departed nodes {} from this node's rooms failed", departed, e);
+                }
             }
             for (String d : departed) {
                 if (!leavingNodes.contains(d)) {
@@ -1269,10 +1307,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             try {
                 takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
             } catch (RuntimeException e) {
-                abandonTakeover(crashed, e);
+                abandonTakeover(e); // and the view change goes on
             }
         }
-        admitEarlyResends();
+        admitEarlyForwards();
         if (!next.clustered()) {
             replicating = false;
         }
@@ -1283,9 +1321,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * within {@link #onView}): a stanza that reaches a room thread for one of them meanwhile waits there
      * ({@link #arriving}), and the room is named in {@link Takeover#held}.
      */
-    private record Takeover(View old, Set<String> crashed, Set<Jid> held, Set<Jid> startedWithoutState) {
+    private record Takeover(View old, Set<String> crashed, Set<Jid> held, Set<Jid> startedWithoutState,
+                            Set<Jid> adopted) {
         Takeover(View old, Set<String> crashed) {
-            this(old, crashed, new HashSet<>(), new HashSet<>());
+            this(old, crashed, new HashSet<>(), new HashSet<>(), new HashSet<>()); // adopted: cluster thread only
         }
 
         /** Rooms started without state are not held again: their stanzas run as a new room's. */
@@ -1324,7 +1363,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             return found;
         }, reads);
-        Set<Jid> adopted = new HashSet<>();
+        Set<Jid> adopted;
+        synchronized (takeoverLock) {
+            adopted = takeover.adopted();
+        }
         int early = 0;
         while (true) {
             List<Jid> asked;
@@ -1379,15 +1421,38 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * A take-over that failed part way is closed, so no room's stanzas wait for it for good: the rooms it had not
      * adopted yet run their stanzas as rooms with no replicated state do.
      */
-    private void abandonTakeover(Set<String> crashed, RuntimeException e) {
-        List<Jid> waiting;
+    private void abandonTakeover(RuntimeException e) {
+        Takeover t;
         synchronized (takeoverLock) {
-            waiting = takeover == null ? List.of() : new ArrayList<>(takeover.held());
+            t = takeover;
             takeover = null;
         }
-        LOG.error("taking over the rooms of {} failed; {} rooms whose stanzas waited for it start without their "
-                + "replicated state", crashed, waiting.size(), e);
-        waiting.forEach(muc::stopAwaiting); // a room adopted already has nothing waiting
+        if (t == null) {
+            return;
+        }
+        List<Jid> waiting = new ArrayList<>(t.held());
+        waiting.removeAll(t.adopted());
+        LOG.error("taking over the rooms of {} failed; adopting the {} rooms whose stanzas wait for it", t.crashed(),
+                waiting.size(), e);
+        try {
+            adoptFromMaps(waiting, true, null);
+        } catch (RuntimeException again) {
+            LOG.error("adopting them failed too; they start without their replicated state", again);
+            waiting.forEach(this::releaseHeld); // a room adopted meanwhile has nothing waiting
+        }
+    }
+
+    /** Rooms whose held stanzas could not be let go yet (their room thread's queue stayed full): tick() retries. */
+    private final Set<Jid> heldToRelease = ConcurrentHashMap.newKeySet();
+
+    /** Lets the stanzas held for {@code room} run; if its room thread cannot take that now, tick() tries again. */
+    private void releaseHeld(Jid room) {
+        try {
+            muc.stopAwaiting(room);
+        } catch (RuntimeException e) {
+            heldToRelease.add(room);
+            LOG.warn("could not let the stanzas held for {} run yet; trying again: {}", room, e.toString());
+        }
     }
 
     /** The view before the last change, and when it changed (for {@link #arriving}). */
@@ -1412,13 +1477,28 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (p == null || System.nanoTime() - viewChangedNanos > handoffTimeoutNanos || !local.equals(v.owner(room))) {
             return false;
         }
-        String before = Rendezvous.owner(room.toString(), p.members());
+        String before = Rendezvous.owner(room.toString(), ownersBefore(p, v));
         if (before == null || before.equals(local)
                 || !(v.members().contains(before) || leavingNodes.contains(before))) {
             return false;
         }
         awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
         return true;
+    }
+
+    /**
+     * The members that placed rooms before the view changed from {@code previous} to {@code now}. A node that was alone
+     * and is now clustered has just joined: its rooms come from the owners among the others (their view before it
+     * came), so it waits for their hand-offs too. (A node that had been serving alone cannot tell that it is not the
+     * newcomer: a room it never had, created in the hand-off timeout after a join, waits that long.)
+     */
+    private List<String> ownersBefore(View previous, View now) {
+        if (previous.clustered() || !now.clustered()) {
+            return previous.members();
+        }
+        List<String> others = new ArrayList<>(now.members());
+        others.remove(local);
+        return others;
     }
 
     private void handOff(MucService service, List<Jid> localRooms, View next) {
@@ -1453,7 +1533,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (!local.equals(view.owner(room))) {
             held.add(room); // the sender's view is ahead of ours
         }
-        adoptFromMaps(List.of(room), false, null);
+        try {
+            adoptFromMaps(List.of(room), false, null);
+        } catch (RuntimeException e) {
+            // run as a task of the cluster thread, whose executor would keep the exception unseen
+            awaitingHandoff.put(room, System.nanoTime()); // tick() takes it from the maps
+            LOG.warn("adopting {} handed over failed; trying again", room, e);
+        }
     }
 
     /**
@@ -1528,7 +1614,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
                 gone = goneHere::contains;
             }
-            CompletableFuture<Integer> adopted = muc.adopt(image, t, failover, gone);
+            CompletableFuture<Integer> adopted;
+            try {
+                adopted = muc.adopt(image, t, failover, gone);
+            } catch (RuntimeException e) {
+                // its room thread cannot take it now (queue full): tick() adopts it from the maps again
+                awaitingHandoff.put(room, System.nanoTime());
+                LOG.warn("could not adopt {} on its room thread yet; trying again: {}", room, e.toString());
+                continue;
+            }
             listener.adopted(failover);
             if (failover) {
                 adopted.thenAccept(waited -> LOG.info("took over {} on its room thread; {} stanzas that waited for "
@@ -1547,7 +1641,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 takeover.startedWithoutState().add(room);
             }
         }
-        muc.stopAwaiting(room);
+        releaseHeld(room);
     }
 
     /**
@@ -1618,12 +1712,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                         + "state", overdue.size());
                 adoptFromMaps(overdue, true, null);
             }
+            if (!heldToRelease.isEmpty()) {
+                List<Jid> again = new ArrayList<>(heldToRelease);
+                heldToRelease.removeAll(again);
+                again.forEach(this::releaseHeld);
+            }
             int skipped = links.sweep(now, this::dispatch);
             if (skipped > 0) {
                 listener.linkGapSkipped("*");
                 gapSkipped("(any)", skipped);
             }
-            admitEarlyResends();
+            admitEarlyForwards();
             confirmHandled();
         } catch (RuntimeException e) {
             LOG.warn("cluster housekeeping failed", e);

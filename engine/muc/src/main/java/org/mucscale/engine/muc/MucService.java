@@ -486,18 +486,23 @@ public final class MucService {
         Objects.requireNonNull(room, "image");
         CompletableFuture<Integer> done = new CompletableFuture<>();
         runOnRoomThread(room, shard -> {
-            Room r = shard.rooms.get(room);
-            if (r == null) {
-                r = Room.adopt(shard, image, tail, relog);
-                if (relog) {
-                    shard.acceptedBefore(room, tail);
+            try {
+                Room r = shard.rooms.get(room);
+                if (r == null) {
+                    r = Room.adopt(shard, image, tail, relog);
+                    if (relog) {
+                        shard.acceptedBefore(room, tail);
+                    }
+                    if (goneSessions != null) {
+                        r.removeSessionsWhere(goneSessions);
+                    }
+                    if (ctx.replication.active() && shard.rooms.get(room) == r) {
+                        shard.markDirty(r);
+                    }
                 }
-                if (goneSessions != null) {
-                    r.removeSessionsWhere(goneSessions);
-                }
-                if (ctx.replication.active() && shard.rooms.get(room) == r) {
-                    shard.markDirty(r);
-                }
+            } catch (RuntimeException e) {
+                // the held stanzas must run all the same (nothing else would let them go), as for a room not here
+                LOG.error("restoring {} from the replicated state failed; its waiting stanzas run without it", room, e);
             }
             done.complete(replayAwaiting(shard, room));
         });
