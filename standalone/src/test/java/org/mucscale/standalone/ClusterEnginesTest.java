@@ -45,6 +45,7 @@ class ClusterEnginesTest {
         HazelcastClusterTransport transport;
         /** The engine's transport: {@link #transport}, except that relays can be withheld (see {@link Withholding}). */
         Withholding withholding;
+        Settings settings;
 
         Node(String name) {
             this.name = name;
@@ -102,6 +103,7 @@ class ClusterEnginesTest {
         Map<String, String> text = nodeSettings(name, ports, port);
         text.putAll(extraSettings);
         Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
+        node.settings = settings;
         node.transport = HazelcastClusterTransport.create(settings);
         node.withholding = new Withholding(node.transport);
         node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(node.withholding).build();
@@ -151,14 +153,48 @@ class ClusterEnginesTest {
             return name.equals("directory") ? map : new FailingReads(map, this);
         }
 
+        /**
+         * While set, stopping only detaches the engine and the member stays in the cluster (inside Openfire: the
+         * plugin is reloaded on a running node); a new engine can then start on this transport again.
+         */
+        volatile boolean keepMembershipOnStop;
+        private volatile Listener current;
+        private boolean started;
+
         @Override
-        public void start(Listener listener) {
-            real.start(listener);
+        public synchronized void start(Listener listener) {
+            current = listener;
+            if (started) {
+                listener.membersChanged(real.members());
+                return;
+            }
+            started = true;
+            real.start(new Listener() {
+                @Override
+                public void received(String fromNode, byte[] message) {
+                    Listener l = current;
+                    if (l != null) {
+                        l.received(fromNode, message);
+                    }
+                }
+
+                @Override
+                public void membersChanged(List<String> members) {
+                    Listener l = current;
+                    if (l != null) {
+                        l.membersChanged(members);
+                    }
+                }
+            });
         }
 
         @Override
         public void stop() {
-            real.stop();
+            if (keepMembershipOnStop) {
+                current = null;
+            } else {
+                real.stop();
+            }
         }
 
         /** While above zero, reads of the room-state maps fail (and count it down): Hazelcast failing a read. */
@@ -496,6 +532,46 @@ class ClusterEnginesTest {
                         .noneMatch(x -> x.contains("type=\"error\""));
             }
         }
+    }
+
+    /**
+     * The engine of a node stops and starts again while the node stays a cluster member (inside Openfire: the plugin
+     * is reloaded on a running node, whose clustering is Openfire's). It announced its leave, so the others routed
+     * around it; when it starts again they must count it in again and hand its rooms back. Before, they kept routing
+     * around it until the membership changed, while it served the rooms its own view gave it: those rooms ran on two
+     * nodes.
+     */
+    @Test
+    void engineRestartsOnANodeThatStaysAMember_theOthersCountItInAgain_eachRoomOnOneNode() throws Exception {
+        startCluster();
+        joinEveryone();
+        int victim = busiest();
+        Node reloaded = nodes.get(victim);
+        List<Node> others = new ArrayList<>(nodes);
+        others.remove(reloaded);
+        reloaded.withholding.keepMembershipOnStop = true;
+        reloaded.engine.close();
+        for (Node n : others) {
+            await(() -> n.engine.cluster().roomsPerNode().size() == NODES - 1, "routed around the leaving engine");
+        }
+        await(() -> others.stream().mapToInt(n -> n.engine.muc().roomCount()).sum() == ROOMS, "rooms handed over");
+        reloaded.engine = MucScaleEngine.builder(SERVICE, reloaded.settings, reloaded).cluster(reloaded.withholding)
+                .build();
+        reloaded.engine.start();
+        reloaded.withholding.keepMembershipOnStop = false; // the test's end stops the member
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().roomsPerNode().size() == NODES, "counted in again");
+        }
+        for (int k = 0; k < ROOMS; k++) {
+            Jid r = Jid.parse(room(k));
+            await(() -> nodes.stream().filter(n -> n.engine.muc().localRooms().contains(r)).count() == 1,
+                    "room " + k + " on exactly one node");
+        }
+        assertThat(reloaded.engine.muc().roomCount()).as("rooms back on the restarted engine").isGreaterThan(0);
+        // users whose sessions were on the node were removed from the rooms when its engine left
+        Predicate<Integer> stayed = i -> i % NODES != victim;
+        sendMessages(10, "back", stayed);
+        assertEveryoneGotEverything("back", 10, stayed, stayed);
     }
 
     /**

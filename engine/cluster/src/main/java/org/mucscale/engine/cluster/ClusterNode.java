@@ -1134,6 +1134,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             case Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
             case Wire.LEAVING -> clusterThread.execute(() -> onLeaving(fromNode));
+            case Wire.HELLO -> clusterThread.execute(() -> onHello(fromNode));
             default -> {
             }
         }
@@ -1158,6 +1159,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         } catch (RuntimeException e) {
             LOG.error("could not route around leaving node {}", node, e);
         }
+    }
+
+    /**
+     * A node said its cluster layer started (on the cluster thread). One that had announced its leave but never left
+     * the membership (inside Openfire: the plugin was reloaded on a running node) is counted in again, and gets its
+     * rooms back as hand-offs; without this it stayed routed around until the membership changed, while it served
+     * the rooms it owns in its own view, so those rooms ran on two nodes.
+     */
+    private void onHello(String node) {
+        if (node == null || closed || !leavingNodes.remove(node)) {
+            return;
+        }
+        LOG.info("cluster node {} started again after announcing its leave; counting it in", node);
+        membersChanged(transport.members());
     }
 
     @Override
@@ -1206,6 +1221,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         departed.removeAll(members);
         View next = View.of(members);
         MucService service = muc;
+        boolean firstClustered = next.clustered() && !everClustered;
         if (next.clustered()) {
             everClustered = true;
             replicating = true;
@@ -1268,6 +1284,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         listener.view(next.members(), local);
         LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
                 : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
+        if (firstClustered) {
+            // a node that once announced its leave from here, and is back (a reload), is routed to again
+            for (String other : next.members()) {
+                if (!other.equals(local)) {
+                    outbox.sendNow(other, Wire.hello(links.epoch(), links.nextSeq(other)));
+                }
+            }
+        }
         // rooms that now belong to another node: replicated, dropped here silently, handed off. What fails here
         // (a room thread that cannot take a task) must not keep the view change from its take-over below.
         try {
@@ -1482,6 +1506,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 || !(v.members().contains(before) || leavingNodes.contains(before))) {
             return false;
         }
+        if (!p.clustered() && !replicatedAnywhere(room)) {
+            return false; // just joined, and the room exists nowhere yet: no hand-off will come for it
+        }
         awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
         return true;
     }
@@ -1489,8 +1516,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /**
      * The members that placed rooms before the view changed from {@code previous} to {@code now}. A node that was alone
      * and is now clustered has just joined: its rooms come from the owners among the others (their view before it
-     * came), so it waits for their hand-offs too. (A node that had been serving alone cannot tell that it is not the
-     * newcomer: a room it never had, created in the hand-off timeout after a join, waits that long.)
+     * came), so it waits for their hand-offs too, for rooms that exist somewhere ({@link #replicatedAnywhere}).
      */
     private List<String> ownersBefore(View previous, View now) {
         if (previous.clustered() || !now.clustered()) {
@@ -1499,6 +1525,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         List<String> others = new ArrayList<>(now.members());
         others.remove(local);
         return others;
+    }
+
+    /**
+     * Whether the room has replicated state (every room on a clustered node has; a node that was alone copied its rooms
+     * before it switched views). One read, on a room thread, only for the first stanza of a room that is not here in
+     * the hand-off timeout after this node joined; if it fails, the room is taken to exist.
+     */
+    private boolean replicatedAnywhere(Jid room) {
+        try {
+            return rooms.get(roomKey(room)) != null;
+        } catch (RuntimeException e) {
+            return true;
+        }
     }
 
     private void handOff(MucService service, List<Jid> localRooms, View next) {
