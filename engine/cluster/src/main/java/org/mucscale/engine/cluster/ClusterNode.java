@@ -65,6 +65,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     static final String TAILS_MAP = "tails";
     static final String DIRECTORY_MAP = "directory";
     static final String OCCUPANTS_MAP = "occupants";
+    /** Node id to the run (link epoch) its engine started with: see {@link #countRestartedNodesIn}. */
+    static final String STARTS_MAP = "starts";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long a leaving node keeps forwarding stanzas that were already on their way to it. */
     private static final long LEAVE_DRAIN_MS = 1000;
@@ -85,6 +87,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Per room served here: which occupant is in which slot, and what was written last. */
     private final ConcurrentHashMap<Jid, OccupantSlots> occupantSlots = new ConcurrentHashMap<>();
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
+    private final ClusterMap starts;
     private final ClusterMap directory;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
@@ -146,6 +149,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.tails = transport.map(TAILS_MAP);
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
+        this.starts = transport.map(STARTS_MAP);
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
         this.view = View.of(List.of(local));
@@ -1133,8 +1137,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             case Wire.RELAY -> relayIn.offer(in); // its sender decides how it is written (RelayIn.write)
             case Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
-            case Wire.LEAVING -> clusterThread.execute(() -> onLeaving(fromNode));
-            case Wire.HELLO -> clusterThread.execute(() -> onHello(fromNode));
+            case Wire.LEAVING -> {
+                long run = m.epoch();
+                clusterThread.execute(() -> onLeaving(fromNode, run));
+            }
             default -> {
             }
         }
@@ -1147,11 +1153,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final Set<String> leavingNodes = ConcurrentHashMap.newKeySet();
 
     /** A node announced it is leaving (on the cluster thread): the view without it, its rooms come as hand-offs. */
-    private void onLeaving(String node) {
+    private void onLeaving(String node, long run) {
         if (node == null || node.equals(local) || !view.members().contains(node)) {
             return;
         }
         leavingNodes.add(node);
+        leavingRuns.put(node, run);
         List<String> rest = new ArrayList<>(view.members());
         rest.remove(node);
         try {
@@ -1161,18 +1168,51 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
+    /** The run (link epoch) each node that announced its leave was in when it did. */
+    private final Map<String, Long> leavingRuns = new ConcurrentHashMap<>();
+    private long nextRestartCheckNanos;
+
     /**
-     * A node said its cluster layer started (on the cluster thread). One that had announced its leave but never left
-     * the membership (inside Openfire: the plugin was reloaded on a running node) is counted in again, and gets its
-     * rooms back as hand-offs; without this it stayed routed around until the membership changed, while it served
-     * the rooms it owns in its own view, so those rooms ran on two nodes.
+     * Every second while nodes that announced their leave are still members (on the cluster thread): one whose engine
+     * started again since (its start mark names another run; inside Openfire the plugin was reloaded on a running
+     * node, which never leaves Openfire's cluster) is counted in again and gets its rooms back as hand-offs. Without
+     * this it stayed routed around until the membership changed, while it served the rooms its own view gave it, so
+     * those rooms ran on two nodes. A map, not a message: a message would reach nodes that do not run the plugin yet.
      */
-    private void onHello(String node) {
-        if (node == null || closed || !leavingNodes.remove(node)) {
+    private void countRestartedNodesIn(long nowNanos) {
+        if (leavingRuns.isEmpty() || nowNanos - nextRestartCheckNanos < 0) {
             return;
         }
-        LOG.info("cluster node {} started again after announcing its leave; counting it in", node);
-        membersChanged(transport.members());
+        nextRestartCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
+        boolean back = false;
+        for (Map.Entry<String, Long> e : leavingRuns.entrySet()) {
+            byte[] mark;
+            try {
+                mark = starts.get(e.getKey());
+            } catch (RuntimeException ex) {
+                return; // next time
+            }
+            if (mark != null && mark.length == Long.BYTES
+                    && java.nio.ByteBuffer.wrap(mark).getLong() != e.getValue()) {
+                LOG.info("cluster node {} started again after announcing its leave; counting it in", e.getKey());
+                leavingRuns.remove(e.getKey());
+                leavingNodes.remove(e.getKey());
+                back = true;
+            }
+        }
+        if (back) {
+            membersChanged(transport.members());
+        }
+    }
+
+    /** This engine's start mark: its run, which a node that saw it leave compares with the run that left. */
+    private void markStarted() {
+        try {
+            starts.putAll(Map.of(local, java.nio.ByteBuffer.allocate(Long.BYTES).putLong(links.epoch()).array()));
+        } catch (RuntimeException e) {
+            LOG.warn("could not write this node's start mark; a node that saw an earlier run of it leave keeps routing "
+                    + "around it until the membership changes: {}", e.toString());
+        }
     }
 
     @Override
@@ -1181,6 +1221,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // a node that announced its leave stays out, whatever the transport still reports
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
         leavingNodes.retainAll(members);
+        leavingRuns.keySet().retainAll(members);
         clusterThread.execute(() -> {
             try {
                 onView(List.copyOf(copy));
@@ -1285,12 +1326,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
                 : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
         if (firstClustered) {
-            // a node that once announced its leave from here, and is back (a reload), is routed to again
-            for (String other : next.members()) {
-                if (!other.equals(local)) {
-                    outbox.sendNow(other, Wire.hello(links.epoch(), links.nextSeq(other)));
-                }
-            }
+            markStarted(); // a node that saw an earlier run of this one leave counts it in again
         }
         // rooms that now belong to another node: replicated, dropped here silently, handed off. What fails here
         // (a room thread that cannot take a task) must not keep the view change from its take-over below.
@@ -1751,6 +1787,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                         + "state", overdue.size());
                 adoptFromMaps(overdue, true, null);
             }
+            countRestartedNodesIn(now);
             if (!heldToRelease.isEmpty()) {
                 List<Jid> again = new ArrayList<>(heldToRelease);
                 heldToRelease.removeAll(again);

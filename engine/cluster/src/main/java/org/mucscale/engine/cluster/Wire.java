@@ -21,10 +21,6 @@ import org.mucscale.engine.stanza.XmlElement;
  *                                                                                 complete: take it over now"
  *   LEAVING  := (nothing)                                                        "I am leaving: route around me;
  *                                                                                 my rooms come as hand-offs"
- *   HELLO    := (nothing)                                                        "my cluster layer (re)started:
- *                                                                                 count me in again" (a node that
- *                                                                                 announced LEAVING but never left
- *                                                                                 the membership: a plugin reload)
  *   CONFIRM  := i64 linkEpoch, varint upToSeq                                    "everything you sent me on your
  *                                                                                 link (that epoch) up to upToSeq
  *                                                                                 is processed and replicated"
@@ -47,7 +43,6 @@ final class Wire {
     static final int CONFIRM = 5;
     static final int REDELIVER = 6;
     static final int BATCH = 7;
-    static final int HELLO = 8;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
 
@@ -102,10 +97,6 @@ final class Wire {
 
     static byte[] leaving(long epoch, long seq) {
         return new Codec.Out(16).u8(LEAVING).i64(epoch).varint(seq).toBytes();
-    }
-
-    static byte[] hello(long epoch, long seq) {
-        return new Codec.Out(16).u8(HELLO).i64(epoch).varint(seq).toBytes();
     }
 
     static byte[] handoff(long epoch, long seq, Jid room) {
@@ -282,7 +273,7 @@ final class Wire {
                 }
                 return new Message(kind, epoch, seq, room, null, 0, null, null);
             }
-            case LEAVING, HELLO -> {
+            case LEAVING -> {
                 in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null);
             }

@@ -405,16 +405,6 @@ class WireTest {
     }
 
     @Test
-    void hello_roundTrips_andTrailingBytesRefused() {
-        Wire.Message m = Wire.decode(Wire.hello(7, 9));
-        assertThat(m.kind()).isEqualTo(Wire.HELLO);
-        assertThat(m.epoch()).isEqualTo(7);
-        assertThat(m.seq()).isEqualTo(9);
-        byte[] longer = java.util.Arrays.copyOf(Wire.hello(7, 9), Wire.hello(7, 9).length + 1);
-        assertThatThrownBy(() -> Wire.decode(longer)).isInstanceOf(IllegalArgumentException.class);
-    }
-
-    @Test
     void leaving_roundTrips_andTrailingBytesRefused() {
         Wire.Message m = Wire.decode(Wire.leaving(7, 9));
         assertThat(m.kind()).isEqualTo(Wire.LEAVING);
