@@ -300,6 +300,74 @@ class RealOpenfireClusterIT {
         assertThat(node1.ourWarningsAndErrors()).isEmpty();
     }
 
+    /**
+     * A rolling restart's second half: node 2, stopped by the test before, starts again and joins the cluster while
+     * node 1's users keep sending. The rooms whose owner it becomes are handed over by node 1, and every message must
+     * reach node 1's readers once and in order. Before, a joining node did not hold the stanzas of rooms still on their
+     * way to it, and refused them with item-not-found (ClusterEnginesTest.memberRejoinsUnderTraffic_... shows it with
+     * Hazelcast alone).
+     */
+    @Test
+    @Order(5)
+    void node2RestartsUnderTraffic_roomsMovingToItLoseNothing() throws Exception {
+        XMPPTCPConnection alice = connect(node1, "alice");
+        XMPPTCPConnection carol = connect(node1, "carol");
+        int rooms = 6;
+        List<Occupant> senders = new ArrayList<>();
+        List<Occupant> readers = new ArrayList<>();
+        for (int r = 0; r < rooms; r++) {
+            String room = "rejoin-" + r + "@" + SERVICE;
+            senders.add(Occupant.create(alice, room, "alice"));
+            readers.add(Occupant.join(carol, room, "carol"));
+        }
+        int joinedBefore = node1.countInLog("Firing joined cluster event for another node:" + node2.nodeId);
+        int startedBefore = node2.countInLog("MUC Scale started");
+        int handedBefore = node1.countInLog("rooms to their new owners");
+
+        AtomicBoolean sending = new AtomicBoolean(true);
+        AtomicLong sent = new AtomicLong();
+        Thread traffic = new Thread(() -> {
+            long i = 0;
+            while (sending.get()) {
+                for (Occupant s : senders) {
+                    try {
+                        s.muc.sendMessage("k " + i);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                sent.set(++i);
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "it-traffic");
+        traffic.start();
+        Thread.sleep(2_000);
+        node2.start();
+        node1.waitUntil("node 1 to see node 2 join again", START_TIMEOUT,
+                () -> node1.countInLog("Firing joined cluster event for another node:" + node2.nodeId) > joinedBefore);
+        node2.waitUntil("MUC Scale on node 2 again", LOAD_TIMEOUT,
+                () -> node2.countInLog("MUC Scale started") > startedBefore);
+        node1.waitUntil("node 1 to hand rooms to node 2", Duration.ofSeconds(60),
+                () -> node1.countInLog("rooms to their new owners") > handedBefore);
+        Thread.sleep(5_000);
+        sending.set(false);
+        traffic.join(10_000);
+        long total = sent.get();
+        List<Long> every = new ArrayList<>();
+        for (long m = 0; m < total; m++) {
+            every.add(m);
+        }
+        for (int r = 0; r < rooms; r++) {
+            List<Long> got = readers.get(r).drain("alice", "k ", Duration.ofSeconds(30), total - 1);
+            assertThat(got).as("room %d: every message once, in order, across node 2's return", r).isEqualTo(every);
+        }
+        assertThat(node1.ourWarningsAndErrors()).isEmpty();
+    }
+
     // ---------------------------------------------------------------------------------------------------------------
 
     static XMPPTCPConnection connect(Node node, String user) throws Exception {
