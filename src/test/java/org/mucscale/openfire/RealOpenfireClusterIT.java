@@ -230,25 +230,7 @@ class RealOpenfireClusterIT {
         AtomicBoolean sending = new AtomicBoolean(true);
         AtomicLong sent = new AtomicLong();
         AtomicLong sentWhenLeft = new AtomicLong(-1);
-        Thread traffic = new Thread(() -> {
-            long i = 0;
-            while (sending.get()) {
-                for (Occupant s : senders) {
-                    try {
-                        s.muc.sendMessage("t " + i);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-                sent.set(++i);
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "it-traffic");
-        traffic.start();
+        Thread traffic = startTraffic(senders, "t ", sending, sent);
         Thread.sleep(2_000);
         long sentWhenStopped = sent.get();
         node2.stop();
@@ -326,25 +308,7 @@ class RealOpenfireClusterIT {
 
         AtomicBoolean sending = new AtomicBoolean(true);
         AtomicLong sent = new AtomicLong();
-        Thread traffic = new Thread(() -> {
-            long i = 0;
-            while (sending.get()) {
-                for (Occupant s : senders) {
-                    try {
-                        s.muc.sendMessage("k " + i);
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }
-                sent.set(++i);
-                try {
-                    Thread.sleep(50);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "it-traffic");
-        traffic.start();
+        Thread traffic = startTraffic(senders, "k ", sending, sent);
         Thread.sleep(2_000);
         node2.start();
         node1.waitUntil("node 1 to see node 2 join again", START_TIMEOUT,
@@ -369,6 +333,33 @@ class RealOpenfireClusterIT {
     }
 
     // ---------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Every sender sends "{@code prefix}i" every 50 ms (i = 0, 1, ...) while {@code sending} is set; {@code sent} counts
+     * the rounds.
+     */
+    static Thread startTraffic(List<Occupant> senders, String prefix, AtomicBoolean sending, AtomicLong sent) {
+        Thread traffic = new Thread(() -> {
+            long i = 0;
+            while (sending.get()) {
+                for (Occupant s : senders) {
+                    try {
+                        s.muc.sendMessage(prefix + i);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+                sent.set(++i);
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "it-traffic");
+        traffic.start();
+        return traffic;
+    }
 
     static XMPPTCPConnection connect(Node node, String user) throws Exception {
         XMPPTCPConnection c = new XMPPTCPConnection(XMPPTCPConnectionConfiguration.builder()
