@@ -87,8 +87,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Per room served here: which occupant is in which slot, and what was written last. */
     private final ConcurrentHashMap<Jid, OccupantSlots> occupantSlots = new ConcurrentHashMap<>();
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
-    private final ClusterMap starts;
     private final ClusterMap directory;
+    /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
+    private final ClusterMap starts;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
@@ -524,9 +525,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     /**
-     * Early forwards whose sender's view this node's has caught up with (or that waited long enough) go in. Called on the cluster thread and,
-     * before a newer forwarded stanza is handed on, on the transport thread that has it, so the resent ones, which
-     * came first on their link, are handled first.
+     * Early forwards whose sender's view this node's has caught up with (or that waited long enough) go in. Called on
+     * the cluster thread and, before a newer forwarded stanza is handed on, on the transport thread that has it, so the
+     * early ones, which came first on their link, are handled first.
      */
     private void admitEarlyForwards() {
         if (earlyForwards.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
@@ -1478,8 +1479,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     /**
-     * A take-over that failed part way is closed, so no room's stanzas wait for it for good: the rooms it had not
-     * adopted yet run their stanzas as rooms with no replicated state do.
+     * A take-over that failed part way is closed, so no room's stanzas wait for it for good: the rooms whose stanzas
+     * it held and had not adopted yet are adopted from the maps (or, if that fails too, start without their state).
      */
     private void abandonTakeover(RuntimeException e) {
         Takeover t;
