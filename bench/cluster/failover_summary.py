@@ -13,6 +13,7 @@ EVENT = re.compile(r"^TIMELINE\s+([+-]\d+) ms\s+(.*)$")
 SUMMARY = re.compile(r"rooms accept again after (-?\d+) ms; first 1-s window with p99 < 100 ms: (none|\+(-?\d+) ms); "
                      r"p99 < 100 ms for good after (-?\d+) ms; backlog drained after (-?\d+) ms")
 ROUND = re.compile(r"until \+(-?\d+)")
+BEFORE = re.compile(r"round-trip p99 in the 3 s before the kill: (\d+) ms")
 
 
 def phases(lines):
@@ -69,6 +70,9 @@ def summarize(d):
                "load1_after": load.get("load1_after"), "phases": phases(lines),
                "timeline": [l for l in lines if l.startswith("TIMELINE") or l.startswith("GRACEFUL")]}
         for line in lines:
+            b = BEFORE.search(line)
+            if b:
+                run["p99_before_kill_ms"] = int(b.group(1))
             m = SUMMARY.search(line)
             if m:
                 run["rooms_accept_again_ms"] = int(m.group(1))
@@ -82,7 +86,7 @@ def summarize(d):
 
 
 def table(summaries):
-    cols = [("rooms accept again", "rooms_accept_again_ms"), ("first 1-s p99<100", "first_p99_window_ms"),
+    cols = [("p99 before the kill", "p99_before_kill_ms"), ("rooms accept again", "rooms_accept_again_ms"), ("first 1-s p99<100", "first_p99_window_ms"),
             ("p99<100 for good", "p99_for_good_ms"), ("backlog drained", "backlog_drained_ms")]
     pcols = [("link", "link_taken_over"), ("hz suspect", "hz_suspect"), ("hz removed", "hz_removed"),
              ("view", "view_changed"), ("writes unstalled", "stalled_writes_end"),

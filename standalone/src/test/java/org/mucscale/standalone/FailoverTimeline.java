@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -122,19 +123,18 @@ final class FailoverTimeline {
     }
 
     /**
-     * What the clients saw. {@code sentAtNanos[m]}: when round m was sent; {@code reflected}: per message (body) when
-     * its sender got it back; {@code arrivals}: every delivery as {receive nanos, round}; all nanos on one clock with
+     * What the clients saw. {@code sentAt}: when a message (body) was sent; {@code reflected}: per message (body) when
+     * its sender got it back; {@code arrivals}: every delivery as {receive nanos, its message's send nanos}; all nanos on one clock with
      * {@code killNanos}; {@code roomJids}: room k's address; {@code deadOwnersRooms}: the addresses of the rooms the
      * survivors took over. Returns the summary line.
      */
-    String clients(long killNanos, long[] sentAtNanos, Map<Integer, Map<String, Long>> reflectedByRoom,
+    String clients(long killNanos, ToLongFunction<String> sentAt, Map<Integer, Map<String, Long>> reflectedByRoom,
                    List<long[]> arrivals, List<String> roomJids, List<String> deadOwnersRooms) {
         long worst = 0;
         for (Map.Entry<Integer, Map<String, Long>> room : new TreeMap<>(reflectedByRoom).entrySet()) {
             long first = Long.MAX_VALUE;
             for (Map.Entry<String, Long> r : room.getValue().entrySet()) {
-                int m = Integer.parseInt(r.getKey().split("\\|")[3]);
-                if (sentAtNanos[m] > killNanos) {
+                if (sentAt.applyAsLong(r.getKey()) > killNanos) {
                     first = Math.min(first, r.getValue());
                 }
             }
@@ -149,10 +149,10 @@ final class FailoverTimeline {
         Map<Long, List<Long>> rtt = new TreeMap<>();
         for (Map<String, Long> room : reflectedByRoom.values()) {
             for (Map.Entry<String, Long> r : room.entrySet()) {
-                int m = Integer.parseInt(r.getKey().split("\\|")[3]);
-                if (sentAtNanos[m] > killNanos) {
-                    rtt.computeIfAbsent(TimeUnit.NANOSECONDS.toSeconds(sentAtNanos[m] - killNanos),
-                            x -> new ArrayList<>()).add(r.getValue() - sentAtNanos[m]);
+                long at = sentAt.applyAsLong(r.getKey());
+                if (at > killNanos) {
+                    rtt.computeIfAbsent(TimeUnit.NANOSECONDS.toSeconds(at - killNanos),
+                            x -> new ArrayList<>()).add(r.getValue() - at);
                 }
             }
         }
@@ -173,9 +173,9 @@ final class FailoverTimeline {
         List<Long> before = new ArrayList<>();
         for (Map<String, Long> room : reflectedByRoom.values()) {
             for (Map.Entry<String, Long> r : room.entrySet()) {
-                int m = Integer.parseInt(r.getKey().split("\\|")[3]);
-                if (sentAtNanos[m] <= killNanos && killNanos - sentAtNanos[m] < TimeUnit.SECONDS.toNanos(3)) {
-                    before.add(r.getValue() - sentAtNanos[m]);
+                long at = sentAt.applyAsLong(r.getKey());
+                if (at <= killNanos && killNanos - at < TimeUnit.SECONDS.toNanos(3)) {
+                    before.add(r.getValue() - at);
                 }
             }
         }
@@ -183,12 +183,11 @@ final class FailoverTimeline {
             lines.add("round-trip p99 in the 3 s before the kill: " + TimeUnit.NANOSECONDS.toMillis(p99(before))
                     + " ms (" + before.size() + " round trips)");
         }
-        // every delivery's lag (arrival minus its round's sending), by the second it arrived in
+        // every delivery's lag (arrival minus its message's sending), by the second it arrived in
         Map<Long, List<Long>> lag = new TreeMap<>();
         long lastLate = -1;
         for (long[] a : arrivals) {
-            long sent = sentAtNanos[(int) a[1]];
-            long l = a[0] - sent;
+            long l = a[0] - a[1];
             if (a[0] > killNanos) {
                 lag.computeIfAbsent(TimeUnit.NANOSECONDS.toSeconds(a[0] - killNanos), x -> new ArrayList<>()).add(l);
                 if (l >= TimeUnit.MILLISECONDS.toNanos(500)) {
