@@ -86,8 +86,9 @@ def summarize(d):
 
 
 def table(summaries):
-    cols = [("p99 before the kill", "p99_before_kill_ms"), ("rooms accept again", "rooms_accept_again_ms"), ("first 1-s p99<100", "first_p99_window_ms"),
-            ("p99<100 for good", "p99_for_good_ms"), ("backlog drained", "backlog_drained_ms")]
+    cols = [("p99 before the kill", "p99_before_kill_ms"), ("rooms accept again", "rooms_accept_again_ms"),
+            ("first 1-s p99<100", "first_p99_window_ms"), ("p99<100 for good", "p99_for_good_ms"),
+            ("backlog drained", "backlog_drained_ms")]
     pcols = [("link", "link_taken_over"), ("hz suspect", "hz_suspect"), ("hz removed", "hz_removed"),
              ("view", "view_changed"), ("writes unstalled", "stalled_writes_end"),
              ("last room adopted", "last_room_adopted"), ("dead owner's rooms", "dead_owner_rooms_accept"),

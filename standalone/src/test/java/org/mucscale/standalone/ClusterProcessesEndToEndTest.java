@@ -21,6 +21,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -236,8 +237,8 @@ class ClusterProcessesEndToEndTest {
      * The failover's timeline (node logs and clients' receive times, {@link FailoverTimeline}), printed and written to
      * {@code target/cluster-failover-timeline.txt}; {@code bench/cluster/failover.sh} collects it per run.
      */
-    private static void printTimeline(Map<Integer, Seen> seen, SendTimes sent, long killAt, long killAtMillis)
-            throws IOException {
+    private static FailoverTimeline.ClientFigures printTimeline(Map<Integer, Seen> seen, SendTimes sent, long killAt,
+                                                                long killAtMillis) throws IOException {
         FailoverTimeline timeline = new FailoverTimeline(killAtMillis);
         List<String> deadOwnersRooms = new ArrayList<>();
         java.util.regex.Pattern adopted = java.util.regex.Pattern.compile("rooms \\[([^]]*)]");
@@ -266,11 +267,13 @@ class ClusterProcessesEndToEndTest {
         for (int k = 0; k < ROOMS; k++) {
             roomJids.add(room(k));
         }
-        String summary = timeline.clients(killAt, sent::of, reflectedByRoom, arrivals, roomJids, deadOwnersRooms);
+        FailoverTimeline.ClientFigures figures = timeline.clients(killAt, sent::of, reflectedByRoom, arrivals, roomJids,
+                deadOwnersRooms);
         List<String> out = new ArrayList<>(timeline.render());
-        out.add("TIMELINE " + summary);
+        out.add("TIMELINE " + figures.summary());
         out.forEach(System.out::println);
         Files.write(Path.of("target", "cluster-failover-timeline.txt"), out);
+        return figures;
     }
 
     private static void awaitLine(int node, String text, Duration timeout) throws Exception {
@@ -290,10 +293,10 @@ class ClusterProcessesEndToEndTest {
 
     /** When each tagged message ("t|sender|room|round") was written, by the sending thread; read by any. */
     static final class SendTimes {
-        private final java.util.concurrent.atomic.AtomicLongArray nanos;
+        private final AtomicLongArray nanos;
 
         SendTimes(int rounds) {
-            nanos = new java.util.concurrent.atomic.AtomicLongArray(rounds * USERS * 2);
+            nanos = new AtomicLongArray(rounds * USERS * ROOMS_PER_USER);
         }
 
         void record(int round, int sender, int room, long at) {
@@ -311,7 +314,7 @@ class ClusterProcessesEndToEndTest {
         }
 
         private static int index(int round, int sender, int room) {
-            return (round * USERS + sender) * 2 + roomsOf(sender).indexOf(room);
+            return (round * USERS + sender) * ROOMS_PER_USER + roomsOf(sender).indexOf(room);
         }
     }
 
@@ -329,6 +332,9 @@ class ClusterProcessesEndToEndTest {
     static List<Integer> roomsOf(int i) {
         return List.of(i % ROOMS, (i + 1) % ROOMS);
     }
+
+    /** How many rooms {@link #roomsOf} gives each user. */
+    static final int ROOMS_PER_USER = 2;
 
     /** What one client saw: per room and sender, the sequence numbers in arrival order; and its own reflections. */
     static final class Seen {
@@ -395,7 +401,7 @@ class ClusterProcessesEndToEndTest {
         SendTimes sent = new SendTimes(rounds);
         long killAt = 0;
         long killAtMillis = 0;
-        long sendsPerRound = USERS * 2L;
+        long sendsPerRound = (long) USERS * ROOMS_PER_USER;
         long start = System.nanoTime();
         for (int m = 0; m < rounds; m++) {
             long roundStart = start + TimeUnit.MILLISECONDS.toNanos(roundMs) * m;
@@ -481,32 +487,15 @@ class ClusterProcessesEndToEndTest {
             printNodeTimelines(killAtMillis);
         }
         assertThat(misses).as("the last 30 rounds reach every occupant of every room").isEmpty();
-        // failover figures: per room, the first round after the kill whose message came back to its sender
-        long worstRoomMs = 0;
-        for (int k = 0; k < ROOMS; k++) {
-            long first = Long.MAX_VALUE;
-            for (int i = 0; i < USERS; i++) {
-                if (!roomsOf(i).contains(k)) {
-                    continue;
-                }
-                for (Map.Entry<String, Long> r : seen.get(i).reflectedAtNanos.entrySet()) {
-                    String[] p = r.getKey().split("\\|");
-                    if (Integer.parseInt(p[2]) == k && sent.of(r.getKey()) > killAt) {
-                        first = Math.min(first, r.getValue());
-                    }
-                }
-            }
-            worstRoomMs = Math.max(worstRoomMs, TimeUnit.NANOSECONDS.toMillis(first - killAt));
-            System.out.println("room " + k + " accepts again after " + TimeUnit.NANOSECONDS.toMillis(first - killAt)
-                    + " ms");
-        }
-        long p99BackMs = p99BackUnder100Ms(seen, sent, killAt);
-        printTimeline(seen, sent, killAt, killAtMillis);
-        System.out.println("FAILOVER link holder killed: every room accepts messages again after " + worstRoomMs
-                + " ms; p99 back under 100 ms after " + p99BackMs + " ms; accepted " + accepted.size()
-                + " messages, all in the room log");
-        Files.writeString(Path.of("target", "cluster-failover.txt"), "rooms accept again after " + worstRoomMs
-                + " ms; p99 < 100 ms again after " + p99BackMs + " ms; accepted " + accepted.size() + "\n");
+        // failover figures (per room, the first message sent after the kill that came back to its sender; per second
+        // of sending, the round-trip p99), from the timeline
+        FailoverTimeline.ClientFigures figures = printTimeline(seen, sent, killAt, killAtMillis);
+        System.out.println("FAILOVER link holder killed: every room accepts messages again after "
+                + figures.roomsAcceptAgainMs() + " ms; p99 back under 100 ms after " + figures.p99ForGoodMs()
+                + " ms; accepted " + accepted.size() + " messages, all in the room log");
+        Files.writeString(Path.of("target", "cluster-failover.txt"), "rooms accept again after "
+                + figures.roomsAcceptAgainMs() + " ms; p99 < 100 ms again after " + figures.p99ForGoodMs()
+                + " ms; accepted " + accepted.size() + "\n");
 
         // then a graceful leave (SIGTERM) of the survivor that does not hold the link, under traffic: its rooms move
         // to the last node with no error to anyone, and every message reaches every occupant exactly once, in order
@@ -637,32 +626,6 @@ class ClusterProcessesEndToEndTest {
             }
             assertThat(e.attribute("to")).isEqualTo(self);
         }
-    }
-
-    /** The first second after the kill from which on every second's round-trip p99 stayed under 100 ms. */
-    private static long p99BackUnder100Ms(Map<Integer, Seen> seen, SendTimes sent, long killAt) {
-        Map<Long, List<Long>> bySecond = new HashMap<>();
-        for (Seen s : seen.values()) {
-            for (Map.Entry<String, Long> r : s.reflectedAtNanos.entrySet()) {
-                long at = sent.of(r.getKey());
-                if (at > killAt) {
-                    long second = TimeUnit.NANOSECONDS.toSeconds(at - killAt);
-                    bySecond.computeIfAbsent(second, x -> new ArrayList<>()).add(r.getValue() - at);
-                }
-            }
-        }
-        long lastBad = -1;
-        for (Map.Entry<Long, List<Long>> e : bySecond.entrySet()) {
-            List<Long> l = e.getValue();
-            Collections.sort(l);
-            long p99 = l.get((int) Math.min(l.size() - 1, Math.ceil(l.size() * 0.99) - 1));
-            System.out.println("second " + e.getKey() + " after the kill: " + l.size() + " round trips, p99 "
-                    + TimeUnit.NANOSECONDS.toMillis(p99) + " ms");
-            if (p99 >= TimeUnit.MILLISECONDS.toNanos(100)) {
-                lastBad = Math.max(lastBad, e.getKey());
-            }
-        }
-        return (lastBad + 1) * 1000;
     }
 
     private static Map<String, Integer> loggedBodies() throws Exception {
