@@ -29,7 +29,8 @@
 # change. Then everything stops and openfire_summary.py writes the figures.
 # Left behind: bench/cluster/results/<UTC time>-openfire-<nodes>n-<users>u[-OFC_TAG]/ with gen0/ and gen1/ (loadgen JSON,
 # CSV, HTML), loadgen-*.log, samples.jsonl, heap-*.txt, metrics-*.prom, server logs, meta.json, summary.json (git
-# keeps the last two). Bounded: each generator by its run.deadlineS (OFC_DEADLINE_S, 900) and timeout at deadline +
+# keeps the last two). Bounded: each generator by its run.deadlineS (OFC_DEADLINE_S; by default 900, or the warm-up
+# plus the levels plus 600 s when that is longer) and timeout at deadline +
 # 180 s, the sampler by the same, the server start and stop by bench/e2e's own limits.
 # OFC_TOTAL_RATES ("40,80", say) instead of OFC_RATES gives the rates of the whole cluster, each generator offering
 # its share (rate / nodes): what a 1-node vs 2-node comparison at the same load needs.
@@ -57,7 +58,11 @@ done
 [ -f "$HAZELCAST_PLUGIN" ] || { echo "openfire-cluster.sh: no file $HAZELCAST_PLUGIN" >&2; exit 2; }
 users="${OFC_USERS:-26000}"; rooms="${OFC_ROOMS:-530}"; largest="${OFC_LARGEST:-427}"
 rates="${OFC_RATES:-25,50,75,100}"; iterations="${OFC_ITERATIONS:-4096}"
-deadline="${OFC_DEADLINE_S:-900}"; idle_load="${OFC_IDLE_LOAD:-1.0}"; idle_wait="${OFC_IDLE_WAIT_S:-300}"
+# the default deadline leaves 600 s for logins, joins and the ramp-down beside the warm-up and the levels (a 2-node
+# ramp-up alone took 300 s on a slow machine; a deadline that ends the run within the levels loses them)
+level_count="$(tr ',' '\n' <<< "${OFC_TOTAL_RATES:-$rates}" | grep -c .)"
+needed=$(( ${OFC_WARMUP_S:-30} + level_count * ${OFC_DURATION_S:-30} + 600 ))
+deadline="${OFC_DEADLINE_S:-$(( needed > 900 ? needed : 900 ))}"; idle_load="${OFC_IDLE_LOAD:-1.0}"; idle_wait="${OFC_IDLE_WAIT_S:-300}"
 password=loadgen-secret
 # Openfire 5.1.1 binds every resource on a pool of at most 25 threads (no queue) under a cluster-wide lock it waits
 # 1 s for, and refuses the bind ("conflict") when either runs out: at hundreds of logins per second on a shared core
