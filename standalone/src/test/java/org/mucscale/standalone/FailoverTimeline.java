@@ -129,7 +129,7 @@ final class FailoverTimeline {
      * survivors took over.
      */
     ClientFigures clients(long killNanos, ToLongFunction<String> sentAt, Map<Integer, Map<String, Long>> reflectedByRoom,
-                   List<long[]> arrivals, List<String> roomJids, List<String> deadOwnersRooms) {
+                          List<long[]> arrivals, List<String> roomJids, List<String> deadOwnersRooms) {
         long worst = 0;
         for (Map.Entry<Integer, Map<String, Long>> room : new TreeMap<>(reflectedByRoom).entrySet()) {
             long first = Long.MAX_VALUE;
@@ -207,10 +207,10 @@ final class FailoverTimeline {
         if (firstGoodWindow >= 0) {
             add(firstGoodWindow * 1000, "clients: first 1-s window (by sending time) with round-trip p99 < 100 ms");
         }
-        add((lastBad + 1) * 1000, "clients: round-trip p99 < 100 ms in every later 1-s window");
+        long forGood = (lastBad + 1) * 1000;
+        add(forGood, "clients: round-trip p99 < 100 ms in every later 1-s window");
         lines.add("round-trip p99 (ms) per second after the kill, by sending time: " + p99s);
         lines.add("worst delivery lag (ms) per second after the kill, by arrival time: " + lags);
-        long forGood = (lastBad + 1) * 1000;
         return new ClientFigures(worst, forGood, "rooms accept again after " + worst
                 + " ms; first 1-s window with p99 < 100 ms: "
                 + (firstGoodWindow < 0 ? "none" : "+" + firstGoodWindow * 1000 + " ms") + "; p99 < 100 ms for good after "
