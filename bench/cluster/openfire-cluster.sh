@@ -60,8 +60,9 @@ users="${OFC_USERS:-26000}"; rooms="${OFC_ROOMS:-530}"; largest="${OFC_LARGEST:-
 rates="${OFC_RATES:-25,50,75,100}"; iterations="${OFC_ITERATIONS:-4096}"
 # the default deadline leaves 600 s for logins, joins and the ramp-down beside the warm-up and the levels (a 2-node
 # ramp-up alone took 300 s on a slow machine; a deadline that ends the run within the levels loses them)
+warmup_s="${OFC_WARMUP_S:-30}"; duration_s="${OFC_DURATION_S:-30}"
 level_count="$(tr ',' '\n' <<< "${OFC_TOTAL_RATES:-$rates}" | grep -c .)"
-needed=$(( ${OFC_WARMUP_S:-30} + level_count * ${OFC_DURATION_S:-30} + 600 ))
+needed=$(( warmup_s + level_count * duration_s + 600 ))
 deadline="${OFC_DEADLINE_S:-$(( needed > 900 ? needed : 900 ))}"; idle_load="${OFC_IDLE_LOAD:-1.0}"; idle_wait="${OFC_IDLE_WAIT_S:-300}"
 password=loadgen-secret
 # Openfire 5.1.1 binds every resource on a pool of at most 25 threads (no queue) under a cluster-wide lock it waits
@@ -76,7 +77,7 @@ e2e_loadgen_setup openfire-cluster.sh   # bench/e2e/lib.sh: MUCSCALE_LOADGEN_JAR
 opts=(--set "users=$users" --set "rooms.count=$rooms" --set "rooms.largest=$largest" --set accounts.register=false
       --set "accounts.password=$password" --set server.tls=none --set server.sasl=PLAIN
       --set "connect.connectionsPerSec=${OFC_CONNECT_RATE:-150}" --set join.timeoutMs=90000 --set join.resendAfterMs=30000
-      --set "levels.ratesPerSec=$rates" --set "levels.warmupS=${OFC_WARMUP_S:-30}" --set "levels.durationS=${OFC_DURATION_S:-30}"
+      --set "levels.ratesPerSec=$rates" --set "levels.warmupS=$warmup_s" --set "levels.durationS=$duration_s"
       --set levels.p99ThresholdMs=100000 --set "run.deadlineS=$deadline" --set rampDown.drainMs=15000 "${extra[@]}")
 "$root/bin/mucscale-loadgen" show ref-5000 "${opts[@]}" > /dev/null \
   || { echo "openfire-cluster.sh: loadgen rejected the options" >&2; exit 2; }
