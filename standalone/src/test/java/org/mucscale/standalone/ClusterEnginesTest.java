@@ -15,6 +15,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.runtime.MucScaleEngine;
@@ -73,7 +74,34 @@ class ClusterEnginesTest {
         }
 
         private void add(String to, String xml) {
-            received.computeIfAbsent(to, k -> Collections.synchronizedList(new ArrayList<>())).add(xml);
+            List<String> l = received.computeIfAbsent(to, k -> Collections.synchronizedList(new ArrayList<>()));
+            synchronized (l) {
+                l.add(xml);
+                writers.computeIfAbsent(to, k -> new ArrayList<>()).add(Thread.currentThread().getName());
+            }
+        }
+
+        /** The thread that wrote each of {@link #received}'s entries, in the same order (for failure messages). */
+        final Map<String, List<String>> writers = new ConcurrentHashMap<>();
+
+        /** Which thread wrote each of room k's messages from sender x to user i ("round by thread"). */
+        List<String> writersOf(int i, int k, int x, String tag) {
+            List<String> out = new ArrayList<>();
+            List<String> l = received.get(user(i));
+            if (l == null) {
+                return out;
+            }
+            synchronized (l) {
+                List<String> w = writers.get(user(i));
+                for (int j = 0; j < l.size(); j++) {
+                    Matcher m = BODY.matcher(l.get(j));
+                    if (l.get(j).contains("from=\"room" + k + "@") && m.find()
+                            && m.group(1).startsWith(tag + "|" + x + "|" + k + "|")) {
+                        out.add(m.group(1).substring(m.group(1).lastIndexOf('|') + 1) + " by " + w.get(j));
+                    }
+                }
+            }
+            return out;
         }
 
         List<String> of(String jid) {
@@ -114,8 +142,8 @@ class ClusterEnginesTest {
 
     /**
      * The real transport, with a switch that keeps relays back instead of sending them (what Hazelcast still has in
-     * flight when a member dies, handed over later by the test as Hazelcast would hand it over late), and switches
-     * that make reads of the room-state maps fail.
+     * flight when a member dies, handed over later by the test as Hazelcast would hand it over late), one that drops
+     * everything sent, and switches that make reads of the room-state maps fail and writes slow or incomplete.
      */
     static final class Withholding implements org.mucscale.engine.cluster.ClusterTransport {
         /** A relay's first byte (the engine's message kind, docs: Wire). */
@@ -138,8 +166,18 @@ class ClusterEnginesTest {
             return real.members();
         }
 
+        /** While set, this node sends nothing more to other nodes: relays and confirmations die with it. */
+        volatile boolean silent;
+        /** While set, entries whose value contains it are left out of writes (cut short as the member died). */
+        volatile String dropEntriesWith;
+        /** Added to every write of the room-state maps: a slow write. */
+        volatile long writeDelayMs;
+
         @Override
         public void send(String node, byte[] message) {
+            if (silent) {
+                return;
+            }
             if (withhold && message.length > 0 && message[0] == RELAY) {
                 withheld.add(Map.entry(node, message));
                 return;
@@ -202,6 +240,29 @@ class ClusterEnginesTest {
         /** While set, every read of the room-state maps fails. */
         volatile boolean failAllReads;
 
+        /** The entries of a write as these switches let them through, once its delay is over. */
+        Map<String, byte[]> written(Map<String, byte[]> entries) {
+            long delay = writeDelayMs;
+            if (delay > 0) {
+                try {
+                    Thread.sleep(delay);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            String drop = dropEntriesWith;
+            if (drop == null) {
+                return entries;
+            }
+            Map<String, byte[]> kept = new HashMap<>();
+            entries.forEach((k, v) -> {
+                if (!new String(v, java.nio.charset.StandardCharsets.ISO_8859_1).contains(drop)) {
+                    kept.put(k, v);
+                }
+            });
+            return kept;
+        }
+
         void readFails() {
             if (failAllReads || failReads.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 throw new IllegalStateException("injected: the replicated map could not be read");
@@ -209,12 +270,12 @@ class ClusterEnginesTest {
         }
     }
 
-    /** A real map whose reads fail as its {@link Withholding} says (writes always go through). */
+    /** A real map whose reads fail, and whose writes are slow or incomplete, as its {@link Withholding} says. */
     record FailingReads(org.mucscale.engine.cluster.ClusterMap real, Withholding switches)
             implements org.mucscale.engine.cluster.ClusterMap {
         @Override
         public void putAll(Map<String, byte[]> entries) {
-            real.putAll(entries);
+            real.putAll(switches.written(entries));
         }
 
         @Override
@@ -870,6 +931,74 @@ class ClusterEnginesTest {
         }, false);
     }
 
+    /**
+     * The owner accepted a sender's messages 1 and 2 and confirmed neither before it died, and only message 2's tail
+     * record was replicated (a write cut short as its member died). The new owner accepts message 1 afresh and
+     * re-delivers message 2; on a third node message 2 must not arrive ahead of message 1, whose relay waits for its
+     * replication write (slowed here). Sent at once, the re-delivery overtook it: one sender's rounds 20-22 arrived
+     * before round 19 in {@code ownerDies_whileSurvivorsRelayWritersLag_...} under load.
+     */
+    @Test
+    void ownerDies_aMessageItAcceptedLostItsTail_theNextOnesReDeliveryWaitsForItsRelay() throws Exception {
+        startCluster();
+        List<String> ids = nodes.stream().map(n -> n.transport.localNode()).toList();
+        String room = "order@" + SERVICE;
+        int dead = ids.indexOf(Rendezvous.owner(room, ids));
+        List<String> survivorIds = new ArrayList<>(ids);
+        survivorIds.remove(dead);
+        int next = ids.indexOf(Rendezvous.owner(room, survivorIds));
+        int third = 3 - dead - next;
+        // users by home node (user i lives on node i % 3): the sender and a recipient on the third node
+        int creator = dead;
+        int onNext = next;
+        int sender = third;
+        int recipient = third + 3;
+        Node d = nodes.get(dead);
+        d.engine.process(join(user(creator), room, "c"));
+        await(() -> d.of(user(creator)).stream().anyMatch(x -> x.contains("code=\"201\"")), "room created");
+        d.engine.process(instantRoom(user(creator), room));
+        await(() -> d.of(user(creator)).stream().anyMatch(x -> x.contains("type=\"result\"")), "room unlocked");
+        for (int u : List.of(onNext, sender, recipient)) {
+            home(u).engine.process(join(user(u), room, "n" + u));
+            await(() -> home(u).of(user(u)).stream().anyMatch(x -> x.contains("from=\"" + room + "/n" + u + "\"")),
+                    "user " + u + " joined");
+        }
+        d.withholding.silent = true;
+        d.withholding.dropEntriesWith = "o|1";
+        home(sender).engine.process(groupchat(user(sender), room, "o|1", "o1"));
+        home(sender).engine.process(groupchat(user(sender), room, "o|2", "o2"));
+        await(() -> bodies(d, creator, room).contains("o|2"), "the owner accepted both");
+        nodes.get(next).withholding.writeDelayMs = 300;
+        d.transport.terminate();
+        nodes.remove(d);
+        for (Node n : nodes) {
+            await(() -> n.engine.cluster().members().size() == 2, "two members");
+        }
+        for (int u : List.of(recipient, sender, onNext)) {
+            try {
+                await(() -> bodies(home(u), u, room).size() >= 2, "user " + u + " got both");
+            } catch (AssertionError timedOut) {
+                // the comparison says what is missing
+            }
+            assertThat(bodies(home(u), u, room)).as("user %d on node %d", u, u % NODES)
+                    .containsExactly("o|1", "o|2");
+        }
+        assertThat(counter("mucscale.cluster.redelivered")).as("message 2 re-delivered, not accepted again")
+                .isPositive();
+    }
+
+    /** The bodies of {@code room}'s groupchat messages user i received on node n, in arrival order. */
+    private static List<String> bodies(Node n, int i, String room) {
+        List<String> out = new ArrayList<>();
+        for (String x : n.of(user(i))) {
+            Matcher m = BODY.matcher(x);
+            if (x.startsWith("<message") && x.contains("from=\"" + room + "/") && m.find()) {
+                out.add(m.group(1));
+            }
+        }
+        return out;
+    }
+
     /** Stalls the survivors' relay writers from now until {@code afterViewsMs} after each survivor sees two members. */
     private static void stallRelayWriters(List<Node> survivors, long afterViewsMs) {
         CountDownLatch stall = new CountDownLatch(1);
@@ -952,8 +1081,8 @@ class ClusterEnginesTest {
                     // again to the new owner ahead of anything newer (ClusterViewLagOrderTest pins the case of a
                     // new owner whose view changes last), and re-delivered where the dead owner had accepted it
                     if (inOrder) {
-                        assertThat(seq).as("user %d, room %d, sender %d: every round once, in order", u, r, x)
-                                .isEqualTo(everyRound);
+                        assertThat(seq).as("user %d, room %d, sender %d: every round once, in order (written by %s)",
+                                u, r, x, home(u).writersOf(u, r, x, "c")).isEqualTo(everyRound);
                     } else {
                         assertThat(seq).as("user %d, room %d, sender %d: every round once", u, r, x)
                                 .containsExactlyInAnyOrderElementsOf(everyRound);

@@ -114,17 +114,20 @@ final class ClusterDelivery implements Delivery {
     }
 
     /**
-     * On a room thread: gathers a re-delivery of {@code stanza} (whose delivered-id key is {@code key}) to local
-     * {@code recipients}, released with the run's other deliveries, in call order, and written there only if this
-     * node had not written that key ({@link ClusterNode#firstDeliveryHere}). False on any other thread.
+     * On a room thread: gathers a re-delivery of {@code stanza} (whose delivered-id key is {@code key}) to
+     * {@code recipients} on node {@code target} (null: this node), released with the run's other deliveries, in call
+     * order, after the runs before it: a re-delivery sent at once could overtake the relay of a message this room
+     * accepted just before it, which waits for its replication write (seen as one sender's rounds 20-22 ahead of 19
+     * after a take-over). It is written only where that key was not written yet ({@link ClusterNode#firstDeliveryHere}
+     * here, the relay writer elsewhere). False on any other thread.
      */
-    boolean redeliverHere(RenderedStanza stanza, long key, java.util.List<Jid> recipients) {
+    boolean redeliverGathered(String target, RenderedStanza stanza, long key, java.util.List<Jid> recipients) {
         Gathered g = perThread.get();
         if (g == null) {
             return false;
         }
         for (Jid r : recipients) {
-            g.add(null, stanza, null, r);
+            g.add(target, stanza, null, r);
             g.keys[g.size - 1] = key;
         }
         return true;
@@ -168,7 +171,7 @@ final class ClusterDelivery implements Delivery {
         RenderedStanza[] rendered;
         XmlElement[] elements;
         Jid[] recipients;
-        /** Non-zero: a re-delivery, with the delivered-id key it is written under (see redeliverHere). */
+        /** Non-zero: a re-delivery, with the delivered-id key it is written under (see redeliverGathered). */
         long[] keys;
         int size;
         final Map<String, Wire.RelayBuilder> relays = new HashMap<>();
@@ -227,10 +230,27 @@ final class ClusterDelivery implements Delivery {
             int n = size;
             boolean remote = false;
             for (int i = 0; i < n; i++) {
-                if (targets[i] != null) {
-                    relays.computeIfAbsent(targets[i], t -> new Wire.RelayBuilder()).add(rendered[i], recipients[i]);
-                    remote = true;
+                String target = targets[i];
+                if (target == null) {
+                    continue;
                 }
+                remote = true;
+                if (keys[i] == 0) {
+                    relays.computeIfAbsent(target, t -> new Wire.RelayBuilder()).add(rendered[i], recipients[i]);
+                    continue;
+                }
+                // a re-delivery goes after what this run gathered for that node before it, and ahead of the rest
+                Wire.RelayBuilder before = relays.get(target);
+                if (before != null && !before.isEmpty()) {
+                    node.sendRelay(target, before);
+                    before.clear();
+                }
+                int to = 1;
+                while (i + to < n && keys[i + to] == keys[i] && target.equals(targets[i + to])) {
+                    to++;
+                }
+                node.sendRedelivery(target, keys[i], rendered[i], Arrays.asList(recipients).subList(i, i + to));
+                i += to - 1;
             }
             if (remote) {
                 for (Map.Entry<String, Wire.RelayBuilder> e : relays.entrySet()) {

@@ -581,24 +581,30 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             String target = deliveryNode(r);
             byNode.computeIfAbsent(target == null ? local : target, t -> new ArrayList<>()).add(r);
         }
-        long now = nowMicros();
         for (Map.Entry<String, List<Jid>> e : byNode.entrySet()) {
             List<Jid> to = e.getValue();
-            if (e.getKey().equals(local)) {
-                // on a room thread: with the run's other deliveries, released in flush order after its write, so
-                // that it reaches this node's sessions before the newer messages the room accepts after it (through
-                // the relay writer, a thread of its own, it could come after them); elsewhere through the relay
-                // writer, which records and checks delivered ids too
-                ClusterDelivery d = delivery;
-                if (d == null || !d.redeliverHere(rendered, key, to)) {
-                    relayIn.offer(new Wire.Relay(now, new RenderedStanza[] {rendered}, new int[to.size()],
-                            to.toArray(new Jid[0]), key));
-                }
+            boolean here = e.getKey().equals(local);
+            // on a room thread: with the run's other deliveries, released in flush order after its write, so that it
+            // reaches its recipients after the messages the room accepted before it and before the newer ones (sent
+            // at once, or through the relay writer here, a thread of its own, it could pass either)
+            ClusterDelivery d = delivery;
+            if (d != null && d.redeliverGathered(here ? null : e.getKey(), rendered, key, to)) {
+                continue;
+            }
+            if (here) {
+                // the relay writer records and checks delivered ids too
+                relayIn.offer(new Wire.Relay(nowMicros(), new RenderedStanza[] {rendered}, new int[to.size()],
+                        to.toArray(new Jid[0]), key));
             } else {
-                outbox.send(e.getKey(), Wire.redeliver(links.epoch(), links.nextSeq(e.getKey()), now, key,
-                        rendered, to));
+                sendRedelivery(e.getKey(), key, rendered, to);
             }
         }
+    }
+
+    /** Sends a re-delivery of the message with {@code key} to {@code recipients} on {@code target}. */
+    void sendRedelivery(String target, long key, RenderedStanza rendered, List<Jid> recipients) {
+        outbox.send(target, Wire.redeliver(links.epoch(), links.nextSeq(target), nowMicros(), key, rendered,
+                recipients));
     }
 
     /**
