@@ -42,6 +42,8 @@ class ClusterEnginesTest {
     static final class Node implements Delivery {
         final String name;
         final Map<String, List<String>> received = new ConcurrentHashMap<>();
+        /** The thread that wrote each of {@link #received}'s entries, in the same order (for failure messages). */
+        final Map<String, List<String>> writers = new ConcurrentHashMap<>();
         MucScaleEngine engine;
         HazelcastClusterTransport transport;
         /** The engine's transport: {@link #transport}, except that relays can be withheld (see {@link Withholding}). */
@@ -80,9 +82,6 @@ class ClusterEnginesTest {
                 writers.computeIfAbsent(to, k -> new ArrayList<>()).add(Thread.currentThread().getName());
             }
         }
-
-        /** The thread that wrote each of {@link #received}'s entries, in the same order (for failure messages). */
-        final Map<String, List<String>> writers = new ConcurrentHashMap<>();
 
         /** Which thread wrote each of room k's messages from sender x to user i ("round by thread"). */
         List<String> writersOf(int i, int k, int x, String tag) {
