@@ -379,15 +379,19 @@ class ClusterEnginesTest {
         return List.of(i % ROOMS, (i + 1) % ROOMS);
     }
 
+    /** User {@code owner} creates {@code room} as an instant room through its home node, joined as {@code nick}. */
+    private void createInstantRoom(int owner, String room, String nick) throws Exception {
+        Node n = home(owner);
+        n.engine.process(join(user(owner), room, nick));
+        await(() -> n.of(user(owner)).stream().anyMatch(x -> x.contains("code=\"201\"")), "room created");
+        n.engine.process(instantRoom(user(owner), room));
+        await(() -> n.of(user(owner)).stream().anyMatch(x -> x.contains("type=\"result\"")), "room unlocked");
+    }
+
     private void joinEveryone() throws Exception {
         // the first user of each room creates it as an instant room
         for (int k = 0; k < ROOMS; k++) {
-            int owner = k;
-            Node n = home(owner);
-            n.engine.process(join(user(owner), room(k), "nick" + owner));
-            await(() -> n.of(user(owner)).stream().anyMatch(x -> x.contains("code=\"201\"")), "room created");
-            n.engine.process(instantRoom(user(owner), room(k)));
-            await(() -> n.of(user(owner)).stream().anyMatch(x -> x.contains("type=\"result\"")), "room unlocked");
+            createInstantRoom(k, room(k), "nick" + k);
         }
         for (int i = 0; i < USERS; i++) {
             for (int k : roomsOf(i)) {
@@ -953,10 +957,7 @@ class ClusterEnginesTest {
         int sender = third;
         int recipient = third + 3;
         Node d = nodes.get(dead);
-        d.engine.process(join(user(creator), room, "c"));
-        await(() -> d.of(user(creator)).stream().anyMatch(x -> x.contains("code=\"201\"")), "room created");
-        d.engine.process(instantRoom(user(creator), room));
-        await(() -> d.of(user(creator)).stream().anyMatch(x -> x.contains("type=\"result\"")), "room unlocked");
+        createInstantRoom(creator, room, "c");
         for (int u : List.of(onNext, sender, recipient)) {
             home(u).engine.process(join(user(u), room, "n" + u));
             await(() -> home(u).of(user(u)).stream().anyMatch(x -> x.contains("from=\"" + room + "/n" + u + "\"")),
