@@ -308,7 +308,8 @@ class RealOpenfireClusterIT {
 
         AtomicBoolean sending = new AtomicBoolean(true);
         AtomicLong sent = new AtomicLong();
-        Thread traffic = startTraffic(senders, "k ", sending, sent);
+        List<Long> sentAt = java.util.Collections.synchronizedList(new ArrayList<>());
+        Thread traffic = startTraffic(senders, "k ", sending, sent, sentAt);
         Thread.sleep(2_000);
         node2.start();
         node1.waitUntil("node 1 to see node 2 join again", START_TIMEOUT,
@@ -327,9 +328,34 @@ class RealOpenfireClusterIT {
         }
         for (int r = 0; r < rooms; r++) {
             List<Long> got = readers.get(r).drain("alice", "k ", Duration.ofSeconds(30), total - 1);
-            assertThat(got).as("room %d: every message once, in order, across node 2's return", r).isEqualTo(every);
+            assertThat(got).as("room %d: every message once, in order, across node 2's return (%s)", r,
+                    missing(got, total, sentAt, senders.get(r))).isEqualTo(every);
         }
         assertThat(node1.ourWarningsAndErrors()).isEmpty();
+    }
+
+    /**
+     * What a reader missed, as runs of message numbers with the times they were sent, and the errors the sender got
+     * from the room: enough to place a loss among the nodes' logged events (cluster view, hand-off).
+     */
+    static String missing(List<Long> got, long total, List<Long> sentAt, Occupant sender) {
+        java.util.Set<Long> had = new java.util.HashSet<>(got);
+        List<String> runs = new ArrayList<>();
+        long from = -1;
+        for (long m = 0; m <= total; m++) {
+            boolean lost = m < total && !had.contains(m);
+            if (lost && from < 0) {
+                from = m;
+            } else if (!lost && from >= 0) {
+                runs.add(from + "-" + (m - 1) + " sent " + clock(sentAt, from) + " to " + clock(sentAt, m - 1));
+                from = -1;
+            }
+        }
+        return "missing " + runs + "; errors to the sender: " + sender.errors();
+    }
+
+    private static String clock(List<Long> sentAt, long round) {
+        return round < sentAt.size() ? java.time.Instant.ofEpochMilli(sentAt.get((int) round)).toString() : "?";
     }
 
     // ---------------------------------------------------------------------------------------------------------------
@@ -339,9 +365,16 @@ class RealOpenfireClusterIT {
      * the rounds.
      */
     static Thread startTraffic(List<Occupant> senders, String prefix, AtomicBoolean sending, AtomicLong sent) {
+        return startTraffic(senders, prefix, sending, sent, new ArrayList<>());
+    }
+
+    /** As above, and adds each round's start (epoch ms) to {@code sentAt}. */
+    static Thread startTraffic(List<Occupant> senders, String prefix, AtomicBoolean sending, AtomicLong sent,
+                               List<Long> sentAt) {
         Thread traffic = new Thread(() -> {
             long i = 0;
             while (sending.get()) {
+                sentAt.add(System.currentTimeMillis());
                 for (Occupant s : senders) {
                     try {
                         s.muc.sendMessage(prefix + i);
@@ -378,23 +411,36 @@ class RealOpenfireClusterIT {
     private static final java.util.regex.Pattern STANZA_ID =
             java.util.regex.Pattern.compile("<stanza-id [^>]*id=['\"]([^'\"]+)");
 
-    record Occupant(MultiUserChat muc, BlockingQueue<String> inbox, Map<Long, List<String>> stanzaIds) {
+    record Occupant(MultiUserChat muc, BlockingQueue<String> inbox, Map<Long, List<String>> stanzaIds,
+                    List<String> errors) {
 
         static Occupant create(XMPPTCPConnection c, String room, String nick) throws Exception {
             MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
             BlockingQueue<String> q = listen(m);
+            List<String> errors = listenForErrors(c, m);
             MultiUserChat.MucCreateConfigFormHandle created = m.createOrJoin(Resourcepart.from(nick));
             if (created != null) {
                 created.makeInstant();
             }
-            return new Occupant(m, q, new ConcurrentHashMap<>());
+            return new Occupant(m, q, new ConcurrentHashMap<>(), errors);
         }
 
         static Occupant join(XMPPTCPConnection c, String room, String nick) throws Exception {
             MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
             BlockingQueue<String> q = listen(m);
+            List<String> errors = listenForErrors(c, m);
             m.join(Resourcepart.from(nick));
-            return new Occupant(m, q, new ConcurrentHashMap<>());
+            return new Occupant(m, q, new ConcurrentHashMap<>(), errors);
+        }
+
+        /** Message errors from the room, each with the time it arrived: a refused message is not a lost one. */
+        private static List<String> listenForErrors(XMPPTCPConnection c, MultiUserChat m) {
+            List<String> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+            c.addAsyncStanzaListener(stanza -> errors.add(java.time.Instant.now() + " " + stanza.toXML()),
+                    new org.jivesoftware.smack.filter.AndFilter(
+                            org.jivesoftware.smack.filter.FromMatchesFilter.create(m.getRoom()),
+                            org.jivesoftware.smack.filter.MessageTypeFilter.ERROR));
+            return errors;
         }
 
         private static BlockingQueue<String> listen(MultiUserChat m) {
