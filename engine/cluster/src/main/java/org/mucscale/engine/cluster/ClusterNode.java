@@ -78,6 +78,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final String local;
     private final int tailSlots;
     private final long handoffTimeoutNanos;
+    /** The longest a room's stanzas wait for a previous owner that has not switched views yet. */
+    private final long lateSwitchLimitNanos;
     private final long replicationTimeoutMs;
     private final int unconfirmedLimit;
     private final ClusterMap rooms;
@@ -97,6 +99,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final Set<Jid> held = ConcurrentHashMap.newKeySet();
     /** Rooms waiting for a hand-off, with the deadline after which they are taken over from the maps. */
     private final ConcurrentHashMap<Jid, Long> awaitingHandoff = new ConcurrentHashMap<>();
+    /**
+     * The view each other node last said it switched to ({@link Wire#SWITCHED}, sent after its hand-offs): a room that
+     * such a view places at that node is still there ({@link #claimOf}). Kept for leaving nodes until they are gone.
+     */
+    private final ConcurrentHashMap<String, List<String>> peerViews = new ConcurrentHashMap<>();
     /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
     private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
     private final ScheduledExecutorService clusterThread;
@@ -141,6 +148,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.local = transport.localNode();
         this.tailSlots = Math.max(1, Math.max(settings.get(ClusterSettings.LOG_TAIL), historySize));
         this.handoffTimeoutNanos = settings.get(ClusterSettings.HANDOFF_TIMEOUT).toNanos();
+        this.lateSwitchLimitNanos = Math.max(handoffTimeoutNanos,
+                settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos());
         this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
         this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
         long lingerNanos = settings.get(ClusterSettings.BATCH_LINGER).toNanos();
@@ -1117,6 +1126,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         String fromNode = in.fromNode();
         Wire.Message m = in.message();
         Progress p = inbound.computeIfAbsent(fromNode, n -> new Progress());
+        if (!untold.isEmpty() && untold.remove(fromNode)) {
+            clusterThread.execute(() -> {
+                View v = view;
+                if (v.clustered() && v.members().contains(fromNode)) {
+                    tell(fromNode, v);
+                }
+            });
+        }
         switch (m.kind()) {
             case Wire.FORWARD -> {
                 if (m.resent() && !servesHere(m.room()) || aheadOfUs(fromNode, m)) {
@@ -1144,6 +1161,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             case Wire.RELAY -> relayIn.offer(in); // its sender decides how it is written (RelayIn.write)
             case Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
+            case Wire.SWITCHED -> clusterThread.execute(() -> onSwitched(fromNode, m.members()));
             case Wire.LEAVING -> {
                 long run = m.epoch();
                 clusterThread.execute(() -> onLeaving(fromNode, run));
@@ -1227,6 +1245,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         List<String> copy = new ArrayList<>(members);
         // a node that announced its leave stays out, whatever the transport still reports
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
+        peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
         clusterThread.execute(() -> {
@@ -1302,6 +1321,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         previous = old;
         viewChangedNanos = System.nanoTime();
+        crashed.forEach(peerViews::remove); // a leaving node's view still says what it has not handed off yet
         forgetDeparted(next.members()); // a node back in the view gets a fresh record
         if (departed.isEmpty()) {
             view = next;
@@ -1343,6 +1363,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.error("handing rooms off for the cluster view {} failed; their new owners take them from the maps "
                     + "after the hand-off timeout", next.members(), e);
         }
+        announceSwitch(next);
         // sessions that were on departed nodes
         Predicate<Jid> gone = null;
         if (!departed.isEmpty()) {
@@ -1522,7 +1543,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** The view before the last change, and when it changed (for {@link #arriving}). */
+    /** The view before the last change, and when it changed (for {@link #claimOf}). */
     private volatile View previous;
     private volatile long viewChangedNanos;
     private volatile boolean replicating;
@@ -1539,47 +1560,147 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 return true;
             }
         }
-        View p = previous;
-        View v = view;
-        if (p == null || System.nanoTime() - viewChangedNanos > handoffTimeoutNanos || !local.equals(v.owner(room))) {
+        // alone too: the last other member may be leaving, its rooms still on their way here
+        if (!local.equals(view.owner(room))) {
             return false;
         }
-        String before = Rendezvous.owner(room.toString(), ownersBefore(p, v));
-        if (before == null || before.equals(local)
-                || !(v.members().contains(before) || leavingNodes.contains(before))) {
-            return false;
-        }
-        if (!p.clustered() && !replicatedAnywhere(room)) {
-            return false; // just joined, and the room exists nowhere yet: no hand-off will come for it
+        Claim c = claimOf(room);
+        if (c == null || !c.announced() && !replicatedAnywhere(room)) {
+            return false; // no other node has it: a new room
         }
         awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
         return true;
     }
 
-    /**
-     * The members that placed rooms before the view changed from {@code previous} to {@code now}. A node that was alone
-     * and is now clustered has just joined: its rooms come from the owners among the others (their view before it
-     * came), so it waits for their hand-offs too, for rooms that exist somewhere ({@link #replicatedAnywhere}).
-     */
-    private List<String> ownersBefore(View previous, View now) {
-        if (previous.clustered() || !now.clustered()) {
-            return previous.members();
-        }
-        List<String> others = new ArrayList<>(now.members());
-        others.remove(local);
-        return others;
+    /** {@code node} places a room at itself, in a view it announced, or in the view it is presumed to have. */
+    private record Claim(String node, boolean announced) {
     }
 
     /**
-     * Whether the room has replicated state (every room on a clustered node has; a node that was alone copied its rooms
-     * before it switched views). One read, on a room thread, only for the first stanza of a room that is not here in
-     * the hand-off timeout after this node joined; if it fails, the room is taken to exist.
+     * The other node that, as far as this node knows, still places {@code room} at itself, or null.
+     * <ul>
+     *   <li>Its view is the one it last announced ({@link Wire#SWITCHED}: it has switched to it and handed off what
+     *   it moved). While it places the room at itself, the room's stanzas here wait for its hand-off, however late its
+     *   view change comes (Openfire told one node of a join 1.1 s after the other, and that node's switch took 5 s
+     *   more under load: stanzas forwarded to the newcomer after its 2 s of waiting were refused as for an unknown
+     *   room, and a run of 56-79 messages was lost).</li>
+     *   <li>A node that has announced no view to this node is presumed, for the state-read timeout after this node's
+     *   view changed, to be in this node's previous view, or, if this node was alone, in the view of the others before
+     *   this node came. Only presumed, so the room is waited for only if the maps have it
+     *   ({@link #replicatedAnywhere}), and beyond the hand-off timeout only if that node has sent this one something
+     *   (inside Openfire a member may not run the plugin at all).</li>
+     *   <li>A newcomer to a clustered view is not waited for: rooms it served alone come as its hand-offs.</li>
+     * </ul>
+     */
+    private Claim claimOf(Jid room) {
+        View v = view;
+        View p = System.nanoTime() - viewChangedNanos - lateSwitchLimitNanos < 0 ? previous : null;
+        String key = room.toString();
+        for (String n : v.members()) {
+            Claim c = n.equals(local) ? null : claimBy(n, key, v, p);
+            if (c != null) {
+                return c;
+            }
+        }
+        for (String n : leavingNodes) {
+            Claim c = n.equals(local) ? null : claimBy(n, key, v, p);
+            if (c != null) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /** {@code previous}: null once presumptions have lapsed. */
+    private Claim claimBy(String node, String room, View now, View previous) {
+        List<String> announced = peerViews.get(node);
+        if (announced != null) {
+            return node.equals(Rendezvous.owner(room, announced)) ? new Claim(node, true) : null;
+        }
+        List<String> presumed = null;
+        if (previous != null && !previous.clustered()) {
+            presumed = new ArrayList<>(now.members());
+            presumed.remove(local);
+        } else if (previous != null && previous.members().contains(node)) {
+            presumed = previous.members();
+        }
+        return presumed != null && node.equals(Rendezvous.owner(room, presumed)) ? new Claim(node, false) : null;
+    }
+
+    /**
+     * Whether the room has replicated state (every room on a clustered node has; a node that was alone copies its rooms
+     * before it switches views). One read, on a room thread, only for the first stanza of a room that is not here and
+     * that another node is presumed to have ({@link #claimOf}); if it fails, the room is taken to exist.
      */
     private boolean replicatedAnywhere(Jid room) {
         try {
             return rooms.get(roomKey(room)) != null;
         } catch (RuntimeException e) {
             return true;
+        }
+    }
+
+    /**
+     * {@code from} switched to {@code members} (on the cluster thread). Its hand-offs came before this on the link and
+     * were taken before it here, so a room still awaited that no node places at itself any more was not on any: it
+     * starts now, from the maps if they have it, else as a new room.
+     */
+    private void onSwitched(String from, List<String> members) {
+        if (closed || from == null || from.equals(local)) {
+            return;
+        }
+        peerViews.put(from, members);
+        List<Jid> unclaimed = new ArrayList<>();
+        for (Jid room : awaitingHandoff.keySet()) {
+            if (claimOf(room) == null && awaitingHandoff.remove(room) != null) {
+                unclaimed.add(room);
+            }
+        }
+        if (!unclaimed.isEmpty()) {
+            LOG.info("{} switched views without handing over {} rooms awaited here; they start here", from,
+                    unclaimed.size());
+            adoptFromMaps(unclaimed, false, null);
+        }
+    }
+
+    /**
+     * Members not told of this node's current view yet: those that showed no sign of running the engine when it
+     * switched. Each is told when it first sends this node something ({@link #dispatch}).
+     */
+    private final Set<String> untold = ConcurrentHashMap.newKeySet();
+
+    /**
+     * Tells the other members this node places rooms over {@code next} now and has handed off what moved: those that run
+     * the engine (a start mark, or they have sent this node something). Inside Openfire a member without the plugin
+     * would log a ClassNotFoundException for the message.
+     */
+    private void announceSwitch(View next) {
+        untold.clear();
+        if (!next.clustered()) {
+            return;
+        }
+        List<String> others = new ArrayList<>(next.members());
+        others.remove(local);
+        Set<String> marked;
+        try {
+            marked = starts.getAll(others).keySet();
+        } catch (RuntimeException e) {
+            marked = Set.of(); // each is told when it speaks
+        }
+        for (String other : others) {
+            if (marked.contains(other) || inbound.containsKey(other)) {
+                tell(other, next);
+            } else {
+                untold.add(other);
+            }
+        }
+    }
+
+    private void tell(String other, View v) {
+        try {
+            outbox.sendNow(other, Wire.switched(links.epoch(), links.nextSeq(other), v.members()));
+        } catch (RuntimeException e) {
+            LOG.warn("telling {} of this node's switch to {} failed: {}", other, v.members(), e.toString());
         }
     }
 
@@ -1784,7 +1905,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             long now = System.nanoTime();
             List<Jid> overdue = new ArrayList<>();
             awaitingHandoff.forEach((room, deadline) -> {
-                if (now - deadline >= 0) {
+                // a node that still places the room at itself (as it announced, or presumably, and it has sent us
+                // something, so it runs the plugin) has not finished its switch yet: wait on for its hand-off, up to the
+                // limit (one whose engine died while it stays a member must not hold the room for good)
+                Claim c;
+                if (now - deadline >= 0 && ((c = claimOf(room)) == null
+                        || !c.announced() && !inbound.containsKey(c.node())
+                        || now - (deadline - handoffTimeoutNanos) - lateSwitchLimitNanos >= 0)) {
                     overdue.add(room);
                 }
             });
@@ -1838,6 +1965,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
                     view = next;
                     handOff(service, service.localRooms(), next);
+                    announceSwitch(next); // nothing is left here: the others stop waiting for this node
                     try {
                         Thread.sleep(LEAVE_DRAIN_MS);
                     } catch (InterruptedException e) {

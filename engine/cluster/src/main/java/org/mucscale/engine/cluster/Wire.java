@@ -29,6 +29,9 @@ import org.mucscale.engine.stanza.XmlElement;
  *                                                                                 owner: delivered there only if
  *                                                                                 that node had not delivered key
  *                                                                                 (see DeliveredIds)
+ *   SWITCHED := varint n, (string member)*                                     "I now place rooms over these
+ *                                                                                 members, and have handed off every
+ *                                                                                 room this view moved away from me"
  *   BATCH    := u8 kind, varint n, (varint length, message)*                    several messages to one node in one
  *                                                                                 send (see Outbox); n >= 2, never
  *                                                                                 nested, no header of its own: each
@@ -43,6 +46,7 @@ final class Wire {
     static final int CONFIRM = 5;
     static final int REDELIVER = 6;
     static final int BATCH = 7;
+    static final int SWITCHED = 8;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
 
@@ -51,9 +55,15 @@ final class Wire {
 
     /** A decoded message: the header and one of the bodies. */
     record Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
-                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq) {
+                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members) {
         Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza, Relay relay) {
-            this(kind, epoch, seq, room, entryNode, hops, stanza, relay, false, 0, 0);
+            this(kind, epoch, seq, room, entryNode, hops, stanza, relay, false, 0, 0, List.of());
+        }
+
+        Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza, Relay relay,
+                boolean resent, long confirmedEpoch, long confirmedSeq) {
+            this(kind, epoch, seq, room, entryNode, hops, stanza, relay, resent, confirmedEpoch, confirmedSeq,
+                    List.of());
         }
     }
 
@@ -97,6 +107,15 @@ final class Wire {
 
     static byte[] leaving(long epoch, long seq) {
         return new Codec.Out(16).u8(LEAVING).i64(epoch).varint(seq).toBytes();
+    }
+
+    static byte[] switched(long epoch, long seq, List<String> members) {
+        Codec.Out out = new Codec.Out(16 + members.size() * 40);
+        out.u8(SWITCHED).i64(epoch).varint(seq).varint(members.size());
+        for (String m : members) {
+            out.string(m);
+        }
+        return out.toBytes();
     }
 
     static byte[] handoff(long epoch, long seq, Jid room) {
@@ -276,6 +295,18 @@ final class Wire {
             case LEAVING -> {
                 in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null);
+            }
+            case SWITCHED -> {
+                int n = in.count();
+                List<String> members = new ArrayList<>(n);
+                for (int i = 0; i < n; i++) {
+                    members.add(in.requiredString("member"));
+                }
+                in.end();
+                if (members.isEmpty()) {
+                    throw new IllegalArgumentException("a view switch names no members");
+                }
+                return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.copyOf(members));
             }
             case CONFIRM -> {
                 long confirmedEpoch = in.i64();

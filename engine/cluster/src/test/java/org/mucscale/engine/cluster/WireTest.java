@@ -146,6 +146,36 @@ class WireTest {
                 .containsExactly(3, 1, 2, 3, 4, 5, 6, 7, 8, 1, room.length + 1, room[0], room[1], room[2]);
     }
 
+    // ------------------------------------------------------------------------------------------ SWITCHED
+
+    @Test
+    void switched_roundTrip_keepsTheMembersInOrder() {
+        Wire.Message m = Wire.decode(Wire.switched(-5, 3, List.of("n2", "n0", "nöde-1")));
+        assertThat(m.kind()).isEqualTo(Wire.SWITCHED);
+        assertThat(m.epoch()).isEqualTo(-5);
+        assertThat(m.seq()).isEqualTo(3);
+        assertThat(m.members()).containsExactly("n2", "n0", "nöde-1");
+        assertThat(m.room()).isNull();
+        assertThat(m.relay()).isNull();
+    }
+
+    @Test
+    void switched_layout_exactBytes() {
+        assertThat(Wire.switched(0x0102030405060708L, 1, List.of("a", "bc")))
+                .containsExactly(8, 1, 2, 3, 4, 5, 6, 7, 8, 1, 2, 2, 'a', 3, 'b', 'c');
+    }
+
+    @Test
+    void switched_noMembers_nullMember_orTrailingBytes_refused() {
+        assertThatThrownBy(() -> Wire.decode(Wire.switched(1, 1, List.of())))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("a view switch names no members");
+        byte[] nullMember = new Codec.Out(0).u8(Wire.SWITCHED).i64(1).varint(1).varint(1).string(null).toBytes();
+        assertThatThrownBy(() -> Wire.decode(nullMember)).isInstanceOf(IllegalArgumentException.class);
+        byte[] full = Wire.switched(1, 1, List.of("a"));
+        assertThatThrownBy(() -> Wire.decode(Arrays.copyOf(full, full.length + 1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
     // ------------------------------------------------------------------------------------------ RELAY
 
     @Test
@@ -397,7 +427,7 @@ class WireTest {
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 7, 127, 255})
+    @ValueSource(ints = {0, 7, 9, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
