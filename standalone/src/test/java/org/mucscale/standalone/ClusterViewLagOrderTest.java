@@ -38,14 +38,15 @@ class ClusterViewLagOrderTest {
 
     /** The real transport, with the reports of view changes to the engine held back while {@link #hold} is on. */
     static final class HeldViews implements ClusterTransport {
-        final HazelcastClusterTransport real;
+        /** Its switches slow the maps' writes down ({@link ClusterEnginesTest.Withholding#writeDelayMs}). */
+        final ClusterEnginesTest.Withholding real;
         private final Object lock = new Object();
         private boolean holding;
         private List<List<String>> held = new ArrayList<>();
         private List<String> reported;
         private Listener engine;
 
-        HeldViews(HazelcastClusterTransport real) {
+        HeldViews(ClusterEnginesTest.Withholding real) {
             this.real = real;
         }
 
@@ -88,46 +89,9 @@ class ClusterViewLagOrderTest {
             real.send(node, message);
         }
 
-        /** Added to every write of the maps: a slow member (a loaded machine, Hazelcast migrating partitions). */
-        volatile long writeDelayMs;
-
         @Override
         public ClusterMap map(String name) {
-            ClusterMap map = real.map(name);
-            return new ClusterMap() {
-                @Override
-                public void putAll(Map<String, byte[]> entries) {
-                    long delay = writeDelayMs;
-                    if (delay > 0) {
-                        try {
-                            Thread.sleep(delay);
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                    map.putAll(entries);
-                }
-
-                @Override
-                public Map<String, byte[]> getAll(java.util.Collection<String> keys) {
-                    return map.getAll(keys);
-                }
-
-                @Override
-                public byte[] get(String key) {
-                    return map.get(key);
-                }
-
-                @Override
-                public void removeAll(java.util.Collection<String> keys) {
-                    map.removeAll(keys);
-                }
-
-                @Override
-                public java.util.Set<String> keys() {
-                    return map.keys();
-                }
-            };
+            return real.map(name);
         }
 
         @Override
@@ -181,7 +145,7 @@ class ClusterViewLagOrderTest {
         text.put("mucscale.cluster.handoff-timeout", handoffTimeoutMs);
         Settings settings = Settings.fromText(StandaloneServer.catalog(), text);
         node.transport = HazelcastClusterTransport.create(settings);
-        HeldViews held = new HeldViews(node.transport);
+        HeldViews held = new HeldViews(new ClusterEnginesTest.Withholding(node.transport));
         node.engine = MucScaleEngine.builder(SERVICE, settings, node).cluster(held).build();
         node.engine.start();
         nodes.add(node);
@@ -325,7 +289,7 @@ class ClusterViewLagOrderTest {
                 // the old member switches now, forwards what comes for the moving rooms once it has let them go and
                 // hands them over after their last write, with writes as slow as a loaded machine's while Hazelcast
                 // migrates partitions (0.3-1.2 s a round in the Openfire run)
-                views.get(old).writeDelayMs = 600;
+                views.get(old).real.writeDelayMs = 600;
                 views.get(old).release();
             }
             for (String room : moving) {
