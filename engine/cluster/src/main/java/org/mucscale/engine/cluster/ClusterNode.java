@@ -140,6 +140,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             return o;
         }
+
+        /** The members but {@code node}, in order (a new list). */
+        List<String> without(String node) {
+            List<String> rest = new ArrayList<>(members);
+            rest.remove(node);
+            return rest;
+        }
     }
 
     public ClusterNode(ClusterTransport transport, Settings settings, int historySize, ClusterListener listener) {
@@ -1184,8 +1191,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         leavingNodes.add(node);
         leavingRuns.put(node, run);
-        List<String> rest = new ArrayList<>(view.members());
-        rest.remove(node);
+        List<String> rest = view.without(node);
         try {
             onView(rest);
         } catch (RuntimeException e) {
@@ -1596,14 +1602,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         View v = view;
         View p = System.nanoTime() - viewChangedNanos - lateSwitchLimitNanos < 0 ? previous : null;
         String key = room.toString();
-        for (String n : v.members()) {
-            Claim c = n.equals(local) ? null : claimBy(n, key, v, p);
-            if (c != null) {
-                return c;
-            }
-        }
-        for (String n : leavingNodes) {
-            Claim c = n.equals(local) ? null : claimBy(n, key, v, p);
+        Claim c = firstClaim(v.members(), key, v, p);
+        return c != null ? c : firstClaim(leavingNodes, key, v, p);
+    }
+
+    private Claim firstClaim(Iterable<String> nodes, String room, View now, View previous) {
+        for (String n : nodes) {
+            Claim c = n.equals(local) ? null : claimBy(n, room, now, previous);
             if (c != null) {
                 return c;
             }
@@ -1619,8 +1624,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         List<String> presumed = null;
         if (previous != null && !previous.clustered()) {
-            presumed = new ArrayList<>(now.members());
-            presumed.remove(local);
+            presumed = now.without(local);
         } else if (previous != null && previous.members().contains(node)) {
             presumed = previous.members();
         }
@@ -1679,8 +1683,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (!next.clustered()) {
             return;
         }
-        List<String> others = new ArrayList<>(next.members());
-        others.remove(local);
+        List<String> others = next.without(local);
         Set<String> marked;
         try {
             marked = starts.getAll(others).keySet();
@@ -1955,8 +1958,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 View v = view;
                 MucService service = muc;
                 if (v.clustered() && service != null) {
-                    List<String> rest = new ArrayList<>(v.members());
-                    rest.remove(local);
+                    List<String> rest = v.without(local);
                     // tell the others to route around this node, route every new stanza to the next owners (still
                     // clustered: replicate, relay), move what is here, then keep forwarding stragglers a moment
                     for (String other : rest) {
