@@ -322,6 +322,68 @@ class ClusterViewLagOrderTest {
         assertThat(old.of(sender)).as("errors to the sender").noneMatch(x -> x.contains("type=\"error\""));
     }
 
+    /**
+     * The old member served its rooms alone, so none of them is in the maps yet (a node alone replicates nothing), and
+     * its switch comes long after the newcomer's. A user of the newcomer who joins one of the rooms moving to the
+     * newcomer meanwhile must join that room, with its occupants and history, not create a second, empty one there;
+     * a room no node has is created once the old member has switched.
+     */
+    @Test
+    void newcomersUserJoinsARoomTheOldMemberServedAlone_beforeItSwitches_joinsThatRoom() throws Exception {
+        List<Integer> ports = List.of(FreePort.next(), FreePort.next());
+        ClusterEnginesTest.Node old = startNode("n0", ports, ports.get(0), "300");
+        String sender = "sender@example.org/r";
+        String late = "late@example.org/r";
+        List<String> rooms = new ArrayList<>();
+        for (int k = 0; k < 16; k++) {
+            String room = "alone" + k + "@" + SERVICE;
+            rooms.add(room);
+            old.engine.process(join(sender, room, "sender"));
+            await(() -> old.of(sender).stream().anyMatch(x -> x.contains("from=\"" + room + "/sender\"")
+                    && x.contains("code=\"201\"")), "room " + room + " created");
+            old.engine.process(instantRoom(sender, room));
+            old.engine.process(groupchat(sender, room, "o|0", "h" + k));
+            await(() -> numbers(old, sender, room).contains(0), "the first message in " + room);
+        }
+        assertThat(old.engine.cluster().members()).as("the old member was alone").hasSize(1);
+
+        views.get(old).hold();
+        ClusterEnginesTest.Node newcomer = startNode("n1", ports, ports.get(1), "300");
+        await(() -> newcomer.engine.cluster().members().size() == 2, "the newcomer's two-member view");
+        List<String> ids = List.of(old.engine.cluster().localNode(), newcomer.engine.cluster().localNode());
+        List<String> moving = rooms.stream().filter(r -> Rendezvous.owner(r, ids).equals(ids.get(1))).toList();
+        assertThat(moving).as("rooms the newcomer owns (16 rooms: none with odds 1 in 65,536)").isNotEmpty();
+        String fresh = null;
+        for (int k = 0; fresh == null; k++) {
+            String candidate = "fresh" + k + "@" + SERVICE;
+            fresh = Rendezvous.owner(candidate, ids).equals(ids.get(1)) ? candidate : null;
+        }
+        for (String room : moving) {
+            newcomer.engine.process(join(late, room, "late"));
+        }
+        newcomer.engine.process(join(late, fresh, "late"));
+        Thread.sleep(1_000); // over three times the newcomer's hand-off timeout
+        assertThat(newcomer.of(late)).as("nothing answered before the old member switched")
+                .noneMatch(x -> x.contains("code=\"110\""));
+
+        views.get(old).release();
+        for (String room : moving) {
+            await(() -> newcomer.of(late).stream().anyMatch(x -> x.contains("from=\"" + room + "/late\"")
+                    && x.contains("code=\"110\"")), "late in " + room);
+            assertThat(newcomer.of(late)).as("%s: the old member's occupant", room)
+                    .anyMatch(x -> x.startsWith("<presence") && x.contains("from=\"" + room + "/sender\""));
+            assertThat(numbers(newcomer, late, room)).as("%s: its history", room).containsExactly(0);
+            await(() -> old.of(sender).stream().anyMatch(x -> x.contains("from=\"" + room + "/late\"")),
+                    "the old member's occupant of " + room + " sees late join");
+        }
+        String freshRoom = fresh;
+        await(() -> newcomer.of(late).stream().anyMatch(x -> x.contains("from=\"" + freshRoom + "/late\"")
+                && x.contains("code=\"201\"")), "a room no node had, created");
+        assertThat(newcomer.of(late)).as("a new room only where no node had one")
+                .filteredOn(x -> x.contains("code=\"201\"")).hasSize(1);
+        assertThat(newcomer.of(late)).as("errors").noneMatch(x -> x.contains("type=\"error\""));
+    }
+
     private static List<Integer> numbers(ClusterEnginesTest.Node node, String jid, String room) {
         return numbers(node, jid, x -> x.contains("from=\"" + room + "/"));
     }

@@ -2,6 +2,7 @@ package org.mucscale.engine.cluster;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -65,7 +66,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     static final String TAILS_MAP = "tails";
     static final String DIRECTORY_MAP = "directory";
     static final String OCCUPANTS_MAP = "occupants";
-    /** Node id to the run (link epoch) its engine started with: see {@link #countRestartedNodesIn}. */
+    /**
+     * Node id to the run (link epoch) of the engine running there: see {@link #countRestartedNodesIn} and
+     * {@link #keepStartMark}.
+     */
     static final String STARTS_MAP = "starts";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
     /** How long a leaving node keeps forwarding stanzas that were already on their way to it. */
@@ -213,6 +217,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         writer.start();
         clusterThread.scheduleWithFixedDelay(this::tick, 100, 100, TimeUnit.MILLISECONDS);
         transport.start(this);
+        transportStarted = true;
     }
 
     public String localNode() {
@@ -1239,11 +1244,57 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** This engine's start mark: its run, which a node that saw it leave compares with the run that left. */
     private void markStarted() {
         try {
-            starts.putAll(Map.of(local, java.nio.ByteBuffer.allocate(Long.BYTES).putLong(links.epoch()).array()));
+            starts.putAll(Map.of(local, startMark()));
         } catch (RuntimeException e) {
             LOG.warn("could not write this node's start mark; a node that saw an earlier run of it leave keeps routing "
                     + "around it until the membership changes: {}", e.toString());
         }
+    }
+
+    private byte[] startMark() {
+        return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(links.epoch()).array();
+    }
+
+    /** Set once the transport has started: the maps can be used from then on. */
+    private volatile boolean transportStarted;
+    private long nextMarkCheckNanos;
+
+    /**
+     * Every second (on the cluster thread): this engine's start mark is in the map, so that a node joining later knows
+     * this one runs the engine even if it has never been clustered. Written again when missing: inside Openfire the
+     * plugin starts before the cluster does, and Openfire empties the caches as the node joins it.
+     */
+    private void keepStartMark(long nowNanos) {
+        if (!transportStarted || closed || nowNanos - nextMarkCheckNanos < 0) {
+            return;
+        }
+        nextMarkCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
+        try {
+            if (!Arrays.equals(starts.get(local), startMark())) {
+                markStarted();
+            }
+        } catch (RuntimeException e) {
+            // next time
+        }
+    }
+
+    /** The nodes whose start mark was in the map at this node's last view switch. */
+    private volatile Set<String> markedAtSwitch = Set.of();
+
+    private Set<String> readStartMarks(List<String> nodes) {
+        try {
+            return Set.copyOf(starts.getAll(nodes).keySet());
+        } catch (RuntimeException e) {
+            return Set.of(); // each counts as running the engine once it sends this node something
+        }
+    }
+
+    /**
+     * Whether {@code node} runs the engine, as far as this node can tell: its start mark was in the map when this node
+     * last switched views, or it has sent this node something since it joined.
+     */
+    private boolean runsEngine(String node) {
+        return markedAtSwitch.contains(node) || inbound.containsKey(node);
     }
 
     @Override
@@ -1311,6 +1362,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
         }
+        markedAtSwitch = next.clustered() ? readStartMarks(next.without(local)) : Set.of();
         // rooms of owners that died and are now ours: from before the switch until they are taken over, a stanza for
         // one of them waits on its room thread (arriving()), so none of them creates an empty room meanwhile; which
         // rooms they are is read from the maps only after the switch (a scan of the room map while Hazelcast promotes
@@ -1571,15 +1623,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             return false;
         }
         Claim c = claimOf(room);
-        if (c == null || !c.announced() && !replicatedAnywhere(room)) {
+        if (c == null || !c.announced() && !(c.servedAlone() && runsEngine(c.node())) && !replicatedAnywhere(room)) {
             return false; // no other node has it: a new room
         }
         awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
         return true;
     }
 
-    /** {@code node} places a room at itself, in a view it announced, or in the view it is presumed to have. */
-    private record Claim(String node, boolean announced) {
+    /**
+     * {@code node} places a room at itself, in a view it announced, or in the view it is presumed to have; in a
+     * presumed view of {@code node} alone its rooms were never replicated.
+     */
+    private record Claim(String node, boolean announced, boolean servedAlone) {
     }
 
     /**
@@ -1593,8 +1648,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      *   <li>A node that has announced no view to this node is presumed, for the state-read timeout after this node's
      *   view changed, to be in this node's previous view, or, if this node was alone, in the view of the others before
      *   this node came. Only presumed, so the room is waited for only if the maps have it
-     *   ({@link #replicatedAnywhere}), and beyond the hand-off timeout only if that node has sent this one something
-     *   (inside Openfire a member may not run the plugin at all).</li>
+     *   ({@link #replicatedAnywhere}) or that node served alone and runs the engine (a node alone replicates nothing,
+     *   so a room it created then is not in the maps: a newcomer's user joining it must not create a second one), and
+     *   beyond the hand-off timeout only if it runs the engine ({@link #runsEngine}: inside Openfire a member may
+     *   not run the plugin at all).</li>
      *   <li>A newcomer to a clustered view is not waited for: rooms it served alone come as its hand-offs.</li>
      * </ul>
      */
@@ -1620,7 +1677,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private Claim claimBy(String node, String room, View now, View previous) {
         List<String> announced = peerViews.get(node);
         if (announced != null) {
-            return node.equals(Rendezvous.owner(room, announced)) ? new Claim(node, true) : null;
+            return node.equals(Rendezvous.owner(room, announced)) ? new Claim(node, true, false) : null;
         }
         List<String> presumed = null;
         if (previous != null && !previous.clustered()) {
@@ -1628,7 +1685,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         } else if (previous != null && previous.members().contains(node)) {
             presumed = previous.members();
         }
-        return presumed != null && node.equals(Rendezvous.owner(room, presumed)) ? new Claim(node, false) : null;
+        return presumed != null && node.equals(Rendezvous.owner(room, presumed))
+                ? new Claim(node, false, presumed.size() == 1) : null;
     }
 
     /**
@@ -1675,23 +1733,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /**
      * Tells the other members this node places rooms over {@code next} now and has handed off what moved: those that run
-     * the engine (a start mark, or they have sent this node something). Inside Openfire a member without the plugin
-     * would log a ClassNotFoundException for the message.
+     * the engine ({@link #runsEngine}). Inside Openfire a member without the plugin would log a ClassNotFoundException
+     * for the message.
      */
     private void announceSwitch(View next) {
         untold.clear();
         if (!next.clustered()) {
             return;
         }
-        List<String> others = next.without(local);
-        Set<String> marked;
-        try {
-            marked = starts.getAll(others).keySet();
-        } catch (RuntimeException e) {
-            marked = Set.of(); // each is told when it speaks
-        }
-        for (String other : others) {
-            if (marked.contains(other) || inbound.containsKey(other)) {
+        for (String other : next.without(local)) {
+            if (runsEngine(other)) {
                 tell(other, next);
             } else {
                 untold.add(other);
@@ -1908,12 +1959,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             long now = System.nanoTime();
             List<Jid> overdue = new ArrayList<>();
             awaitingHandoff.forEach((room, deadline) -> {
-                // a node that still places the room at itself (as it announced, or presumably, and it has sent us
-                // something, so it runs the plugin) has not finished its switch yet: wait on for its hand-off, up to the
-                // limit (one whose engine died while it stays a member must not hold the room for good)
+                // a node that still places the room at itself (as it announced, or presumably, and it runs the
+                // plugin) has not finished its switch yet: wait on for its hand-off, up to the limit (one whose engine
+                // died while it stays a member must not hold the room for good)
                 Claim c;
                 if (now - deadline >= 0 && ((c = claimOf(room)) == null
-                        || !c.announced() && !inbound.containsKey(c.node())
+                        || !c.announced() && !runsEngine(c.node())
                         || now - (deadline - handoffTimeoutNanos) - lateSwitchLimitNanos >= 0)) {
                     overdue.add(room);
                 }
@@ -1925,6 +1976,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 adoptFromMaps(overdue, true, null);
             }
             countRestartedNodesIn(now);
+            keepStartMark(now);
             if (!heldToRelease.isEmpty()) {
                 List<Jid> again = new ArrayList<>(heldToRelease);
                 heldToRelease.removeAll(again);
@@ -1976,6 +2028,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
                 closed = true;
                 replicating = false; // nothing is written once the rooms are gone
+                try {
+                    // a node joining later must not wait for rooms of an engine that is gone
+                    starts.removeAll(List.of(local));
+                } catch (RuntimeException e) {
+                    LOG.debug("could not remove this node's start mark: {}", e.toString());
+                }
             }).get(60, TimeUnit.SECONDS);
         } catch (Exception e) {
             LOG.warn("leaving the cluster did not finish cleanly: {}", e.toString());
