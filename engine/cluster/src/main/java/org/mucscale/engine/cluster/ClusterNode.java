@@ -538,6 +538,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         boolean due(ClusterNode node) {
             return message.resent() ? node.servedHereNow(message.room()) : node.view.members().contains(fromNode);
         }
+
+        /**
+         * Whether the sender has announced ({@link Wire#SWITCHED}) the view that sent this stanza here: one that makes
+         * this node the room's owner (a resend), or one with this node in it. Such a stanza waits for this node's
+         * view past the hand-off timeout, up to the late-switch limit: this node's view is the one that lags.
+         */
+        boolean announcedHere(ClusterNode node) {
+            List<String> v = node.peerViews.get(fromNode);
+            if (v == null) {
+                return false;
+            }
+            return message.resent() ? node.local.equals(Rendezvous.owner(message.room().toString(), v))
+                    : v.contains(node.local);
+        }
     }
 
     /** A forward from another node while this node is alone in its view: its sender's view is ahead. */
@@ -576,7 +590,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     break;
                 }
                 Wire.Message m = e.message();
-                if (e.due(this) || now - e.arrivedNanos() > handoffTimeoutNanos) {
+                long waited = now - e.arrivedNanos();
+                if (e.due(this) || waited > handoffTimeoutNanos
+                        && (waited > lateSwitchLimitNanos || !e.announcedHere(this))) {
                     service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent());
                 } else {
                     earlyForwards.add(e); // not yet: back at the end, order among the waiting ones kept

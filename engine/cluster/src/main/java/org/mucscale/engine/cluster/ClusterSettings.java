@@ -23,7 +23,9 @@ public final class ClusterSettings {
             Duration.ofMillis(2000), Duration.ofMillis(50), Duration.ofMinutes(5), false,
             "How long a node that became a room's owner holds the room's stanzas waiting for the previous owner's "
                     + "hand-off before it takes the room over from the replicated state; longer while the previous "
-                    + "owner has not finished switching views, up to mucscale.cluster.state-read-timeout.");
+                    + "owner has not finished switching views, up to mucscale.cluster.state-read-timeout. Stanzas "
+                    + "another node forwarded here under a view this node has not reached yet wait as long, longer "
+                    + "while that node has announced that view.");
 
     public static final Setting<Duration> STATE_READ_TIMEOUT = Setting.ofDuration("mucscale.cluster.state-read-timeout",
             Duration.ofSeconds(30), Duration.ofMillis(100), Duration.ofMinutes(10), false,
