@@ -273,25 +273,14 @@ class ClusterViewLagOrderTest {
         ClusterEnginesTest.Node old = startNode("n0", ports, ports.get(0), "300");
         String sender = "sender@example.org/r";
         String reader = "reader@example.org/r";
-        List<String> rooms = new ArrayList<>();
-        for (int k = 0; k < 16; k++) {
-            String room = "move" + k + "@" + SERVICE;
-            rooms.add(room);
-            old.engine.process(join(sender, room, "sender"));
-            await(() -> old.of(sender).stream().anyMatch(x -> x.contains("from=\"" + room + "/sender\"")
-                    && x.contains("code=\"201\"")), "room " + room + " created");
-            old.engine.process(instantRoom(sender, room));
+        List<String> rooms = sixteenRooms(old, "move", sender);
+        for (String room : rooms) {
             old.engine.process(join(reader, room, "reader"));
             await(() -> old.of(reader).stream().anyMatch(x -> x.contains("from=\"" + room + "/reader\"")
                     && x.contains("code=\"110\"")), "reader in " + room);
         }
 
-        views.get(old).hold();
-        ClusterEnginesTest.Node newcomer = startNode("n1", ports, ports.get(1), "300");
-        await(() -> newcomer.engine.cluster().members().size() == 2, "the newcomer's two-member view");
-        List<String> ids = List.of(old.engine.cluster().localNode(), newcomer.engine.cluster().localNode());
-        List<String> moving = rooms.stream().filter(r -> Rendezvous.owner(r, ids).equals(ids.get(1))).toList();
-        assertThat(moving).as("rooms the newcomer owns (16 rooms: none with odds 1 in 65,536)").isNotEmpty();
+        List<String> moving = newcomerJoinsWhileOldViewHeld(old, ports, rooms).moving();
         Thread.sleep(1_000); // over three times the newcomer's hand-off timeout
 
         // bounded: at most 2,000 rounds 20 ms apart; until 40 rounds after the old member let its rooms go
@@ -347,25 +336,17 @@ class ClusterViewLagOrderTest {
         ClusterEnginesTest.Node old = startNode("n0", ports, ports.get(0), "300");
         String sender = "sender@example.org/r";
         String late = "late@example.org/r";
-        List<String> rooms = new ArrayList<>();
-        for (int k = 0; k < 16; k++) {
-            String room = "alone" + k + "@" + SERVICE;
-            rooms.add(room);
-            old.engine.process(join(sender, room, "sender"));
-            await(() -> old.of(sender).stream().anyMatch(x -> x.contains("from=\"" + room + "/sender\"")
-                    && x.contains("code=\"201\"")), "room " + room + " created");
-            old.engine.process(instantRoom(sender, room));
-            old.engine.process(groupchat(sender, room, "o|0", "h" + k));
+        List<String> rooms = sixteenRooms(old, "alone", sender);
+        for (String room : rooms) {
+            old.engine.process(groupchat(sender, room, "o|0", "h-" + room));
             await(() -> numbers(old, sender, room).contains(0), "the first message in " + room);
         }
         assertThat(old.engine.cluster().members()).as("the old member was alone").hasSize(1);
 
-        views.get(old).hold();
-        ClusterEnginesTest.Node newcomer = startNode("n1", ports, ports.get(1), "300");
-        await(() -> newcomer.engine.cluster().members().size() == 2, "the newcomer's two-member view");
+        Joined joined = newcomerJoinsWhileOldViewHeld(old, ports, rooms);
+        ClusterEnginesTest.Node newcomer = joined.newcomer();
+        List<String> moving = joined.moving();
         List<String> ids = List.of(old.engine.cluster().localNode(), newcomer.engine.cluster().localNode());
-        List<String> moving = rooms.stream().filter(r -> Rendezvous.owner(r, ids).equals(ids.get(1))).toList();
-        assertThat(moving).as("rooms the newcomer owns (16 rooms: none with odds 1 in 65,536)").isNotEmpty();
         String fresh = null;
         for (int k = 0; fresh == null; k++) {
             String candidate = "fresh" + k + "@" + SERVICE;
@@ -395,6 +376,36 @@ class ClusterViewLagOrderTest {
         assertThat(newcomer.of(late)).as("a new room only where no node had one")
                 .filteredOn(x -> x.contains("code=\"201\"")).hasSize(1);
         assertThat(newcomer.of(late)).as("errors").noneMatch(x -> x.contains("type=\"error\""));
+    }
+
+    /** Sixteen instant rooms on {@code node}, with {@code owner} (nick "sender") in each. */
+    private static List<String> sixteenRooms(ClusterEnginesTest.Node node, String prefix, String owner)
+            throws Exception {
+        List<String> rooms = new ArrayList<>();
+        for (int k = 0; k < 16; k++) {
+            String room = prefix + k + "@" + SERVICE;
+            rooms.add(room);
+            node.engine.process(join(owner, room, "sender"));
+            await(() -> node.of(owner).stream().anyMatch(x -> x.contains("from=\"" + room + "/sender\"")
+                    && x.contains("code=\"201\"")), "room " + room + " created");
+            node.engine.process(instantRoom(owner, room));
+        }
+        return rooms;
+    }
+
+    private record Joined(ClusterEnginesTest.Node newcomer, List<String> moving) {
+    }
+
+    /** Holds {@code old}'s view, starts a newcomer and waits for its two-member view: the rooms moving to it. */
+    private Joined newcomerJoinsWhileOldViewHeld(ClusterEnginesTest.Node old, List<Integer> ports, List<String> rooms)
+            throws Exception {
+        views.get(old).hold();
+        ClusterEnginesTest.Node newcomer = startNode("n1", ports, ports.get(1), "300");
+        await(() -> newcomer.engine.cluster().members().size() == 2, "the newcomer's two-member view");
+        List<String> ids = List.of(old.engine.cluster().localNode(), newcomer.engine.cluster().localNode());
+        List<String> moving = rooms.stream().filter(r -> Rendezvous.owner(r, ids).equals(ids.get(1))).toList();
+        assertThat(moving).as("rooms the newcomer owns (16 rooms: none with odds 1 in 65,536)").isNotEmpty();
+        return new Joined(newcomer, moving);
     }
 
     private static List<Integer> numbers(ClusterEnginesTest.Node node, String jid, String room) {
