@@ -1222,7 +1222,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** The run (link epoch) each node that announced its leave was in when it did. */
     private final Map<String, Long> leavingRuns = new ConcurrentHashMap<>();
-    private long nextRestartCheckNanos;
+    private long nextRestartCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
 
     /**
      * Every second while nodes that announced their leave are still members (on the cluster thread): one whose engine
@@ -1273,7 +1273,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** Set once the transport has started: the maps can be used from then on. */
     private volatile boolean transportStarted;
-    private long nextMarkCheckNanos;
+    private long nextMarkCheckNanos = System.nanoTime();
 
     /**
      * Every second (on the cluster thread): this engine's start mark is in the map, so that a node joining later knows
