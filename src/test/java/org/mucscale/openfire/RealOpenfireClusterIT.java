@@ -415,22 +415,24 @@ class RealOpenfireClusterIT {
                     List<String> errors) {
 
         static Occupant create(XMPPTCPConnection c, String room, String nick) throws Exception {
-            MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
-            BlockingQueue<String> q = listen(m);
-            List<String> errors = listenForErrors(c, m);
-            MultiUserChat.MucCreateConfigFormHandle created = m.createOrJoin(Resourcepart.from(nick));
+            Occupant o = listening(c, room);
+            MultiUserChat.MucCreateConfigFormHandle created = o.muc().createOrJoin(Resourcepart.from(nick));
             if (created != null) {
                 created.makeInstant();
             }
-            return new Occupant(m, q, new ConcurrentHashMap<>(), errors);
+            return o;
         }
 
         static Occupant join(XMPPTCPConnection c, String room, String nick) throws Exception {
+            Occupant o = listening(c, room);
+            o.muc().join(Resourcepart.from(nick));
+            return o;
+        }
+
+        /** The room's chat on {@code c} with its listeners in place, before the join, so nothing is missed. */
+        private static Occupant listening(XMPPTCPConnection c, String room) throws Exception {
             MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
-            BlockingQueue<String> q = listen(m);
-            List<String> errors = listenForErrors(c, m);
-            m.join(Resourcepart.from(nick));
-            return new Occupant(m, q, new ConcurrentHashMap<>(), errors);
+            return new Occupant(m, listen(m), new ConcurrentHashMap<>(), listenForErrors(c, m));
         }
 
         /** Message errors from the room, each with the time it arrived: a refused message is not a lost one. */
