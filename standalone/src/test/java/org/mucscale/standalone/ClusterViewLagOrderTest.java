@@ -170,9 +170,7 @@ class ClusterViewLagOrderTest {
             startNode("n" + i, ports, ports.get(i), handoffTimeoutMs);
         }
         await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == 3), "three members");
-        // every entry backed up before O dies (a member killed while partitions migrate can take entries with it)
-        await(() -> nodes.stream().allMatch(n -> n.transport.hazelcastInstance().getPartitionService()
-                .isClusterSafe()), "partitions settled");
+        ClusterEnginesTest.awaitPartitionsSafe(nodes); // every entry backed up before O dies
 
         // roles: a room O owns now that N owns once O is gone, with A a third node
         List<String> ids = nodes.stream().map(n -> n.engine.cluster().localNode()).toList();
