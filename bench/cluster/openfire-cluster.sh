@@ -37,8 +37,11 @@
 # Environment: OFC_USERS, OFC_ROOMS, OFC_LARGEST, OFC_RATES ("25,50,75,100"), OFC_WARMUP_S, OFC_DURATION_S,
 # OFC_CONNECT_RATE (150 logins/s per process), OFC_ITERATIONS, OFC_DEADLINE_S, OFC_TAG, OFC_JAVA_OPTS (each node's
 # JVM, default -Xms3g -Xmx3g -XX:+UseG1GC), OFC_MUCSCALE_PROPS, OFC_OPENFIRE_PROPS, OFC_IDLE_LOAD, OFC_IDLE_WAIT_S, E2E_PIN=0,
-# E2E_KEEP_WORK=1, LOADGEN_JAVA_OPTS. OFC_PERF_S=30: perf_record.sh profiles every node for 30 s of level 2 (the JVMs
-# get -XX:+PreserveFramePointer) into <result>/perf/ (perf-threads.txt, perf-symbols.txt; needs perf and root).
+# E2E_KEEP_WORK=1, LOADGEN_JAVA_OPTS. OFC_NODE_CPUS="0 1": node i on the i-th CPU of the list (each node a core of
+# its own, as on separate machines; the 1-node case on the first) and the generators, sampler and thread reader not
+# pinned, in every case of the invocation, so the baseline and the pair treat the generators alike.
+# OFC_PERF_S=30: perf_record.sh profiles every node for 30 s of level 2 (the JVMs get -XX:+PreserveFramePointer) into
+# <result>/perf/ (perf-threads.txt, perf-symbols.txt; needs perf and root).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -48,7 +51,7 @@ extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,45p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,44p' "$0"; exit 0 ;;
     *) echo "openfire-cluster.sh: unknown argument '$1' (loadgen options go after --)" >&2; exit 2 ;;
   esac
 done
@@ -73,6 +76,14 @@ openfire_props="xmpp.session.bind.conflict.maximum-pool-size=256 xmpp.session.bi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 source "$root/bench/e2e/lib.sh"
 e2e_loadgen_setup openfire-cluster.sh   # bench/e2e/lib.sh: MUCSCALE_LOADGEN_JAR and gen_pin
+node_cpus="${OFC_NODE_CPUS:-}"
+if [ -n "$node_cpus" ]; then
+  for c in $node_cpus; do
+    [[ "$c" =~ ^[0-9]+$ ]] && [ "$c" -lt "$(nproc)" ] \
+      || { echo "openfire-cluster.sh: OFC_NODE_CPUS takes CPU numbers below $(nproc), was '$node_cpus'" >&2; exit 2; }
+  done
+  gen_pin=()
+fi
 # the same plan in both processes; what differs is the shard, the node and the barrier's partner
 opts=(--set "users=$users" --set "rooms.count=$rooms" --set "rooms.largest=$largest" --set accounts.register=false
       --set "accounts.password=$password" --set server.tls=none --set server.sasl=PLAIN
@@ -122,7 +133,7 @@ status=0
     OPENFIRE_JAVA_OPTS="${OFC_JAVA_OPTS:--Xms3g -Xmx3g -XX:+UseG1GC}${perf_opt}" \
     E2E_OPENFIRE_ACCOUNTS="lg 1 $users $password $iterations" \
     E2E_MUCSCALE_PROPS="${OFC_MUCSCALE_PROPS:-mucscale.store.enabled=false}" \
-    E2E_OPENFIRE_PROPS="$openfire_props" \
+    E2E_OPENFIRE_PROPS="$openfire_props" E2E_OPENFIRE_NODE_CPUS="$node_cpus" \
     "$e2e/openfire.sh" start "$work" mucscale > "$out/server-start.log" 2>&1 \
     || { tail -n 40 "$out/server-start.log" >&2; exit 1; }
   # shellcheck disable=SC1091
@@ -204,7 +215,8 @@ json.dump({"server": "openfire-5.1.1", "nodes": int(a[2]), "generators": int(a[2
            "rooms": int(a[4]), "largest": int(a[5]), "rates_per_generator": a[6], "load1_before": float(a[7]),
            "load1_after": float(a[8]), "exit": int(a[9]), "commit": a[10], "scram_iterations": int(a[11]),
            "case": a[12], "placement": a[13], "separate": a[14] == "1", "overrides": a[15:],
-           "nproc": os.cpu_count(), "pinning": os.environ.get("E2E_PIN", "1") == "1", "jdk": jdk,
+           "nproc": os.cpu_count(), "pinning": os.environ.get("E2E_PIN", "1") == "1",
+           "node_cpus": os.environ.get("OFC_NODE_CPUS", ""), "jdk": jdk,
            "mem_gib": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
            "kernel": platform.release()}, open(a[1], "w"), indent=1)
 PY

@@ -45,6 +45,8 @@
 # SERVER_PIDS lists MariaDB and every node. OPENFIRE_JAVA_OPTS applies to each node. E2E_OPENFIRE_SEPARATE=1 makes
 # each node a one-member cluster of its own (itself as the only TCP-IP member to join; everything else the same, the
 # database shared): N nodes that share nothing in memory, as N copies of the 1-node baseline.
+# E2E_OPENFIRE_NODE_CPUS="0 1" pins node i to the i-th CPU of that list (cycling) instead of all to E2E_SERVER_CPU:
+# each node on a core of its own, as nodes on separate machines are (MariaDB stays on E2E_SERVER_CPU).
 # E2E_OPENFIRE_ACCOUNTS="<prefix> <first> <count> <password> [iterations]" (cluster only): creates the accounts
 # <prefix><first>..<prefix><first+count-1> as rows in ofUser before the nodes start, with SCRAM-SHA-1 credentials of
 # [iterations] (default 4096, Openfire's) and no stored password: what Openfire 5.1.1's DefaultAuthProvider writes
@@ -53,7 +55,7 @@
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,47p' "$0" >&2; exit 2; }
+usage() { sed -n '2,54p' "$0" >&2; exit 2; }
 [ $# -ge 2 ] || usage
 cmd="$1"; work="$2"; variant="${3:-}"
 E2E_STOP_WAIT_S="${E2E_STOP_WAIT_S:-60}"
@@ -431,6 +433,10 @@ $node_members      </tcp-ip>
 XML
   cp "$hazelcast_jar" "$home/plugins/hazelcast.jar"
   ln -sfn "node$i/openfire/logs/openfire.log" "$work/server-node$i.log"
+  if [ -n "${E2E_OPENFIRE_NODE_CPUS:-}" ] && [ ${#pin[@]} -gt 0 ]; then
+    read -r -a node_cpus <<< "$E2E_OPENFIRE_NODE_CPUS"
+    pin=(taskset -c "${node_cpus[$(( (i - 1) % ${#node_cpus[@]} ))]}")
+  fi
   launch_openfire "$home" "openfire$i" "${hz_jvm[@]}"
   node_hosts+=("$host"); node_pids+=("$pid")
   node_metrics+=("http://$host:$nadmin/plugins/mucscale/metrics")
