@@ -59,6 +59,11 @@ done
 : "${HAZELCAST_PLUGIN:?set HAZELCAST_PLUGIN to the Openfire hazelcast plugin jar}"
 [ -f "$OPENFIRE_HOME/lib/startup.jar" ] || { echo "openfire-cluster.sh: no Openfire at $OPENFIRE_HOME" >&2; exit 2; }
 [ -f "$HAZELCAST_PLUGIN" ] || { echo "openfire-cluster.sh: no file $HAZELCAST_PLUGIN" >&2; exit 2; }
+node_cpus="${OFC_NODE_CPUS:-}"
+for c in $node_cpus; do # refused before anything is built or started
+  [[ "$c" =~ ^[0-9]+$ ]] && [ "$c" -lt "$(nproc)" ] \
+    || { echo "openfire-cluster.sh: OFC_NODE_CPUS takes CPU numbers below $(nproc), was '$node_cpus'" >&2; exit 2; }
+done
 users="${OFC_USERS:-26000}"; rooms="${OFC_ROOMS:-530}"; largest="${OFC_LARGEST:-427}"
 rates="${OFC_RATES:-25,50,75,100}"; iterations="${OFC_ITERATIONS:-4096}"
 # the default deadline leaves 600 s for logins, joins and the ramp-down beside the warm-up and the levels (a 2-node
@@ -76,14 +81,7 @@ openfire_props="xmpp.session.bind.conflict.maximum-pool-size=256 xmpp.session.bi
 ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 source "$root/bench/e2e/lib.sh"
 e2e_loadgen_setup openfire-cluster.sh   # bench/e2e/lib.sh: MUCSCALE_LOADGEN_JAR and gen_pin
-node_cpus="${OFC_NODE_CPUS:-}"
-if [ -n "$node_cpus" ]; then
-  for c in $node_cpus; do
-    [[ "$c" =~ ^[0-9]+$ ]] && [ "$c" -lt "$(nproc)" ] \
-      || { echo "openfire-cluster.sh: OFC_NODE_CPUS takes CPU numbers below $(nproc), was '$node_cpus'" >&2; exit 2; }
-  done
-  gen_pin=()
-fi
+if [ -n "$node_cpus" ]; then gen_pin=(); fi   # OFC_NODE_CPUS: the generators float in every case
 # the same plan in both processes; what differs is the shard, the node and the barrier's partner
 opts=(--set "users=$users" --set "rooms.count=$rooms" --set "rooms.largest=$largest" --set accounts.register=false
       --set "accounts.password=$password" --set server.tls=none --set server.sasl=PLAIN
