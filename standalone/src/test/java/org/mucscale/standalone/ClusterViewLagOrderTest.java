@@ -344,7 +344,7 @@ class ClusterViewLagOrderTest {
         Joined joined = newcomerJoinsWhileOldViewHeld(old, ports, rooms);
         ClusterEnginesTest.Node newcomer = joined.newcomer();
         List<String> moving = joined.moving();
-        List<String> ids = List.of(old.engine.cluster().localNode(), newcomer.engine.cluster().localNode());
+        List<String> ids = joined.ids();
         String fresh = null;
         for (int k = 0; fresh == null; k++) {
             String candidate = "fresh" + k + "@" + SERVICE;
@@ -391,7 +391,8 @@ class ClusterViewLagOrderTest {
         return rooms;
     }
 
-    private record Joined(ClusterEnginesTest.Node newcomer, List<String> moving) {
+    /** The newcomer, both members' ids (the old member's first) and the rooms the newcomer owns. */
+    private record Joined(ClusterEnginesTest.Node newcomer, List<String> ids, List<String> moving) {
     }
 
     /** Holds {@code old}'s view, starts a newcomer and waits for its two-member view: the rooms moving to it. */
@@ -403,7 +404,7 @@ class ClusterViewLagOrderTest {
         List<String> ids = List.of(old.engine.cluster().localNode(), newcomer.engine.cluster().localNode());
         List<String> moving = rooms.stream().filter(r -> Rendezvous.owner(r, ids).equals(ids.get(1))).toList();
         assertThat(moving).as("rooms the newcomer owns (16 rooms: none with odds 1 in 65,536)").isNotEmpty();
-        return new Joined(newcomer, moving);
+        return new Joined(newcomer, ids, moving);
     }
 
     private static List<Integer> numbers(ClusterEnginesTest.Node node, String jid, String room) {
