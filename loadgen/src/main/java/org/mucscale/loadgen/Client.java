@@ -31,10 +31,7 @@ final class Client implements XmlScanner.Sink {
     static final int CLOSED = 11;
     static final int FAILED = 12;
 
-    private static final byte[] STAMP_MARK = Bytes.ascii("~lg~");
     private static final byte[] ERROR_MARK = Bytes.ascii("<error");
-    private static final byte[] ERROR_TYPE_SQ = Bytes.ascii("type='error'");
-    private static final byte[] ERROR_TYPE_DQ = Bytes.ascii("type=\"error\"");
     private static final byte[] PING_NS = Bytes.ascii("urn:xmpp:ping");
     private static final byte[] STATUS_201_SQ = Bytes.ascii("code='201'");
     private static final byte[] STATUS_201_DQ = Bytes.ascii("code=\"201\"");
@@ -47,7 +44,12 @@ final class Client implements XmlScanner.Sink {
     private final byte[] occupantJid;
     private final String occupantJidText;
     private final XmlScanner scanner;
-    private final int[] parseEnd = new int[1];
+    /** Scratch for {@link Delivery}'s number parsing (processor thread only). */
+    final int[] parseEnd = new int[1];
+    /** Set by {@link ClientProfiles#assign} before this client connects; sm and csi are null when not in the profile. */
+    ClientProfile profile;
+    StreamManagement sm;
+    ClientStateIndication csi;
 
     volatile int state = NEW;
     volatile IoSession session;
@@ -103,6 +105,9 @@ final class Client implements XmlScanner.Sink {
     // ---- connection events (processor thread) ----
 
     void opened(IoSession s) {
+        if (session != null) {
+            scanner.startOver(); // connected again after a resumption cut: a new stream from its first byte
+        }
         session = s;
         run.stats.connected.increment();
         if (state >= CLOSED) {
@@ -131,6 +136,9 @@ final class Client implements XmlScanner.Sink {
     }
 
     void closed() {
+        if (sm != null && sm.closedByCut()) {
+            return; // the resumption cut: connecting again
+        }
         int s = state;
         if (s != CLOSED && s != FAILED && s != LEAVING) {
             run.stats.error("disconnected-by-server");
@@ -152,7 +160,7 @@ final class Client implements XmlScanner.Sink {
             return;
         }
         run.stats.error(kind);
-        if (s < READY) {
+        if (s < READY && !(sm != null && sm.resuming())) {
             run.stats.loginFailed.increment();
         } else if (s == JOINING) {
             run.stats.joinFailed.increment();
@@ -166,26 +174,47 @@ final class Client implements XmlScanner.Sink {
         }
     }
 
-    private void write(String xml) {
+    void write(String xml) {
         if (TRACE && index == 0) {
             System.err.println("SEND " + xml);
         }
-        IoSession s = session;
-        if (s != null) {
-            s.write(IoBuffer.wrap(xml.getBytes(StandardCharsets.UTF_8)));
-        }
+        write(xml.getBytes(StandardCharsets.UTF_8));
     }
 
     void write(byte[] xml) {
         IoSession s = session;
         if (s != null) {
-            s.write(IoBuffer.wrap(xml));
+            if (sm != null) {
+                sm.write(s, xml); // counts the stanzas XEP-0198's h counts
+            } else {
+                s.write(IoBuffer.wrap(xml));
+            }
         }
     }
 
     private void openStream() {
-        write("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' to='"
+        write(profile.websocket
+                ? "<open xmlns='" + WebSocketFraming.OPEN_NS + "' to='" + run.scenario.server().domain() + "' version='1.0'/>"
+                : "<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' to='"
                 + run.scenario.server().domain() + "' version='1.0'>");
+    }
+
+    ClientProfiles profiles() {
+        return run.profiles;
+    }
+
+    /** The resumption cut (timer thread): a fresh login on a new connection follows, ending in {@code <resume/>}. */
+    void beginReconnect() {
+        tlsDone = false;
+        authenticated = false;
+        registerTried = true;
+        connectStartNs = System.nanoTime();
+        state = NEW;
+    }
+
+    /** {@code <resumed/>}: back in the room with the session the server kept. */
+    void resumedJoined() {
+        state = JOINED;
     }
 
     // ---- scanner callbacks ----
@@ -218,6 +247,10 @@ final class Client implements XmlScanner.Sink {
             return;
         }
         int nameLen = nameEnd - nameStart;
+        if (sm != null && (Bytes.equalsAscii(b, nameStart, nameEnd, "message")
+                || Bytes.equalsAscii(b, nameStart, nameEnd, "presence") || Bytes.equalsAscii(b, nameStart, nameEnd, "iq"))) {
+            sm.handled(); // XEP-0198 counts stanzas, not nonzas
+        }
         AbuseAttack atk = attack;
         if (atk != null && (Bytes.equalsAscii(b, nameStart, nameEnd, "message")
                 || Bytes.equalsAscii(b, nameStart, nameEnd, "presence"))) {
@@ -226,7 +259,7 @@ final class Client implements XmlScanner.Sink {
         }
         // fast path: groupchat deliveries
         if (nameLen == 7 && b[nameStart] == 'm' && Bytes.equalsAscii(b, nameStart, nameEnd, "message")) {
-            onMessage(b, start, end, startTagEnd);
+            Delivery.received(this, b, start, end, startTagEnd);
             return;
         }
         if (nameLen == 8 && Bytes.equalsAscii(b, nameStart, nameEnd, "presence")) {
@@ -245,75 +278,16 @@ final class Client implements XmlScanner.Sink {
             case "success" -> onSuccess(Bytes.rootText(b, startTagEnd, end));
             case "failure" -> fail("sasl-failure:" + Bytes.firstChildNameAfter(b, start, end, null));
             case "stream:error" -> fail("stream-error:" + Bytes.firstChildNameAfter(b, start, end, null));
+            case "enabled", "r", "a", "resumed", "failed" -> {
+                if (sm != null) {
+                    sm.nonza(name, b, start, end, startTagEnd);
+                } else {
+                    run.stats.error("unexpected-element:" + name);
+                }
+            }
+            case "close" -> streamClosed(); // RFC 7395's end of stream
             default -> run.stats.error("unexpected-element:" + name);
         }
-    }
-
-    private void onMessage(byte[] b, int start, int end, int startTagEnd) {
-        int at = Bytes.indexOf(b, startTagEnd, end, STAMP_MARK);
-        if (at < 0) {
-            if (isErrorType(b, start, startTagEnd)) {
-                run.stats.error("message-error:" + Bytes.firstChildNameAfter(b, start, end, ERROR_MARK));
-            }
-            return; // e.g. room subject or server notices
-        }
-        if (isErrorType(b, start, startTagEnd)) {
-            run.stats.error("message-error:" + Bytes.firstChildNameAfter(b, start, end, ERROR_MARK));
-            return;
-        }
-        int p = at + STAMP_MARK.length;
-        int senderSlot = (int) Bytes.parseDecimal(b, p, end, parseEnd);
-        p = parseEnd[0];
-        if (p < 0 || b[p] != '.') {
-            run.stats.error("bad-stamp");
-            return;
-        }
-        int seq = (int) Bytes.parseDecimal(b, p + 1, end, parseEnd);
-        p = parseEnd[0];
-        if (p < 0 || b[p] != '.') {
-            run.stats.error("bad-stamp");
-            return;
-        }
-        long scheduledUs = Bytes.parseDecimal(b, p + 1, end, parseEnd);
-        if (parseEnd[0] < 0) {
-            run.stats.error("bad-stamp");
-            return;
-        }
-        long nowUs = run.nowUs();
-        if (senderSlot == slot) {
-            run.stats.echoes.increment();
-            return;
-        }
-        SeqTracker t = tracker;
-        if (t == null || senderSlot >= t.slots()) {
-            run.stats.error("delivery-outside-plan");
-            return;
-        }
-        Stats st = run.stats;
-        st.deliveries.increment();
-        switch (t.record(senderSlot, seq)) {
-            case SeqTracker.DUPLICATE -> {
-                st.duplicates.increment();
-                return;
-            }
-            case SeqTracker.REORDERED -> st.reordered.increment();
-            case SeqTracker.LATE_BEYOND_WINDOW -> {
-                st.reordered.increment();
-                st.lateBeyondWindow.increment();
-            }
-            default -> {
-            }
-        }
-        st.distinctDeliveries.increment();
-        if (!run.plays(room, senderSlot)) {
-            st.remoteDeliveries.increment();
-        }
-        long latency = nowUs - scheduledUs;
-        st.deliveryUs.recordValue(latency < 0 ? 0 : latency);
-    }
-
-    private static boolean isErrorType(byte[] b, int start, int startTagEnd) {
-        return Bytes.contains(b, start, startTagEnd, ERROR_TYPE_SQ) || Bytes.contains(b, start, startTagEnd, ERROR_TYPE_DQ);
     }
 
     private void onPresence(byte[] b, int start, int end, int startTagEnd) {
@@ -328,12 +302,12 @@ final class Client implements XmlScanner.Sink {
         int fe = (int) from;
         boolean mine = fe - fs == occupantJid.length && Bytes.indexOf(b, fs, fe, occupantJid) == fs;
         if (!mine) {
-            if (isErrorType(b, start, startTagEnd) && Bytes.equalsAscii(b, fs, Math.min(fe, fs + room.jid.length()), room.jid)) {
+            if (Delivery.isErrorType(b, start, startTagEnd) && Bytes.equalsAscii(b, fs, Math.min(fe, fs + room.jid.length()), room.jid)) {
                 onJoinError(Bytes.firstChildNameAfter(b, start, end, ERROR_MARK));
             }
             return;
         }
-        if (isErrorType(b, start, startTagEnd)) {
+        if (Delivery.isErrorType(b, start, startTagEnd)) {
             onJoinError(Bytes.firstChildNameAfter(b, start, end, ERROR_MARK));
             return;
         }
@@ -418,12 +392,13 @@ final class Client implements XmlScanner.Sink {
         lastFeatures = features;
         String tls = run.scenario.server().tls();
         if (!authenticated) {
-            if (!tlsDone && !"none".equals(tls) && features.contains("urn:ietf:params:xml:ns:xmpp-tls")) {
+            boolean tcp = !profile.websocket; // plain ws: no STARTTLS inside a WebSocket
+            if (tcp && !tlsDone && !"none".equals(tls) && features.contains("urn:ietf:params:xml:ns:xmpp-tls")) {
                 state = TLS;
                 write("<starttls xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>");
                 return;
             }
-            if (!tlsDone && "required".equals(tls)) {
+            if (tcp && !tlsDone && "required".equals(tls)) {
                 fail("starttls-not-offered");
                 return;
             }
@@ -435,6 +410,9 @@ final class Client implements XmlScanner.Sink {
                 return;
             }
             startAuth(features);
+            return;
+        }
+        if (sm != null && sm.resumeInstead(features)) {
             return;
         }
         sessionNeeded = features.contains("urn:ietf:params:xml:ns:xmpp-session") && !features.contains("<optional");
@@ -505,6 +483,12 @@ final class Client implements XmlScanner.Sink {
     }
 
     private void loggedIn() {
+        if (sm != null) {
+            sm.enableIfOffered(lastFeatures);
+        }
+        if (csi != null) {
+            csi.loggedIn(lastFeatures);
+        }
         state = READY;
         run.stats.connectUs.recordValue(Math.max(0, (System.nanoTime() - connectStartNs) / 1000));
         run.stats.loggedIn.increment();
@@ -554,7 +538,7 @@ final class Client implements XmlScanner.Sink {
         if (s == JOINED) {
             write("<presence type='unavailable' to='" + occupantJidText + "'/>");
         }
-        write("</stream:stream>");
+        write(profile.websocket ? "<close xmlns='" + WebSocketFraming.OPEN_NS + "'/>" : "</stream:stream>");
         ss.closeOnFlush();
     }
 
@@ -591,7 +575,7 @@ final class Client implements XmlScanner.Sink {
         sb.append("</body></message>");
         nextSeq++;
         sent++;
-        s.write(IoBuffer.wrap(sb.toString().getBytes(StandardCharsets.US_ASCII)));
+        write(sb.toString().getBytes(StandardCharsets.US_ASCII));
         return true;
     }
 }

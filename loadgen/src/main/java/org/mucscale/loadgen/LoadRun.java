@@ -7,7 +7,6 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,10 +17,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 import org.HdrHistogram.Histogram;
 import org.apache.mina.core.buffer.CachedBufferAllocator;
 import org.apache.mina.core.buffer.IoBuffer;
@@ -52,6 +47,7 @@ public final class LoadRun {
 
     final Scenario scenario;
     final Stats stats = new Stats();
+    final ClientProfiles profiles;
     private final long epochNs = System.nanoTime();
     private final ServerProcesses server;
     private final String label;
@@ -101,7 +97,8 @@ public final class LoadRun {
         this.label = label == null ? scenario.name() : label;
         this.progress = progress;
         this.deadlineNs = epochNs + TimeUnit.SECONDS.toNanos(scenario.run().deadlineS());
-        this.sampler = new Sampler(stats, server, epochNs);
+        this.profiles = new ClientProfiles(scenario);
+        this.sampler = new Sampler(stats, server, epochNs, profiles);
         this.shardIndex = scenario.accounts().shardIndex();
         this.shardCount = scenario.accounts().shardCount();
         this.shardOwners = scenario.accounts().owners();
@@ -139,7 +136,7 @@ public final class LoadRun {
         if (f == null) {
             synchronized (this) {
                 if (sslFilter == null) {
-                    sslFilter = new SslFilter(trustAllContext());
+                    sslFilter = new SslFilter(TrustAllTls.trustAllContext());
                 }
                 f = sslFilter;
             }
@@ -239,6 +236,7 @@ public final class LoadRun {
                 i++;
             }
         }
+        profiles.assign(clients, attackers.length);
     }
 
     // ---- ramp-up ----
@@ -247,7 +245,7 @@ public final class LoadRun {
         phase("ramp-up");
         Scenario.Server sv = scenario.server();
         InetSocketAddress remote = new InetSocketAddress(sv.host(), sv.port());
-        InetAddress[] sources = sourceAddresses(remote);
+        sources = sourceAddresses(remote);
         long intervalNs = 1_000_000_000L / scenario.connect().connectionsPerSec();
         long start = System.nanoTime();
         int maxPending = scenario.connect().maxPendingLogins();
@@ -256,21 +254,45 @@ public final class LoadRun {
             while (pendingLogins.get() >= maxPending && !pastDeadline()) {
                 LockSupport.parkNanos(1_000_000);
             }
-            Client c = clients[i];
-            InetSocketAddress local = sources == null ? null : new InetSocketAddress(sources[i % sources.length], 0);
             pendingLogins.incrementAndGet();
-            c.connectStartNs = System.nanoTime();
-            connector.connect(remote, local, (session, future) -> session.setAttribute(CLIENT, c))
-                    .addListener(f -> {
-                        org.apache.mina.core.future.ConnectFuture cf = (org.apache.mina.core.future.ConnectFuture) f;
-                        if (!cf.isConnected()) {
-                            Throwable t = cf.getException();
-                            c.fail("connect:" + (t == null ? "unknown" : t.getClass().getSimpleName()));
-                        }
-                    });
+            clients[i].connectStartNs = System.nanoTime();
+            connect(clients[i]);
         }
         // wait for every login to succeed or fail (the sweep fails logins that exceed loginTimeoutMs)
         waitUntil(() -> loginsSettled.get() >= clients.length, Long.MAX_VALUE);
+    }
+
+    private InetAddress[] sources;
+
+    /** Opens {@code c}'s connection: TCP to server.port, or WebSocket (its framing filter first) to websocketPort. */
+    private void connect(Client c) {
+        Scenario.Server sv = scenario.server();
+        Scenario.Clients cl = scenario.clients();
+        int port = c.profile.websocket && cl.websocketPort() > 0 ? cl.websocketPort() : sv.port();
+        InetSocketAddress local = sources == null ? null : new InetSocketAddress(sources[c.index % sources.length], 0);
+        connector.connect(new InetSocketAddress(sv.host(), port), local, (session, future) -> {
+            session.setAttribute(CLIENT, c);
+            if (c.profile.websocket) {
+                session.getFilterChain().addLast("ws", new WebSocketFraming(sv.host(), port, cl.websocketPath()));
+            }
+        }).addListener(f -> {
+            org.apache.mina.core.future.ConnectFuture cf = (org.apache.mina.core.future.ConnectFuture) f;
+            if (!cf.isConnected()) {
+                Throwable t = cf.getException();
+                c.fail("connect:" + (t == null ? "unknown" : t.getClass().getSimpleName()));
+            }
+        });
+    }
+
+    /** A stream management resumption cut: the same client on a new connection (its login ends in {@code <resume/>}). */
+    void reconnect(Client c) {
+        if (!pastDeadline()) {
+            try {
+                timer.schedule(() -> connect(c), scenario.clients().resumeReconnectMs(), TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // shutting down: the run is over, nothing to resume
+            }
+        }
     }
 
     private InetAddress[] sourceAddresses(InetSocketAddress remote) {
@@ -459,6 +481,7 @@ public final class LoadRun {
         for (int i = 0; i < rates.size() && !pastDeadline() && eligible.length > 0; i++) {
             phase("level " + (i + 1) + "/" + rates.size() + " " + fmtRate(rates.get(i)) + " msg/s");
             sampler.beginWindow();
+            profiles.levelStarted(i + 1);
             pace(eligible, rates.get(i), scenario.levels().durationS());
             Sampler.Window w = sampler.endWindow();
             boolean passed = w.p99Ms() <= threshold;
@@ -657,6 +680,7 @@ public final class LoadRun {
             long loginTimeoutNs = TimeUnit.MILLISECONDS.toNanos(scenario.connect().loginTimeoutMs());
             long resendNs = TimeUnit.MILLISECONDS.toNanos(scenario.join().resendAfterMs());
             long joinTimeoutNs = TimeUnit.MILLISECONDS.toNanos(scenario.join().timeoutMs());
+            profiles.tick(now);
             for (Client c : clients) {
                 int s = c.state;
                 if (s > Client.NEW && s < Client.READY && c.connectStartNs != 0 && now - c.connectStartNs > loginTimeoutNs) {
@@ -740,6 +764,7 @@ public final class LoadRun {
         if (attack != null) {
             root.set("abuse", attack.report(mapper));
         }
+        root.set("profiles", profiles.report(mapper));
 
         ObjectNode s = root.putObject("summary");
         s.put("users", scenario.users());
@@ -937,46 +962,6 @@ public final class LoadRun {
             if (event == SslEvent.SECURED) {
                 ((Client) session.getAttribute(CLIENT)).secured();
             }
-        }
-    }
-
-    /** Trusts any certificate: the generator talks to throwaway test servers with self-signed certificates. */
-    private static SSLContext trustAllContext() {
-        try {
-            SSLContext ctx = SSLContext.getInstance("TLS");
-            ctx.init(null, new TrustManager[] {new X509ExtendedTrustManager() {
-                @Override
-                public void checkClientTrusted(X509Certificate[] chain, String authType, java.net.Socket s) {
-                }
-
-                @Override
-                public void checkServerTrusted(X509Certificate[] chain, String authType, java.net.Socket s) {
-                }
-
-                @Override
-                public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine e) {
-                }
-
-                @Override
-                public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine e) {
-                }
-
-                @Override
-                public void checkClientTrusted(X509Certificate[] chain, String authType) {
-                }
-
-                @Override
-                public void checkServerTrusted(X509Certificate[] chain, String authType) {
-                }
-
-                @Override
-                public X509Certificate[] getAcceptedIssuers() {
-                    return new X509Certificate[0];
-                }
-            }}, null);
-            return ctx;
-        } catch (java.security.GeneralSecurityException e) {
-            throw new IllegalStateException("TLS not available", e);
         }
     }
 }

@@ -1,7 +1,10 @@
 package org.mucscale.loadgen;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -19,14 +22,21 @@ final class Sampler {
                  double genCpuPct, double serverCpuPct, double serverRssMb, double genRssMb, long errors) {
     }
 
-    /** Figures over one window (a level or the soak). */
+    /**
+     * Figures over one window (a level or the soak). The latency percentiles are over the deliveries nothing
+     * legitimately holds back ({@link ClientProfile#ACTIVE}); {@code profiles} has each client profile's own.
+     */
     record Window(double seconds, long sent, long deliveries, double deliveriesPerSec, double p50Ms, double p90Ms,
-                  double p99Ms, double p999Ms, double maxMs, double genCpuUsPerDelivery, double serverCpuUsPerDelivery) {
+                  double p99Ms, double p999Ms, double maxMs, double genCpuUsPerDelivery, double serverCpuUsPerDelivery,
+                  Map<String, ObjectNode> profiles) {
     }
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final Stats stats;
     private final ServerProcesses server;
     private final long epochNs;
+    private final ClientProfiles profiles;
     final Histogram deliveryTotal = new Histogram(3);
     final Histogram connectTotal = new Histogram(3);
     final Histogram joinTotal = new Histogram(3);
@@ -56,8 +66,9 @@ final class Sampler {
     private long windowServerCpu;
     volatile String phase = "start";
 
-    Sampler(Stats stats, ServerProcesses server, long epochNs) {
+    Sampler(Stats stats, ServerProcesses server, long epochNs, ClientProfiles profiles) {
         this.stats = stats;
+        this.profiles = profiles;
         this.server = server;
         this.epochNs = epochNs;
         this.lastNs = epochNs;
@@ -109,6 +120,7 @@ final class Sampler {
         recycle = interval;
         deliveryTotal.add(interval);
         window.add(interval);
+        profiles.collect();
         return interval;
     }
 
@@ -126,6 +138,7 @@ final class Sampler {
         collect();
         collectSide();
         window.reset();
+        profiles.beginWindow();
         windowStartNs = System.nanoTime();
         windowSent = stats.messagesSent;
         windowDeliveries = stats.distinctDeliveries.sum();
@@ -150,7 +163,7 @@ final class Sampler {
                 ms(total, window.getValueAtPercentile(99)), ms(total, window.getValueAtPercentile(99.9)),
                 ms(total, window.getMaxValue()),
                 deliveries == 0 ? -1 : round(ownCpu / 1000.0 / deliveries),
-                deliveries == 0 || serverCpu < 0 ? -1 : round(serverCpu / 1000.0 / deliveries));
+                deliveries == 0 || serverCpu < 0 ? -1 : round(serverCpu / 1000.0 / deliveries), profiles.endWindow(MAPPER));
     }
 
     synchronized String progressFigures() {

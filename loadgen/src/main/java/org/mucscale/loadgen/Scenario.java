@@ -20,7 +20,8 @@ public record Scenario(
         Soak soak,
         RampDown rampDown,
         Run run,
-        Abuse abuse) {
+        Abuse abuse,
+        Clients clients) {
 
     /** Target server. {@code tls}: none, starttls (when offered) or required; {@code sasl}: PLAIN or SCRAM-SHA-1. */
     public record Server(String host, int port, String domain, String mucDomain, String tls, String sasl) {
@@ -106,6 +107,24 @@ public record Scenario(
      * its members have joined, and all start sending at the same moment (see {@link LoadRun}).
      */
     public record Run(int deadlineS, int progressIntervalS, String barrierDir) {
+    }
+
+    /**
+     * Client profiles, each for a share of the users (drawn independently per feature, exact counts): {@code
+     * streamManagement} off, on (XEP-0198: {@code <enable resume='true'/>} after bind, every {@code <r/>} acked at
+     * once, as Smack and Conversations do) or resume (as on, and {@code resumeCuts} of these connections have their
+     * TCP socket cut once, {@code resumeAfterS} seconds into level {@code resumeLevel}, connect again {@code
+     * resumeReconnectMs} later (a phone regaining its network) and resume the session).
+     * {@code csiShare} of the users toggle XEP-0352 inactive for {@code csiInactiveS}, then active for {@code
+     * csiActiveS}, over and over. {@code websocketShare} of the users connect over RFC 7395 WebSocket (plain ws) to
+     * {@code websocketPort} (0: server.port) at {@code websocketPath}. See {@link ClientProfiles}.
+     */
+    public record Clients(String streamManagement, double streamManagementShare, int resumeCuts, int resumeLevel,
+                          int resumeAfterS, int resumeReconnectMs, double csiShare, int csiInactiveS, int csiActiveS, double websocketShare,
+                          int websocketPort, String websocketPath) {
+        public boolean smOn() {
+            return !"off".equals(streamManagement);
+        }
     }
 
     public boolean joinAfterAllConnected() {

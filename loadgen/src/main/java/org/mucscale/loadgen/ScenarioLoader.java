@@ -310,7 +310,35 @@ public final class ScenarioLoader {
         require(ab.windowS() >= 1 && ab.windowS() <= 3600, "abuse.windowS", ab.windowS(), "1 to 3600");
         require(!ab.kinds().isEmpty() && AbuseAttack.KINDS.containsAll(ab.kinds()), "abuse.kinds", ab.kinds(),
                 "a non-empty list of " + String.join(", ", AbuseAttack.KINDS));
+        validateClients(s);
         require(s.run().progressIntervalS() >= 1 && s.run().progressIntervalS() <= 3600, "run.progressIntervalS", s.run().progressIntervalS(), "1 to 3600");
+    }
+
+    private static void validateClients(Scenario s) {
+        Scenario.Clients c = s.clients();
+        require(oneOf(c.streamManagement(), "off", "on", "resume"), "clients.streamManagement", c.streamManagement(),
+                "off, on or resume");
+        require(c.streamManagementShare() >= 0 && c.streamManagementShare() <= 1, "clients.streamManagementShare",
+                c.streamManagementShare(), "0 to 1");
+        require(c.resumeCuts() >= 0 && c.resumeCuts() <= 100_000, "clients.resumeCuts", c.resumeCuts(), "0 to 100000");
+        require(c.resumeCuts() == 0 || "resume".equals(c.streamManagement()), "clients.resumeCuts", c.resumeCuts(),
+                "0 unless clients.streamManagement is resume");
+        int levels = s.levels().ratesPerSec().size();
+        require(c.resumeCuts() == 0 || (c.resumeLevel() >= 1 && c.resumeLevel() <= levels), "clients.resumeLevel",
+                c.resumeLevel(), "a level of levels.ratesPerSec, 1 to " + levels);
+        require(c.resumeAfterS() >= 0 && (c.resumeCuts() == 0 || c.resumeAfterS() < s.levels().durationS()),
+                "clients.resumeAfterS", c.resumeAfterS(), "0 to levels.durationS - 1 (" + (s.levels().durationS() - 1) + ")");
+        require(c.resumeReconnectMs() >= 0 && c.resumeReconnectMs() <= 60_000, "clients.resumeReconnectMs",
+                c.resumeReconnectMs(), "0 to 60000");
+        require(c.csiShare() >= 0 && c.csiShare() <= 1, "clients.csiShare", c.csiShare(), "0 to 1");
+        require(c.csiInactiveS() >= 1 && c.csiInactiveS() <= 86_400, "clients.csiInactiveS", c.csiInactiveS(), "1 to 86400");
+        require(c.csiActiveS() >= 1 && c.csiActiveS() <= 86_400, "clients.csiActiveS", c.csiActiveS(), "1 to 86400");
+        require(c.websocketShare() >= 0 && c.websocketShare() <= 1, "clients.websocketShare", c.websocketShare(), "0 to 1");
+        require(c.websocketPort() >= 0 && c.websocketPort() <= 65535, "clients.websocketPort", c.websocketPort(),
+                "0 (server.port) to 65535");
+        require(c.websocketPath() != null && c.websocketPath().startsWith("/") && c.websocketPath().indexOf(' ') < 0
+                && c.websocketPath().indexOf('\r') < 0 && c.websocketPath().indexOf('\n') < 0, "clients.websocketPath",
+                c.websocketPath(), "an HTTP path starting with '/', e.g. /ws/ (Openfire) or /xmpp-websocket (Prosody)");
     }
 
     private static boolean oneOf(String v, String... allowed) {

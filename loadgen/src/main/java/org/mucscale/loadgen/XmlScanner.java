@@ -55,6 +55,14 @@ final class XmlScanner {
         resetRequested = true;
     }
 
+    /** Forgets everything at once, for a new connection (unlike {@link #reset}, which drops the rest of this read). */
+    void startOver() {
+        resetRequested = false;
+        len = 0;
+        depth = 0;
+        scanPos = 0;
+    }
+
     /** Appends bytes [offset, offset+count) of src and emits every stanza they complete. */
     void feed(byte[] src, int offset, int count) {
         ensureRoom(count);

@@ -32,6 +32,21 @@ public final class FakeMucServer {
     volatile boolean dropFirstJoinPerRoom;
     /** When set, offers STARTTLS (required) with this server context before authentication. */
     volatile javax.net.ssl.SSLContext tls;
+    /** Offers XEP-0198 after authentication (resumable; {@code <r/>} every smRequestEvery stanzas). */
+    volatile boolean streamManagement;
+    volatile int smRequestEvery = 5;
+    /** On resumption, also resends this many stanzas the client's h says it already has (a server bug). */
+    volatile int resumeResendsHandled;
+    /** On resumption, drops what it kept for the client instead of resending it (a server bug); counts them. */
+    volatile boolean resumeDropsQueue;
+    final java.util.concurrent.atomic.AtomicLong droppedOnResume = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong resumptions = new java.util.concurrent.atomic.AtomicLong();
+    /** Advertises XEP-0352 and counts the toggles it receives. */
+    volatile boolean csi;
+    final java.util.concurrent.atomic.AtomicLong csiInactive = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong csiActive = new java.util.concurrent.atomic.AtomicLong();
+    private final Map<String, Conn> detachedSessions = new HashMap<>();
+    private int nextSmId;
 
     /** Usage: FakeMucServer port [domain]; prints "READY port" when accepting; stops on stdin EOF. */
     public static void main(String[] args) throws IOException {
@@ -74,6 +89,11 @@ public final class FakeMucServer {
             @Override
             public void sessionClosed(IoSession session) {
                 Conn c = (Conn) session.getAttribute(CONN);
+                if (c != null && c.sm != null && !c.streamEnded) {
+                    c.sm.detached = true; // stays in its room; what it is sent is kept for a resumption
+                    detachedSessions.put(c.sm.id, c);
+                    return;
+                }
                 if (c != null && c.room != null) {
                     List<Conn> occupants = rooms.get(c.room);
                     if (occupants != null) {
@@ -99,13 +119,78 @@ public final class FakeMucServer {
         String room;
         String nick;
         byte[] fromPrefix;
+        FakeSmState sm;
+        boolean streamEnded;
 
         Conn(IoSession session) {
             this.session = session;
         }
 
         void send(String s) {
+            deliver(s.getBytes(StandardCharsets.UTF_8));
+        }
+
+        /** A stanza to this client: counted and kept when stream management is on, only kept while detached. */
+        void deliver(byte[] out) {
+            FakeSmState st = sm;
+            if (st == null) {
+                session.write(IoBuffer.wrap(out));
+                return;
+            }
+            boolean request = st.sent(out, smRequestEvery);
+            if (!st.detached) {
+                session.write(IoBuffer.wrap(out));
+                if (request) {
+                    nonza("<r xmlns='urn:xmpp:sm:3'/>");
+                }
+            }
+        }
+
+        void nonza(String s) {
             session.write(IoBuffer.wrap(s.getBytes(StandardCharsets.UTF_8)));
+        }
+
+        /** {@code <resume previd h/>}: takes over the detached session, its room place and what it kept. */
+        void resume(String previd, int h) {
+            Conn old = previd == null ? null : detachedSessions.remove(previd);
+            if (old == null) {
+                nonza("<failed xmlns='urn:xmpp:sm:3'><item-not-found xmlns='urn:ietf:params:xml:ns:xmpp-stanzas'/></failed>");
+                return;
+            }
+            resumptions.incrementAndGet();
+            sm = old.sm;
+            sm.detached = false;
+            user = old.user;
+            room = old.room;
+            nick = old.nick;
+            fromPrefix = old.fromPrefix;
+            List<Conn> occupants = room == null ? null : rooms.get(room);
+            if (occupants != null) {
+                occupants.set(occupants.indexOf(old), this);
+            }
+            List<byte[]> handledAgain = new ArrayList<>();
+            int handled = h - sm.acked;
+            int k = 0;
+            for (byte[] x : sm.unacked) {
+                if (k >= handled) {
+                    break;
+                }
+                if (k++ >= handled - resumeResendsHandled) {
+                    handledAgain.add(x);
+                }
+            }
+            sm.ack(h);
+            nonza("<resumed xmlns='urn:xmpp:sm:3' previd='" + previd + "' h='" + sm.inbound + "'/>");
+            for (byte[] x : handledAgain) {
+                session.write(IoBuffer.wrap(FakeSmState.withDelay(x)));
+            }
+            if (resumeDropsQueue) {
+                droppedOnResume.addAndGet(sm.unacked.size());
+                return;
+            }
+            for (byte[] x : sm.unacked) {
+                session.write(IoBuffer.wrap(FakeSmState.withDelay(x)));
+            }
         }
 
         @Override
@@ -117,21 +202,41 @@ public final class FakeMucServer {
                 return;
             }
             send(authenticated
-                    ? "<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/></stream:features>"
+                    ? "<stream:features><bind xmlns='urn:ietf:params:xml:ns:xmpp-bind'/>"
+                    + (streamManagement ? "<sm xmlns='urn:xmpp:sm:3'/>" : "") + (csi ? "<csi xmlns='urn:xmpp:csi:0'/>" : "")
+                    + "</stream:features>"
                     : "<stream:features><mechanisms xmlns='urn:ietf:params:xml:ns:xmpp-sasl'><mechanism>PLAIN</mechanism>"
                     + "</mechanisms><register xmlns='http://jabber.org/features/iq-register'/></stream:features>");
         }
 
         @Override
         public void streamClosed() {
-            send("</stream:stream>");
+            streamEnded = true;
+            nonza("</stream:stream>");
             session.closeOnFlush();
         }
 
         @Override
         public void stanza(byte[] b, int start, int end, int nameStart, int nameEnd, int startTagEnd) {
             String name = Bytes.text(b, nameStart, nameEnd);
+            if (sm != null && (name.equals("message") || name.equals("presence") || name.equals("iq"))) {
+                sm.inbound++;
+            }
             switch (name) {
+                case "enable" -> {
+                    sm = new FakeSmState("sm" + nextSmId++);
+                    nonza("<enabled xmlns='urn:xmpp:sm:3' id='" + sm.id + "' resume='true'/>");
+                }
+                case "r" -> nonza("<a xmlns='urn:xmpp:sm:3' h='" + (sm == null ? 0 : sm.inbound) + "'/>");
+                case "a" -> {
+                    if (sm != null) {
+                        sm.ack(Integer.parseInt(Bytes.attributeString(b, start, startTagEnd, "h")));
+                    }
+                }
+                case "resume" -> resume(Bytes.attributeString(b, start, startTagEnd, "previd"),
+                        Integer.parseInt(Bytes.attributeString(b, start, startTagEnd, "h")));
+                case "inactive" -> csiInactive.incrementAndGet();
+                case "active" -> csiActive.incrementAndGet();
                 case "message" -> {
                     List<Conn> occupants = room == null ? null : rooms.get(room);
                     if (occupants == null) {
@@ -146,7 +251,7 @@ public final class FakeMucServer {
                     System.arraycopy(head, 0, out, 0, head.length);
                     System.arraycopy(b, bodyAt, out, head.length, end - bodyAt);
                     for (int i = 0, n = occupants.size(); i < n; i++) {
-                        occupants.get(i).session.write(IoBuffer.wrap(out));
+                        occupants.get(i).deliver(out);
                     }
                 }
                 case "starttls" -> {
