@@ -43,6 +43,8 @@ public final class ProsodyServer implements AutoCloseable {
     private final Path logFile;
     private final int c2sPort;
     private final int componentPort;
+    /** Prosody's HTTP listener for mod_websocket ({@link Builder#websocket}), or -1. */
+    private final int httpPort;
     private volatile Process process;
 
     private ProsodyServer(Builder options) throws IOException {
@@ -52,6 +54,7 @@ public final class ProsodyServer implements AutoCloseable {
         this.logFile = dir.resolve("prosody.log");
         this.c2sPort = FreePort.next();
         this.componentPort = options.components.isEmpty() ? -1 : FreePort.next();
+        this.httpPort = options.websocket ? FreePort.next() : -1;
         Files.createDirectories(dir.resolve("data"));
         Files.createDirectories(dir.resolve("certs"));
         Files.writeString(configFile, config(), StandardCharsets.UTF_8);
@@ -87,6 +90,9 @@ public final class ProsodyServer implements AutoCloseable {
         if (componentPort > 0) {
             awaitPort(componentPort);
         }
+        if (httpPort > 0) {
+            awaitPort(httpPort);
+        }
     }
 
     /**
@@ -114,6 +120,14 @@ public final class ProsodyServer implements AutoCloseable {
     public String host() { return HOST; }
 
     public int c2sPort() { return c2sPort; }
+
+    /** XMPP over WebSocket (RFC 7395): ws://127.0.0.1:httpPort/xmpp-websocket; only with {@link Builder#websocket}. */
+    public int httpPort() {
+        if (httpPort < 0) {
+            throw new IllegalStateException("started without websocket(true)");
+        }
+        return httpPort;
+    }
 
     /** Port for XEP-0114 components; -1 when no external component was configured. */
     public int componentPort() {
@@ -274,8 +288,12 @@ public final class ProsodyServer implements AutoCloseable {
         for (String m : options.extraModules) {
             c.append("; ").append(luaString(m));
         }
+        if (options.websocket) {
+            c.append("; \"websocket\"");
+        }
         c.append(" }\n");
-        c.append("modules_disabled = { \"s2s\"; \"http\"; \"tls\"; \"admin_telnet\"; \"bosh\"; \"websocket\" }\n");
+        c.append("modules_disabled = { \"s2s\"; \"tls\"; \"admin_telnet\"; \"bosh\"")
+                .append(options.websocket ? "" : "; \"http\"; \"websocket\"").append(" }\n");
         c.append("interfaces = { \"127.0.0.1\" }\n");
         c.append("local_interfaces = { \"127.0.0.1\" }\n");
         c.append("c2s_ports = { ").append(c2sPort).append(" }\n");
@@ -283,7 +301,14 @@ public final class ProsodyServer implements AutoCloseable {
         c.append("c2s_direct_tls_ports = {}\n");
         c.append("legacy_ssl_ports = {}\n");
         c.append("s2s_ports = {}\n");
-        c.append("http_ports = {}\n");
+        if (httpPort > 0) {
+            c.append("http_ports = { ").append(httpPort).append(" }\n");
+            c.append("http_interfaces = { \"127.0.0.1\" }\n");
+            // plain ws on loopback: let SASL PLAIN through as on the plain c2s port
+            c.append("consider_websocket_secure = true\n");
+        } else {
+            c.append("http_ports = {}\n");
+        }
         c.append("https_ports = {}\n");
         if (componentPort > 0) {
             c.append("component_ports = { ").append(componentPort).append(" }\n");
@@ -368,6 +393,7 @@ public final class ProsodyServer implements AutoCloseable {
         private boolean allowRegistration;
         private boolean prosodyMuc;
         private boolean keepDirectory;
+        private boolean websocket;
         private String logLevel = "info";
         private Duration startTimeout = Duration.ofSeconds(20);
         private int c2sStanzaSizeLimitBytes = 256 * 1024;
@@ -440,6 +466,12 @@ public final class ProsodyServer implements AutoCloseable {
 
         public Builder startTimeout(Duration value) {
             this.startTimeout = value;
+            return this;
+        }
+
+        /** mod_websocket on an HTTP port of its own ({@link ProsodyServer#httpPort}); default off. */
+        public Builder websocket(boolean value) {
+            this.websocket = value;
             return this;
         }
 
