@@ -25,7 +25,8 @@ import java.util.Set;
  */
 public final class ScenarioLoader {
     /** The scenarios shipped in the jar, in the order {@code list} shows them. */
-    public static final List<String> BUILT_IN = List.of("smoke", "ref-5000", "rooms50", "joinstorm", "soak", "abuse");
+    public static final List<String> BUILT_IN = List.of("smoke", "ref-5000", "rooms50", "joinstorm", "soak", "abuse",
+            "modern-mix", "ref-5000-sm", "ref-5000-csi", "ref-5000-ws", "ref-5000-tls", "ref-5000-modern-mix");
 
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)

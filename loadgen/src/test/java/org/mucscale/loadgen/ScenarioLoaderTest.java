@@ -28,6 +28,44 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void refVariants_sameLoadAsRef5000_differOnlyInTheirClientProfile() {
+        Scenario ref = ScenarioLoader.load("ref-5000", List.of());
+        for (String name : List.of("ref-5000-sm", "ref-5000-csi", "ref-5000-ws", "ref-5000-tls", "ref-5000-modern-mix")) {
+            Scenario v = ScenarioLoader.load(name, List.of());
+            assertThat(v.users()).as(name).isEqualTo(ref.users());
+            assertThat(v.rooms()).as(name).isEqualTo(ref.rooms());
+            assertThat(v.levels()).as(name).isEqualTo(ref.levels());
+            assertThat(v.connect()).as(name).isEqualTo(ref.connect());
+            assertThat(v.messages()).as(name).isEqualTo(ref.messages());
+        }
+        assertThat(ScenarioLoader.load("ref-5000-sm", List.of()).clients().streamManagement()).isEqualTo("on");
+        assertThat(ScenarioLoader.load("ref-5000-csi", List.of()).clients().csiShare()).isEqualTo(0.2);
+        assertThat(ScenarioLoader.load("ref-5000-ws", List.of()).clients().websocketShare()).isEqualTo(1.0);
+        assertThat(ScenarioLoader.load("ref-5000-tls", List.of()).server().tls()).isEqualTo("required");
+        Scenario.Clients mix = ScenarioLoader.load("ref-5000-modern-mix", List.of()).clients();
+        assertThat(mix.streamManagement()).isEqualTo("resume");
+        assertThat(mix.streamManagementShare()).isEqualTo(0.8);
+        assertThat(mix.csiShare()).isEqualTo(0.2);
+        assertThat(mix.websocketShare()).isEqualTo(0.25);
+        assertThat(ScenarioLoader.load("ref-5000", List.of()).clients().smOn()).isFalse();
+    }
+
+    @Test
+    void clients_inconsistentOptions_refusedWithTheKey() {
+        assertThatThrownBy(() -> ScenarioLoader.load("smoke", List.of("clients.resumeCuts=3")))
+                .hasMessageContaining("clients.resumeCuts").hasMessageContaining("unless clients.streamManagement is resume");
+        assertThatThrownBy(() -> ScenarioLoader.load("smoke", List.of("clients.streamManagement=resume",
+                "clients.resumeCuts=3", "clients.resumeLevel=3")))
+                .hasMessageContaining("clients.resumeLevel").hasMessageContaining("1 to 2");
+        assertThatThrownBy(() -> ScenarioLoader.load("smoke", List.of("clients.streamManagement=always")))
+                .hasMessageContaining("off, on or resume");
+        assertThatThrownBy(() -> ScenarioLoader.load("smoke", List.of("clients.websocketPath=ws")))
+                .hasMessageContaining("clients.websocketPath");
+        assertThatThrownBy(() -> ScenarioLoader.load("smoke", List.of("clients.csiShare=1.5")))
+                .hasMessageContaining("clients.csiShare");
+    }
+
+    @Test
     void overrides_ofEveryType_replaceTheFileValues() {
         Scenario s = ScenarioLoader.load("smoke", List.of("users=40", "rooms.zipfExponent=1.25", "accounts.register=false",
                 "server.sasl=PLAIN", "levels.ratesPerSec=5,10.5", "messages.words=foo, bar"));
