@@ -24,6 +24,7 @@ class DeliveryAccountingTest {
         RoomState room = new RoomState(0, "lgroom1@conference.localhost", 4);
         receiver = new Client(run, 1, "lg2", room, 1);
         room.members[1] = receiver;
+        run.profiles.assign(new Client[] {receiver}, 0); // the plain TCP profile (no clients.* options set)
         receiver.state = Client.JOINING;
         receiver.firstJoinSentNs = System.nanoTime();
         feed("<?xml version='1.0'?><stream:stream xmlns='jabber:client' xmlns:stream='http://etherx.jabber.org/streams' version='1.0'>");

@@ -48,10 +48,11 @@ public final class FakeMucServer {
     private final Map<String, Conn> detachedSessions = new HashMap<>();
     private int nextSmId;
 
-    /** Usage: FakeMucServer port [domain]; prints "READY port" when accepting; stops on stdin EOF. */
+    /** Usage: FakeMucServer port [sm] (sm: offer stream management); prints "READY port" when accepting; stops on stdin EOF. */
     public static void main(String[] args) throws IOException {
         int port = Integer.parseInt(args[0]);
         FakeMucServer server = new FakeMucServer();
+        server.streamManagement = args.length > 1 && args[1].equals("sm");
         server.start(port);
         System.out.println("READY " + port);
         System.out.flush();

@@ -57,6 +57,35 @@ class GeneratorEfficiencyTest {
         }
     }
 
+    /**
+     * The same with every client stream-managed (XEP-0198): the fake server asks {@code <r/>} every 5 stanzas, as
+     * Openfire does by default, and each is answered with an {@code <a/>} at once; the cost per delivery stays in bound.
+     */
+    @Test
+    @Timeout(600)
+    void cpuPerDelivery_streamManagementAckingEveryFifth_atMostFiveMicroseconds(@TempDir Path out) throws Exception {
+        assumeEnabled();
+        try (FakeServerProcess server = FakeServerProcess.start("sm")) {
+            ObjectNode r = run(server, out, "users=1000", "rooms.size=500", "levels.ratesPerSec=50,100,200,400",
+                    "levels.durationS=8", "levels.p99ThresholdMs=60000", "connect.connectionsPerSec=500",
+                    "clients.streamManagement=on");
+            assertThat(r.get("profiles").get("streamManagement").get("enabled").asLong()).isEqualTo(1000);
+            JsonNode busiest = null;
+            for (JsonNode l : r.get("levels")) {
+                System.out.printf("sm level %.0f msg/s: %.0f deliveries/s, generator %.2f us/delivery%n",
+                        l.get("ratePerSec").asDouble(), l.get("deliveriesPerSec").asDouble(),
+                        l.get("genCpuUsPerDelivery").asDouble());
+                if (busiest == null || l.get("deliveriesPerSec").asDouble() > busiest.get("deliveriesPerSec").asDouble()) {
+                    busiest = l;
+                }
+            }
+            assertThat(r.get("summary").get("duplicates").asLong()).isZero();
+            assertThat(busiest.get("deliveriesPerSec").asDouble()).as("deliveries/s at the busiest level").isGreaterThan(20_000);
+            assertThat(busiest.get("genCpuUsPerDelivery").asDouble()).as("generator CPU us per delivery with SM")
+                    .isLessThanOrEqualTo(5.0);
+        }
+    }
+
     @Test
     @Timeout(900)
     void connections_19000FromOneProcess_allLogInJoinAndReceive(@TempDir Path out) throws Exception {
@@ -94,11 +123,13 @@ class GeneratorEfficiencyTest {
             this.port = port;
         }
 
-        static FakeServerProcess start() throws IOException {
+        static FakeServerProcess start(String... options) throws IOException {
             int port = FreePort.next();
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            Process p = new ProcessBuilder(java, "-Xmx1g", "-XX:+UseParallelGC", "-cp", System.getProperty("java.class.path"),
-                    FakeMucServer.class.getName(), Integer.toString(port)).redirectErrorStream(true).start();
+            List<String> cmd = new ArrayList<>(List.of(java, "-Xmx1g", "-XX:+UseParallelGC", "-cp",
+                    System.getProperty("java.class.path"), FakeMucServer.class.getName(), Integer.toString(port)));
+            cmd.addAll(List.of(options));
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
             BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
             String line = in.readLine();
             if (line == null || !line.startsWith("READY")) {
