@@ -151,7 +151,7 @@ write_openfire_xml() {
     <multiplex><socket><active>false</active><port>${p[5]}</port></socket><ssl><active>false</active><port>${p[6]}</port></ssl></multiplex>
     <proxy><enabled>false</enabled><port>${p[7]}</port></proxy>
   </xmpp>
-  <httpbind><enabled>false</enabled><port><plain>${p[8]}</plain><secure>${p[9]}</secure></port></httpbind>
+  <httpbind><enabled>${E2E_OPENFIRE_HTTPBIND:-false}</enabled><port><plain>${p[8]}</plain><secure>${p[9]}</secure></port></httpbind>
   <mediaproxy><enabled>false</enabled></mediaproxy>
   <update><service-enabled>false</service-enabled><notify-admins>false</notify-admins></update>
   <autosetup>
@@ -339,6 +339,9 @@ if [ "$launcher" = openfire.sh ]; then # what the launcher made of the env file:
   { echo "# the JVM's command line (/proc/$pid/cmdline):"; tr '\0' ' ' < "/proc/$pid/cmdline"; echo; } >> "$work/openfire-cmdline.txt"
 fi
 e2e_write_env "openfire-$variant"
+# E2E_OPENFIRE_HTTPBIND=true: Openfire's HTTP binding (BOSH, and WebSocket at /ws/) on this port, for loadgen's
+# clients.websocketShare profiles (run.sh passes it as clients.websocketPort)
+[ "${E2E_OPENFIRE_HTTPBIND:-false}" = true ] && echo "HTTP_PORT=${p[8]}" >> "$work/server.env"
 echo "ADMIN_URL=http://127.0.0.1:$admin/ (admin / $admin_password)" > "$work/admin.txt"
 trap - EXIT
 echo "openfire.sh: ready ($variant, pid $pid, $(tr '\n' ' ' < "$work/server.env"))"

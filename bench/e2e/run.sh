@@ -82,7 +82,8 @@ loadgen() {
   shift 2
   timeout --kill-after=30 "$(( deadline + ${E2E_RUN_SLACK_S:-180} ))" "${gen_pin[@]}" "$root/bin/mucscale-loadgen" run \
     "$scenario" --server "127.0.0.1:$C2S_PORT" --domain "$DOMAIN" --muc "$MUC_DOMAIN" --server-pid "$pids_csv" \
-    --label "$label" --out "$dir" --set server.tls=none --set server.sasl=PLAIN "$@"
+    --label "$label" --out "$dir" --set server.tls=none --set server.sasl=PLAIN \
+    ${HTTP_PORT:+--set clients.websocketPort=$HTTP_PORT} "$@"
 }
 
 # warm-up runs: the same scenario and options against the same server, results kept apart and not summarized
