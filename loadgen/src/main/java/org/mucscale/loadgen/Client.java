@@ -137,6 +137,7 @@ final class Client implements XmlScanner.Sink {
 
     void closed() {
         if (sm != null && sm.closedByCut()) {
+            run.stats.disconnected.increment();
             return; // the resumption cut: connecting again
         }
         int s = state;

@@ -77,9 +77,10 @@ final class ClientProfiles {
                 toCut.add(cuttable.get(i));
             }
         }
+        java.util.Set<Client> cutSet = new java.util.HashSet<>(toCut);
         for (Client c : clients) {
             if (c.profile.streamManagement) {
-                c.sm = new StreamManagement(c, toCut.contains(c));
+                c.sm = new StreamManagement(c, cutSet.contains(c));
             }
         }
     }

@@ -89,8 +89,7 @@ final class StreamManagement {
             case "resumed" -> resumed(b, start, startTagEnd);
             case "failed" -> {
                 if (resuming()) {
-                    client.profiles().resumeFailed.increment();
-                    client.fail("sm-resume-failed:" + Bytes.firstChildNameAfter(b, start, end, null));
+                    resumeFailed("sm-resume-failed:" + Bytes.firstChildNameAfter(b, start, end, null));
                 } else {
                     client.run.stats.error("sm-enable-failed");
                 }
@@ -142,6 +141,7 @@ final class StreamManagement {
             return true;
         }
         if (p == PHASE_RECONNECTING) {
+            phase = PHASE_NONE;
             client.profiles().resumeFailed.increment();
             client.run.stats.error("sm-resume-connection-closed");
         }
@@ -154,12 +154,18 @@ final class StreamManagement {
             return false;
         }
         if (features == null || !features.contains(NS)) {
-            client.profiles().resumeFailed.increment();
-            client.fail("sm-resume-not-offered");
+            resumeFailed("sm-resume-not-offered");
             return true;
         }
         client.write("<resume xmlns='" + NS + "' previd='" + id + "' h='" + Integer.toUnsignedString(inbound) + "'/>");
         return true;
+    }
+
+    /** The resumption failed for good: counted once, and the client stops (what it misses counts as lost). */
+    private void resumeFailed(String kind) {
+        client.profiles().resumeFailed.increment();
+        client.fail(kind); // while still resuming, so it is not counted as a failed login
+        phase = PHASE_NONE;
     }
 
     private void resumed(byte[] b, int start, int startTagEnd) {
