@@ -539,7 +539,12 @@ final class Client implements XmlScanner.Sink {
         if (s == JOINED) {
             write("<presence type='unavailable' to='" + occupantJidText + "'/>");
         }
-        write(profile.websocket ? "<close xmlns='" + WebSocketFraming.OPEN_NS + "'/>" : "</stream:stream>");
+        if (profile.websocket) {
+            // RFC 7395: the server answers <close/> and ends the WebSocket; closing first races Openfire's own close
+            write("<close xmlns='" + WebSocketFraming.OPEN_NS + "'/>");
+            return;
+        }
+        write("</stream:stream>");
         ss.closeOnFlush();
     }
 

@@ -949,7 +949,8 @@ public final class LoadRun {
         @Override
         public void exceptionCaught(IoSession session, Throwable cause) {
             Client c = (Client) session.getAttribute(CLIENT);
-            if (c != null && (c.state == Client.LEAVING || c.state == Client.CLOSED)) {
+            // leaving, or a resumption cut (what the cut left unsent is re-sent after <resumed/>): expected, no error
+            if (c != null && (c.state == Client.LEAVING || c.state == Client.CLOSED || (c.sm != null && c.sm.resuming()))) {
                 session.closeNow();
                 return;
             }

@@ -97,6 +97,34 @@ public final class Results {
                         s.get("serverCpuUsPerDelivery").asDouble(), s.get("serverRssMbMax").asDouble()),
                 s.get("connectMs").get("p99").asDouble(), s.get("joinMs").get("p99").asDouble(),
                 s.path("joinsPerSec").asDouble(-1), s.path("joinSpanMs").asDouble(-1), s.get("ownerJoinResends").asLong(), s.get("errors").asLong(),
-                result.get("errors").size() == 0 ? "" : result.get("errors").toString());
+                result.get("errors").size() == 0 ? "" : result.get("errors").toString()) + profileLines(result);
+    }
+
+    /** One line per client profile when the run had more than plain TCP clients (issue 41). */
+    private static String profileLines(ObjectNode result) {
+        JsonNode byProfile = result.path("profiles").path("byProfile");
+        if (byProfile.size() == 0 || (byProfile.size() == 1 && byProfile.has("tcp"))) {
+            return "";
+        }
+        StringBuilder sb = new StringBuilder();
+        byProfile.fields().forEachRemaining(e -> {
+            JsonNode p = e.getValue();
+            sb.append(String.format(Locale.ROOT, "%n  profile %-11s %5d clients, %,d deliveries; active p50 %.2f p99 %.2f ms",
+                    e.getKey(), p.get("clients").asInt(), p.get("deliveries").asLong(),
+                    p.path("active").path("p50Ms").asDouble(), p.path("active").path("p99Ms").asDouble()));
+            for (String kind : new String[] {"inactive", "redelivered"}) {
+                if (p.has(kind)) {
+                    sb.append(String.format(Locale.ROOT, "; %s %,d, p99 %.2f ms", kind,
+                            p.get(kind).get("deliveries").asLong(), p.get(kind).get("p99Ms").asDouble()));
+                }
+            }
+        });
+        JsonNode sm = result.path("profiles").path("streamManagement");
+        if (sm.path("enabled").asLong() > 0) {
+            sb.append(String.format(Locale.ROOT, "%n  stream management: %d enabled, %d cut, %d resumed, %d failed to resume",
+                    sm.get("enabled").asLong(), sm.get("cuts").asLong(), sm.get("resumed").asLong(),
+                    sm.get("resumeFailed").asLong()));
+        }
+        return sb.toString();
     }
 }
