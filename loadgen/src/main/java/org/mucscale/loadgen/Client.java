@@ -145,6 +145,7 @@ final class Client implements XmlScanner.Sink {
             run.stats.error("disconnected-by-server");
             if (s < READY) {
                 run.stats.loginFailed.increment();
+                profile.loginFailed.increment();
             } else if (s == JOINING) {
                 run.stats.joinFailed.increment();
             }
@@ -163,6 +164,7 @@ final class Client implements XmlScanner.Sink {
         run.stats.error(kind);
         if (s < READY && !(sm != null && sm.resuming())) {
             run.stats.loginFailed.increment();
+            profile.loginFailed.increment();
         } else if (s == JOINING) {
             run.stats.joinFailed.increment();
         }

@@ -31,6 +31,7 @@ final class ClientProfile {
     final boolean csi;
     int clients;
     final LongAdder duplicates = new LongAdder();
+    final LongAdder loginFailed = new LongAdder();
     final LongAdder delayStamped = new LongAdder();
     private final Recorder[] recorders = {new Recorder(3), new Recorder(3), new Recorder(3)};
     private final Histogram[] totals = {new Histogram(3), new Histogram(3), new Histogram(3)};
@@ -106,6 +107,7 @@ final class ClientProfile {
         }
         if (!window) {
             o.put("duplicates", duplicates.sum());
+            o.put("loginFailed", loginFailed.sum());
             if (streamManagement) {
                 o.put("delayStamped", delayStamped.sum());
             }
