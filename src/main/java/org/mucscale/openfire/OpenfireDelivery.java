@@ -77,8 +77,7 @@ public final class OpenfireDelivery implements Delivery {
     private volatile boolean rawLocal;
     private volatile boolean batchedWrites;
     private volatile boolean rawStreamManaged = true;
-    /** Counts inline (unbatched) raw deliveries to stream-managed sessions, one counter per delivering thread. */
-    private final ThreadLocal<StanzaCounter> inlineCounters;
+    private final RenderedPackets renderedPackets;
     private final EventLoopWriteBatches batches = new EventLoopWriteBatches();
     private final ParsedStanzaCache parsed = new ParsedStanzaCache();
     private final LongAdder raw = new LongAdder();
@@ -95,8 +94,8 @@ public final class OpenfireDelivery implements Delivery {
         this.rawLocal = rawLocal;
         this.batchedWrites = batchedWrites;
         RenderedPackets packets = RenderedPackets.define(Packet.class.getClassLoader(), getClass().getClassLoader());
+        this.renderedPackets = packets;
         this.batches.countWith(packets);
-        this.inlineCounters = ThreadLocal.withInitial(() -> new StanzaCounter(packets));
     }
 
     /**
@@ -226,7 +225,8 @@ public final class OpenfireDelivery implements Delivery {
         synchronized (sm) {
             local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
             if (sm.isEnabled()) {
-                inlineCounters.get().count(sm, stanza, recipient);
+                // a counter of its own: a thread-local one would stay on Openfire's threads and pin the plugin
+                new StanzaCounter(renderedPackets).count(sm, stanza, recipient);
             }
         }
     }
@@ -291,6 +291,8 @@ public final class OpenfireDelivery implements Delivery {
         registry.register("mucscale.openfire.delivered.batched", (com.codahale.metrics.Gauge<Long>) this::batchedCount);
         registry.register("mucscale.openfire.delivered.raw-counted",
                 (com.codahale.metrics.Gauge<Long>) this::rawCountedCount);
+        registry.register("mucscale.openfire.rendered-copies-built",
+                (com.codahale.metrics.Gauge<Long>) renderedPackets::builtCount);
         registry.register("mucscale.openfire.delivered.direct", (com.codahale.metrics.Gauge<Long>) this::directCount);
         registry.register("mucscale.openfire.delivered.routed", (com.codahale.metrics.Gauge<Long>) this::routedCount);
         registry.register("mucscale.openfire.delivery.failed", (com.codahale.metrics.Gauge<Long>) this::failedCount);

@@ -3,8 +3,27 @@ package org.mucscale.openfire;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandleProxies;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.xmpp.packet.Packet;
 
 /**
@@ -22,6 +41,7 @@ import org.xmpp.packet.Packet;
  */
 final class RenderedPackets {
     private static final String PACKAGE = "org.mucscale.openfire.rendered.";
+    private static final List<String> CLASSES = List.of("RenderedText", "RenderedMessage", "RenderedPresence");
     private static final MethodType AIM = MethodType.methodType(void.class, String.class, String.class, String.class);
 
     private final MethodHandle newMessageHandle;
@@ -29,11 +49,12 @@ final class RenderedPackets {
     private final MethodHandle aimMessage;
     private final MethodHandle aimPresence;
     private final MethodHandle messageBuilt;
+    private final MethodHandle builtCount;
     private final Class<?> messageClass;
     private final Class<?> presenceClass;
 
     private RenderedPackets(ClassLoader loader) throws ReflectiveOperationException {
-        Class.forName(PACKAGE + "RenderedText", true, loader);
+        Class<?> text = Class.forName(PACKAGE + "RenderedText", true, loader);
         messageClass = Class.forName(PACKAGE + "RenderedMessage", true, loader);
         presenceClass = Class.forName(PACKAGE + "RenderedPresence", true, loader);
         MethodHandles.Lookup lookup = MethodHandles.publicLookup();
@@ -44,6 +65,7 @@ final class RenderedPackets {
                 .asType(MethodType.methodType(void.class, Packet.class, String.class, String.class, String.class));
         aimPresence = lookup.findVirtual(presenceClass, "aim", AIM)
                 .asType(MethodType.methodType(void.class, Packet.class, String.class, String.class, String.class));
+        builtCount = lookup.findStatic(text, "builtCount", MethodType.methodType(long.class));
         messageBuilt = lookup.findVirtual(messageClass, "isBuilt", MethodType.methodType(boolean.class))
                 .asType(MethodType.methodType(boolean.class, Packet.class));
     }
@@ -88,6 +110,15 @@ final class RenderedPackets {
         return packet.getClass() == messageClass || packet.getClass() == presenceClass;
     }
 
+    /** Kept copies parsed so far because Openfire looked at them (resumption, re-routing, another plugin). */
+    long builtCount() {
+        try {
+            return (long) builtCount.invokeExact();
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Whether a rendered message has been parsed into a real element (tests). */
     boolean isBuilt(Packet message) {
         try {
@@ -97,9 +128,70 @@ final class RenderedPackets {
         }
     }
 
-    /** The loader of the rendered classes: their bytes from {@code source}, everything else from {@code parent}. */
+    /**
+     * The loader of the rendered classes: their bytes from {@code source}, everything else from {@code parent}.
+     *
+     * <p>It must be an instance of a JDK class: a loader of a class of ours would be defined by the plugin's loader
+     * and pin it through every kept copy. So the three class files are written once to a folder named by their
+     * content hash under {@code java.io.tmpdir} (the same bytes after a reload reuse it) and read by a plain
+     * {@link URLClassLoader} that sees only that folder.
+     */
     static ClassLoader loaderFor(ClassLoader parent, ClassLoader source) {
-        return new Loader(parent, source);
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            Map<String, byte[]> files = new LinkedHashMap<>();
+            for (String simple : CLASSES) {
+                String path = (PACKAGE + simple).replace('.', '/') + ".class";
+                try (InputStream in = source.getResourceAsStream(path)) {
+                    if (in == null) {
+                        throw new IllegalStateException("no " + path + " in the plugin");
+                    }
+                    byte[] b = in.readAllBytes();
+                    sha.update(b);
+                    files.put(path, b);
+                }
+            }
+            Path dir = Path.of(System.getProperty("java.io.tmpdir"),
+                    "mucscale-rendered-" + HexFormat.of().formatHex(sha.digest(), 0, 8));
+            for (Map.Entry<String, byte[]> f : files.entrySet()) {
+                Path target = dir.resolve(f.getKey());
+                if (!Files.isRegularFile(target) || !Arrays.equals(Files.readAllBytes(target), f.getValue())) {
+                    Files.createDirectories(target.getParent());
+                    Path partial = Files.createTempFile(target.getParent(), "class", ".partial");
+                    Files.write(partial, f.getValue());
+                    Files.move(partial, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                }
+            }
+            return newLoaderWithoutOurFrames(new URL[] {dir.toUri().toURL()}, parent);
+        } catch (IOException | NoSuchAlgorithmException e) {
+            throw new IllegalStateException("MUC Scale could not write its rendered packet classes: " + e, e);
+        }
+    }
+
+    /**
+     * A {@link URLClassLoader} made with none of the plugin's classes on the stack. On Java 17 a URLClassLoader keeps
+     * {@code AccessController.getContext()} of its creation, whose protection domains hold the loaders of every
+     * class on the stack: made from plugin code, it would keep the plugin's loader (RenderedPacketsTest showed it).
+     * So it is made on a common-pool worker (the JDK makes those with a context of its own) by a JDK proxy calling
+     * its constructor through a method handle: only JDK frames.
+     */
+    private static ClassLoader newLoaderWithoutOurFrames(URL[] urls, ClassLoader parent) {
+        try {
+            MethodHandle constructor = MethodHandles.publicLookup().findConstructor(URLClassLoader.class,
+                    MethodType.methodType(void.class, String.class, URL[].class, ClassLoader.class));
+            MethodHandle bound = MethodHandles.insertArguments(constructor, 0, "mucscale-rendered", urls, parent)
+                    .asType(MethodType.methodType(Object.class));
+            @SuppressWarnings("unchecked")
+            Callable<Object> make = MethodHandleProxies.asInterfaceInstance(Callable.class, bound);
+            // submitted to the pool itself: CompletableFuture would run it on a new thread of ours when the common
+            // pool has one worker (two cores), and a thread inherits its creator's context
+            return (ClassLoader) ForkJoinPool.commonPool().submit(ForkJoinTask.adapt(make)).get(30, TimeUnit.SECONDS);
+        } catch (ReflectiveOperationException | ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("MUC Scale could not make the loader of its rendered packets: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while making the loader of the rendered packets", e);
+        }
     }
 
     private static Packet make(MethodHandle constructor) {
@@ -110,51 +202,4 @@ final class RenderedPackets {
         }
     }
 
-    /** Defines the rendered package's classes from the plugin jar's bytes; everything else comes from Openfire. */
-    private static final class Loader extends ClassLoader {
-        static {
-            registerAsParallelCapable();
-        }
-
-        private final ClassLoader source;
-
-        Loader(ClassLoader parent, ClassLoader source) {
-            super("mucscale-rendered", parent);
-            this.source = source;
-        }
-
-        @Override
-        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.startsWith(PACKAGE)) {
-                return super.loadClass(name, resolve);
-            }
-            synchronized (getClassLoadingLock(name)) {
-                Class<?> c = findLoadedClass(name);
-                if (c == null) {
-                    c = findClass(name);
-                }
-                if (resolve) {
-                    resolveClass(c);
-                }
-                return c;
-            }
-        }
-
-        @Override
-        protected Class<?> findClass(String name) throws ClassNotFoundException {
-            if (!name.startsWith(PACKAGE)) {
-                throw new ClassNotFoundException(name + " (only the rendered packet classes are defined here)");
-            }
-            String path = name.replace('.', '/') + ".class";
-            try (InputStream in = source.getResourceAsStream(path)) {
-                if (in == null) {
-                    throw new ClassNotFoundException(name + " (no " + path + " in the plugin)");
-                }
-                byte[] bytes = in.readAllBytes();
-                return defineClass(name, bytes, 0, bytes.length);
-            } catch (IOException e) {
-                throw new ClassNotFoundException(name, e);
-            }
-        }
-    }
 }

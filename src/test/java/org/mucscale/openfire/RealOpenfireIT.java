@@ -78,6 +78,8 @@ class RealOpenfireIT {
     static Process openfire;
     static int c2sPort;
     static int adminPort;
+    /** Openfire's HTTP binding port: BOSH and WebSocket (/ws/). */
+    static int httpPort;
     static HttpClient http;
     static final List<XMPPTCPConnection> connections = new ArrayList<>();
     /**
@@ -419,6 +421,28 @@ class RealOpenfireIT {
         assertThat(ourWarningsAndErrors()).isEmpty();
     }
 
+    /** Stream-managed clients, a cut connection and its resumption (see {@link ModernClientChecks}). */
+    @Test
+    @Order(6)
+    void streamManagedClients_rawPath_exactlyOnceAcrossCutAndResumption() throws Exception {
+        ModernClientChecks.streamManagement_exactlyOnce_acrossACutAndResumption();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
+    void csiClients_messagesAtOnce_presencesWhenActive() throws Exception {
+        ModernClientChecks.clientStateIndication_delaysPresences_notMessages();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
+    void webSocketClients_getFramesWithTheClientNamespace() throws Exception {
+        ModernClientChecks.webSocket_framesCarryTheClientNamespace(httpPort);
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
     /**
      * The delivery path remembers each occupant's local session (LocalRoutes): after the occupant's session closes and
      * the same full JID comes back, and after another session takes the full JID over (a resource conflict), the room's
@@ -647,6 +671,7 @@ class RealOpenfireIT {
         for (int i = 0; i < ports.length; i++) {
             ports[i] = FreePort.next();
         }
+        httpPort = ports[8];
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <jive>
@@ -661,7 +686,7 @@ class RealOpenfireIT {
                     <multiplex><socket><active>false</active><port>%d</port></socket><ssl><active>false</active><port>%d</port></ssl></multiplex>
                     <proxy><enabled>false</enabled><port>%d</port></proxy>
                   </xmpp>
-                  <httpbind><enabled>false</enabled><port><plain>%d</plain><secure>%d</secure></port></httpbind>
+                  <httpbind><enabled>true</enabled><port><plain>%d</plain><secure>%d</secure></port></httpbind>
                   <mediaproxy><enabled>false</enabled></mediaproxy>
                   <update><service-enabled>false</service-enabled><notify-admins>false</notify-admins></update>
                   <plugins><loading><monitor><interval>2</interval></monitor></loading></plugins>

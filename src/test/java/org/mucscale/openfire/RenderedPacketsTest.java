@@ -164,6 +164,8 @@ class RenderedPacketsTest {
             Class<?> c = rendered.loadClass(PKG + name);
             assertThat(c.getClassLoader()).isSameAs(rendered);
             assertThat(c.getClassLoader().getParent()).isSameAs(tinder);
+            // a loader of a class of ours would be defined by the plugin's loader and pin it through every copy
+            assertThat(c.getClassLoader().getClass().getClassLoader()).as("the rendered loader is a JDK class").isNull();
             for (Field f : c.getDeclaredFields()) {
                 Class<?> t = f.getType();
                 boolean pluginType = t.getClassLoader() == RenderedPacketsTest.class.getClassLoader();
@@ -177,6 +179,52 @@ class RenderedPacketsTest {
         } catch (ClassNotFoundException expected) {
             // as wanted
         }
+    }
+
+    /**
+     * The invariant the separate loader exists for: a copy Openfire keeps (a detached session's unacknowledged stanza)
+     * does not keep the plugin's class loader alive. A stand-in plugin loader makes the rendered loader, a copy is
+     * kept, everything else of the "plugin" is dropped, and the plugin loader must be collectable.
+     */
+    @Test
+    void aKeptCopy_doesNotPinThePluginsClassLoader() throws Exception {
+        URL classes = RenderedPackets.class.getProtectionDomain().getCodeSource().getLocation();
+        URLClassLoader plugin = new URLClassLoader("stand-in-plugin", new URL[] {classes}, tinder) {
+            @Override
+            protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+                if (!name.startsWith("org.mucscale.")) {
+                    return super.loadClass(name, resolve);
+                }
+                synchronized (getClassLoadingLock(name)) {
+                    Class<?> c = findLoadedClass(name);
+                    return c != null ? c : findClass(name); // plugin-first for our own classes, as a plugin's jar
+                }
+            }
+        };
+        Object kept = keepACopyMadeBy(plugin);
+        java.lang.ref.WeakReference<ClassLoader> pluginRef = new java.lang.ref.WeakReference<>(plugin);
+        plugin.close();
+        plugin = null;
+        for (int i = 0; i < 50 && pluginRef.get() != null; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertThat(call(kept, "toXML")).asString().contains("<body>kept</body>");
+        assertThat(pluginRef.get()).as("the plugin's loader is collectable while a copy is kept").isNull();
+    }
+
+    private static Object keepACopyMadeBy(ClassLoader plugin) throws Exception {
+        Class<?> packets = plugin.loadClass("org.mucscale.openfire.RenderedPackets");
+        assertThat(packets.getClassLoader()).isSameAs(plugin);
+        Method loaderFor = packets.getDeclaredMethod("loaderFor", ClassLoader.class, ClassLoader.class);
+        loaderFor.setAccessible(true);
+        ClassLoader own = (ClassLoader) loaderFor.invoke(null, tinder, plugin);
+        Class<?> c = own.loadClass(PKG + "RenderedMessage");
+        Object h = c.getConstructor().newInstance();
+        RenderedStanza stanza = groupchat("kept");
+        c.getMethod("aim", String.class, String.class, String.class).invoke(h, stanza.prefix(), "bob@example.org/r",
+                stanza.suffix());
+        return call(h, "createCopy");
     }
 
     @Test

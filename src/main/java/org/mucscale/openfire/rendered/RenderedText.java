@@ -19,11 +19,20 @@ public final class RenderedText {
     static final Element MESSAGE = DocumentHelper.createElement("message");
     static final Element PRESENCE = DocumentHelper.createElement("presence");
 
+    /** Copies built so far (resent, re-routed or inspected), for the gauge {@code rendered-copies-built}. */
+    private static final java.util.concurrent.atomic.LongAdder BUILT = new java.util.concurrent.atomic.LongAdder();
+
     private RenderedText() {
+    }
+
+    /** How many kept copies have been built since this loader was made. */
+    public static long builtCount() {
+        return BUILT.sum();
     }
 
     /** Parses the stanza, for a packet that is being looked at after all (resumption, re-delivery, a plugin). */
     static Element build(String prefix, String escapedTo, String suffix) {
+        BUILT.increment();
         try {
             Document doc = DocumentHelper.parseText(prefix + escapedTo + suffix);
             return doc.getRootElement();
