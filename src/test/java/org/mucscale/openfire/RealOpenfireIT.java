@@ -40,6 +40,7 @@ import org.jxmpp.jid.impl.JidCreate;
 import org.jxmpp.jid.parts.Resourcepart;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -90,10 +91,20 @@ class RealOpenfireIT {
      */
     static final java.util.concurrent.atomic.AtomicInteger RESOURCES = new java.util.concurrent.atomic.AtomicInteger();
 
+    /**
+     * Why this run has no Openfire, or null. The skip is decided in {@link #startOpenfire} but reported by each test
+     * ({@link #needsOpenfire}): an assumption that fails in a {@code @BeforeAll} aborts the class before any test, and
+     * Surefire/Failsafe then count "Tests run: 0, Skipped: 0" ({@code RealOpenfireSkipReportTest} checks this).
+     */
+    static String skipReason;
+
     @BeforeAll
     static void startOpenfire() throws Exception {
         String given = System.getProperty("openfire.home", "");
-        assumeTrue(!given.isBlank(), "no -Dopenfire.home given: real-Openfire test skipped");
+        skipReason = given.isBlank() ? "no -Dopenfire.home given: real-Openfire test skipped" : null;
+        if (skipReason != null) {
+            return;
+        }
         Path source = Path.of(given);
         assertThat(source.resolve("lib/startup.jar")).as("an Openfire installation at " + source).isRegularFile();
 
@@ -119,6 +130,11 @@ class RealOpenfireIT {
                 .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
         waitUntil("Openfire's admin console and client port", START_TIMEOUT,
                 () -> portOpen(c2sPort) && status(get("/login.jsp")) == 200);
+    }
+
+    @BeforeEach
+    void needsOpenfire() {
+        assumeTrue(skipReason == null, skipReason);
     }
 
     @AfterAll

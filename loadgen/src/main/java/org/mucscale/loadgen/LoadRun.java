@@ -139,7 +139,7 @@ public final class LoadRun {
         if (f == null) {
             synchronized (this) {
                 if (sslFilter == null) {
-                    sslFilter = new SslFilter(trustAllContext());
+                    sslFilter = new InlineTaskSslFilter(trustAllContext());
                 }
                 f = sslFilter;
             }
