@@ -48,7 +48,6 @@ final class RenderedPackets {
     private final MethodHandle newPresenceHandle;
     private final MethodHandle aimMessage;
     private final MethodHandle aimPresence;
-    private final MethodHandle messageBuilt;
     private final MethodHandle builtCount;
     private final Class<?> messageClass;
     private final Class<?> presenceClass;
@@ -66,8 +65,6 @@ final class RenderedPackets {
         aimPresence = lookup.findVirtual(presenceClass, "aim", AIM)
                 .asType(MethodType.methodType(void.class, Packet.class, String.class, String.class, String.class));
         builtCount = lookup.findStatic(text, "builtCount", MethodType.methodType(long.class));
-        messageBuilt = lookup.findVirtual(messageClass, "isBuilt", MethodType.methodType(boolean.class))
-                .asType(MethodType.methodType(boolean.class, Packet.class));
     }
 
     /**
@@ -105,24 +102,10 @@ final class RenderedPackets {
         }
     }
 
-    /** Whether {@code packet} is one of the rendered copies or handles made here. */
-    boolean isRendered(Packet packet) {
-        return packet.getClass() == messageClass || packet.getClass() == presenceClass;
-    }
-
     /** Kept copies parsed so far because Openfire looked at them (resumption, re-routing, another plugin). */
     long builtCount() {
         try {
             return (long) builtCount.invokeExact();
-        } catch (Throwable e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    /** Whether a rendered message has been parsed into a real element (tests). */
-    boolean isBuilt(Packet message) {
-        try {
-            return (boolean) messageBuilt.invokeExact(message);
         } catch (Throwable e) {
             throw new IllegalStateException(e);
         }
