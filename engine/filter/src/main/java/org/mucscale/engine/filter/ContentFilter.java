@@ -37,6 +37,12 @@ public final class ContentFilter implements AutoCloseable {
     static final int FIELD_ROOM = 2;
     /** The list name of matches of a room's own terms (one name for all rooms: metrics labels stay bounded). */
     public static final String ROOM_TERMS = "room-terms";
+    /** The list name of a refusal for unbalanced bidi controls ({@link FilterSettings#REFUSE_UNBALANCED_BIDI}). */
+    public static final String BIDI_LIST = "bidi";
+    /** The entry name of that refusal. */
+    public static final String UNBALANCED_BIDI = "unbalanced bidi controls";
+    static final String UNBALANCED_BIDI_ERROR = "Your message was not sent because it opens right-to-left or "
+            + "left-to-right controls (U+202A-U+202E, U+2066-U+2068) that it does not close.";
 
     /*
      * Weakly held: inside Openfire, messages are scanned on Openfire's long-lived connection threads, and a
@@ -112,10 +118,10 @@ public final class ContentFilter implements AutoCloseable {
         ScanState st = scratch();
         st.prepare(snap.lists);
         if (body != null && body.length() > 0) {
-            Scanner.scan(snap.lists, body, FIELD_BODY, st);
+            scan(snap, snap.lists, body, FIELD_BODY, st);
         }
         if (subject != null && subject.length() > 0) {
-            Scanner.scan(snap.lists, subject, FIELD_SUBJECT, st);
+            scan(snap, snap.lists, subject, FIELD_SUBJECT, st);
         }
         // Room terms cost nothing until some rule has terms; then a room finds its terms with one map lookup (plus the
         // glob loop only when a glob rule has terms), and only a room that has terms scans its small automaton.
@@ -124,14 +130,14 @@ public final class ContentFilter implements AutoCloseable {
             if (terms != null) {
                 st.fit(terms);
                 if (body != null && body.length() > 0) {
-                    Scanner.scan(terms, body, FIELD_BODY | FIELD_ROOM, st);
+                    scan(snap, terms, body, FIELD_BODY | FIELD_ROOM, st);
                 }
                 if (subject != null && subject.length() > 0) {
-                    Scanner.scan(terms, subject, FIELD_SUBJECT | FIELD_ROOM, st);
+                    scan(snap, terms, subject, FIELD_SUBJECT | FIELD_ROOM, st);
                 }
             }
         }
-        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN
+        FilterVerdict verdict = st.matchCount == 0 && !st.unbalancedBody && !st.unbalancedSubject ? FilterVerdict.CLEAN
                 : decide(snap, snap.resolve(roomJid), roomJid, body, subject, st);
         if (timed) {
             listener.onScan(System.nanoTime() - t0);
@@ -139,10 +145,50 @@ public final class ContentFilter implements AutoCloseable {
         return verdict;
     }
 
+    /**
+     * Scans a text as sent and, when it holds bidi controls or turned letters, also as a client renders it
+     * ({@link SecondReading}): a word written backwards under a right-to-left override is judged as shown.
+     */
+    private static void scan(Snapshot snap, CompiledLists lists, CharSequence text, int field, ScanState st) {
+        int flags = Scanner.scan(lists, text, field, st);
+        if (flags == 0) {
+            return;
+        }
+        if ((flags & Folding.FLAG_BIDI) != 0 && (field & FIELD_ROOM) == 0 && snap.config.refuseUnbalancedBidi()
+                && SecondReading.unbalanced(text)) {
+            if ((field & FIELD_SUBJECT) != 0) {
+                st.unbalancedSubject = true;
+            } else {
+                st.unbalancedBody = true;
+            }
+        }
+        if (st.readingIndex.length < text.length()) {
+            st.readingIndex = new int[Math.max(text.length(), 2 * st.readingIndex.length)];
+        }
+        SecondReading.build(text, flags, st.reading, st.readingIndex);
+        int firstMatch = st.matchCount;
+        int firstAllow = st.allowCount;
+        st.readingFirstMatch = firstMatch;
+        st.readingFirstAllow = firstAllow;
+        Scanner.scan(lists, st.reading.toString(), field, st);
+        st.mapReadingMatches(firstMatch, firstAllow);
+        st.readingFirstMatch = 0;
+        st.readingFirstAllow = 0;
+    }
+
     private FilterVerdict decide(Snapshot snap, Resolved policy, String roomJid, CharSequence body,
                                  CharSequence subject, ScanState st) {
         if (!policy.enabled) {
             return FilterVerdict.CLEAN;
+        }
+        if (st.unbalancedBody || st.unbalancedSubject) {
+            // Refused whatever the room's action: masking cannot close the controls, and they would reorder
+            // whatever the client shows after this text.
+            boolean inSubject = !st.unbalancedBody;
+            CharSequence text = inSubject ? subject : body;
+            listener.onAction(roomJid, BIDI_LIST, Action.REJECT);
+            return new FilterVerdict(Action.REJECT, null, null, List.of(new FilterMatch(UNBALANCED_BIDI, BIDI_LIST,
+                    Severity.HIGH, "*", MatchMode.SUBSTRING, inSubject, 0, text.length())), UNBALANCED_BIDI_ERROR);
         }
         List<FilterMatch> matches = new ArrayList<>();
         for (int m = 0; m < st.matchCount; m++) {
@@ -158,7 +204,8 @@ public final class ContentFilter implements AutoCloseable {
             MatchMode mode = lists.entryMode[e];
             CharSequence text = inSubject ? subject : body;
             int start = mode.needsStartBoundary() ? st.matchStart[m] : Masking.wordStart(text, st.matchStart[m]);
-            int end = mode.needsEndBoundary() ? st.matchEnd[m] : Masking.wordEnd(text, st.matchEnd[m]);
+            int end = Masking.marksEnd(text,
+                    mode.needsEndBoundary() ? st.matchEnd[m] : Masking.wordEnd(text, st.matchEnd[m]));
             matches.add(new FilterMatch(lists.entryText[e], lists.entrySource[e], lists.entrySeverity[e],
                     lists.languages.get(lists.entryLanguage[e]), mode, inSubject, start, end));
         }
