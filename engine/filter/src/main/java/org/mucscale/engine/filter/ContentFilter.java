@@ -475,10 +475,13 @@ public final class ContentFilter implements AutoCloseable {
         final Map<List<String>, CompiledLists> termLists;
         /** The lists' report plus what the room terms' compiles refused or warned about, each naming its rule. */
         final CompileReport report;
+        /** Per operator list file, how it was read ({@link WordLists.OperatorList#describe()}). */
+        final List<String> listDescriptions;
 
         private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules,
-                         Map<List<String>, CompiledLists> previousTermLists) {
+                         Map<List<String>, CompiledLists> previousTermLists, List<String> listDescriptions) {
             this.config = config;
+            this.listDescriptions = List.copyOf(listDescriptions);
             this.lists = lists;
             this.rules = List.copyOf(rules);
             this.defaults = resolve(config.defaultRule(), null, lists, null);
@@ -527,8 +530,7 @@ public final class ContentFilter implements AutoCloseable {
                     tr.warnings().forEach(x -> warnings.add("room " + r.pattern() + ": " + x));
                 }
             }
-            this.report = compiledTerms.isEmpty() ? base
-                    : new CompileReport(in, kept, refused, warnings, base.compileNs());
+            this.report = new CompileReport(in, kept, refused, warnings, base.compileNs(), this.listDescriptions);
             this.hasRoomTerms = !compiledTerms.isEmpty();
             boolean globTerms = false;
             for (Resolved g : globResolved) {
@@ -554,18 +556,25 @@ public final class ContentFilter implements AutoCloseable {
                 }
                 entries.addAll(WordLists.builtinAllow());
             }
+            List<String> descriptions = new ArrayList<>();
             for (var path : config.extraLists()) {
-                entries.addAll(WordLists.read(path, "*", false));
+                WordLists.OperatorList list = WordLists.readList(path, "*", false);
+                entries.addAll(list.entries());
+                descriptions.add(list.describe());
             }
             for (var path : config.extraAllowLists()) {
-                entries.addAll(WordLists.read(path, "*", true));
+                WordLists.OperatorList list = WordLists.readList(path, "*", true);
+                entries.addAll(list.entries());
+                descriptions.add("allow-list " + list.describe());
             }
             entries.addAll(config.extraEntries());
-            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules, Map.of());
+            // Operator lists are of language "*": the configured languages' common words guard them too.
+            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords(), config.languages()),
+                    rules, Map.of(), descriptions);
         }
 
         Snapshot withRules(List<RoomRule> newRules) {
-            return new Snapshot(config, lists, newRules, termLists);
+            return new Snapshot(config, lists, newRules, termLists, listDescriptions);
         }
 
         /** Exact address first (no allocation for lower-case addresses), then globs in order, then the default. */
