@@ -170,7 +170,19 @@ public final class ContentFilter implements AutoCloseable {
         int firstAllow = st.allowCount;
         st.readingFirstMatch = firstMatch;
         st.readingFirstAllow = firstAllow;
-        Scanner.scan(lists, st.reading.toString(), field, st);
+        String reading = st.reading.toString();
+        Scanner.scan(lists, reading, field, st);
+        // A prefix, suffix or substring match covers its whole word as shown ("xalbroz" reversed is "zorblax"): widen
+        // it in the reading, where the word's letters are contiguous, before mapping it back.
+        for (int m = firstMatch; m < st.matchCount; m++) {
+            MatchMode mode = lists.entryMode[st.matchEntry[m]];
+            if (!mode.needsStartBoundary()) {
+                st.matchStart[m] = Masking.wordStart(reading, st.matchStart[m]);
+            }
+            if (!mode.needsEndBoundary()) {
+                st.matchEnd[m] = Masking.wordEnd(reading, st.matchEnd[m]);
+            }
+        }
         st.mapReadingMatches(firstMatch, firstAllow);
         st.readingFirstMatch = 0;
         st.readingFirstAllow = 0;

@@ -54,6 +54,13 @@ class RenderedReadingTest {
     }
 
     @Test
+    void inspect_prefixEntryReversedWithItsCompound_masksTheWholeShownWord() {
+        // "fucking" shown; the prefix entry fuck* matches its start, the mask covers the whole word as shown
+        assertThat(check("a \u202Egnikcuf\u202C day").maskedBody()).isEqualTo("a \u202E*******\u202C day");
+        assertThat(check("\u202Egnikcuf\u202C").matches()).extracting(FilterMatch::entry).containsExactly("fuck");
+    }
+
+    @Test
     void inspect_overrideInSubject_matches() {
         FilterVerdict v = filter.inspect("room@conference.example.org", null, "topic: \u202Etihs\u202C");
         assertThat(v.matches()).extracting(FilterMatch::inSubject).containsExactly(true);
