@@ -41,8 +41,6 @@ public final class ContentFilter implements AutoCloseable {
     public static final String BIDI_LIST = "bidi";
     /** The entry name of that refusal. */
     public static final String UNBALANCED_BIDI = "unbalanced bidi controls";
-    static final String UNBALANCED_BIDI_ERROR = "Your message was not sent because it opens right-to-left or "
-            + "left-to-right controls (U+202A-U+202E, U+2066-U+2068) that it does not close.";
 
     /*
      * Weakly held: inside Openfire, messages are scanned on Openfire's long-lived connection threads, and a
@@ -145,47 +143,13 @@ public final class ContentFilter implements AutoCloseable {
         return verdict;
     }
 
-    /**
-     * Scans a text as sent and, when it holds bidi controls or turned letters, also as a client renders it
-     * ({@link SecondReading}): a word written backwards under a right-to-left override is judged as shown.
-     */
+    /** Scans a text as sent and, when it holds bidi controls or turned letters, also as shown ({@link SecondReading}). */
     private static void scan(Snapshot snap, CompiledLists lists, CharSequence text, int field, ScanState st) {
         int flags = Scanner.scan(lists, text, field, st);
-        if (flags == 0) {
-            return;
+        if (flags != 0) {
+            SecondReading.scan(lists, text, field, flags,
+                    (field & FIELD_ROOM) == 0 && snap.config.refuseUnbalancedBidi(), st);
         }
-        if ((flags & Folding.FLAG_BIDI) != 0 && (field & FIELD_ROOM) == 0 && snap.config.refuseUnbalancedBidi()
-                && SecondReading.unbalanced(text)) {
-            if ((field & FIELD_SUBJECT) != 0) {
-                st.unbalancedSubject = true;
-            } else {
-                st.unbalancedBody = true;
-            }
-        }
-        if (st.readingIndex.length < text.length()) {
-            st.readingIndex = new int[Math.max(text.length(), 2 * st.readingIndex.length)];
-        }
-        SecondReading.build(text, flags, st.reading, st.readingIndex);
-        int firstMatch = st.matchCount;
-        int firstAllow = st.allowCount;
-        st.readingFirstMatch = firstMatch;
-        st.readingFirstAllow = firstAllow;
-        String reading = st.reading.toString();
-        Scanner.scan(lists, reading, field, st);
-        // A prefix, suffix or substring match covers its whole word as shown ("xalbroz" reversed is "zorblax"): widen
-        // it in the reading, where the word's letters are contiguous, before mapping it back.
-        for (int m = firstMatch; m < st.matchCount; m++) {
-            MatchMode mode = lists.entryMode[st.matchEntry[m]];
-            if (!mode.needsStartBoundary()) {
-                st.matchStart[m] = Masking.wordStart(reading, st.matchStart[m]);
-            }
-            if (!mode.needsEndBoundary()) {
-                st.matchEnd[m] = Masking.wordEnd(reading, st.matchEnd[m]);
-            }
-        }
-        st.mapReadingMatches(firstMatch, firstAllow);
-        st.readingFirstMatch = 0;
-        st.readingFirstAllow = 0;
     }
 
     private FilterVerdict decide(Snapshot snap, Resolved policy, String roomJid, CharSequence body,
@@ -194,13 +158,8 @@ public final class ContentFilter implements AutoCloseable {
             return FilterVerdict.CLEAN;
         }
         if (st.unbalancedBody || st.unbalancedSubject) {
-            // Refused whatever the room's action: masking cannot close the controls, and they would reorder
-            // whatever the client shows after this text.
-            boolean inSubject = !st.unbalancedBody;
-            CharSequence text = inSubject ? subject : body;
             listener.onAction(roomJid, BIDI_LIST, Action.REJECT);
-            return new FilterVerdict(Action.REJECT, null, null, List.of(new FilterMatch(UNBALANCED_BIDI, BIDI_LIST,
-                    Severity.HIGH, "*", MatchMode.SUBSTRING, inSubject, 0, text.length())), UNBALANCED_BIDI_ERROR);
+            return SecondReading.unbalancedVerdict(st, body, subject);
         }
         List<FilterMatch> matches = new ArrayList<>();
         for (int m = 0; m < st.matchCount; m++) {

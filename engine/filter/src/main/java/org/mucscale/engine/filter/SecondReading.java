@@ -44,6 +44,60 @@ final class SecondReading {
     private SecondReading() {
     }
 
+    static final String UNBALANCED_BIDI_ERROR = "Your message was not sent because it opens right-to-left or "
+            + "left-to-right controls (U+202A-U+202E, U+2066-U+2068) that it does not close.";
+
+    /**
+     * After {@link Scanner#scan} returned {@code flags} for {@code text}: notes unbalanced bidi controls (when
+     * {@code checkBalance}), then scans the rendered reading and adds its matches in {@code text}'s coordinates.
+     */
+    static void scan(CompiledLists lists, CharSequence text, int field, int flags, boolean checkBalance,
+                     ScanState st) {
+        if ((flags & Folding.FLAG_BIDI) != 0 && checkBalance && unbalanced(text)) {
+            if ((field & ContentFilter.FIELD_SUBJECT) != 0) {
+                st.unbalancedSubject = true;
+            } else {
+                st.unbalancedBody = true;
+            }
+        }
+        if (st.readingIndex.length < text.length()) {
+            st.readingIndex = new int[Math.max(text.length(), 2 * st.readingIndex.length)];
+        }
+        build(text, flags, st.reading, st.readingIndex);
+        int firstMatch = st.matchCount;
+        int firstAllow = st.allowCount;
+        st.readingFirstMatch = firstMatch;
+        st.readingFirstAllow = firstAllow;
+        String reading = st.reading.toString();
+        Scanner.scan(lists, reading, field, st);
+        // A prefix, suffix or substring match covers its whole word as shown ("xalbroz" reversed is "zorblax"): widen
+        // it in the reading, where the word's letters are contiguous, before mapping it back.
+        for (int m = firstMatch; m < st.matchCount; m++) {
+            MatchMode mode = lists.entryMode[st.matchEntry[m]];
+            if (!mode.needsStartBoundary()) {
+                st.matchStart[m] = Masking.wordStart(reading, st.matchStart[m]);
+            }
+            if (!mode.needsEndBoundary()) {
+                st.matchEnd[m] = Masking.wordEnd(reading, st.matchEnd[m]);
+            }
+        }
+        st.mapReadingMatches(firstMatch, firstAllow);
+        st.readingFirstMatch = 0;
+        st.readingFirstAllow = 0;
+    }
+
+    /**
+     * The verdict for a text with unbalanced controls: refused whatever the room's action, since masking cannot
+     * close them and they would reorder whatever the client shows after this text.
+     */
+    static FilterVerdict unbalancedVerdict(ScanState st, CharSequence body, CharSequence subject) {
+        boolean inSubject = !st.unbalancedBody;
+        CharSequence text = inSubject ? subject : body;
+        return new FilterVerdict(Action.REJECT, null, null, java.util.List.of(new FilterMatch(
+                ContentFilter.UNBALANCED_BIDI, ContentFilter.BIDI_LIST, Severity.HIGH, "*", MatchMode.SUBSTRING,
+                inSubject, 0, text.length())), UNBALANCED_BIDI_ERROR);
+    }
+
     static boolean isBidiControl(char c) {
         return (c >= LRE && c <= RLO) || (c >= LRI && c <= PDI);
     }
