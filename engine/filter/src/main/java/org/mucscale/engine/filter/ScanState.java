@@ -46,6 +46,8 @@ final class ScanState {
     /** The rendered reading ({@link SecondReading}) and, per char of it, its index in the original text. */
     final StringBuilder reading = new StringBuilder(256);
     int[] readingIndex = new int[256];
+    /** {@link Folding#SECOND_READING_FLAGS} seen in the text being scanned. */
+    int readingFlags;
     /** A body (or subject) whose bidi controls are unbalanced was seen. */
     boolean unbalancedBody;
     boolean unbalancedSubject;
@@ -73,6 +75,7 @@ final class ScanState {
     }
 
     void resetPaths() {
+        readingFlags = 0;
         pathCount = 1;
         state[0] = 0;
         prevState[0] = 0;

@@ -22,7 +22,6 @@ final class Scanner {
      */
     static int scan(CompiledLists lists, CharSequence text, int field, ScanState st) {
         st.resetPaths();
-        int seen = 0;
         // Fast path: while there is one reading of the text, its state lives in these locals instead of the
         // ScanState arrays (which the JIT must re-read after every store). Anything unusual (a second reading, a
         // stretched run, an entry ending here, an expansion) spills them back and takes the general path.
@@ -196,7 +195,9 @@ final class Scanner {
                 }
             }
             int v = Folding.bmp(c);
-            seen |= v;
+            if ((v & Folding.SECOND_READING_FLAGS) != 0) {
+                st.readingFlags |= v & Folding.SECOND_READING_FLAGS; // a field, not a local: no register for it
+            }
             int cls = (v >>> Folding.CLASS_SHIFT) & Folding.CLASS_MASK;
             int charEnd = i + 1;
             if (cls == Folding.CLS_HIGH_SURROGATE) {
@@ -274,7 +275,8 @@ final class Scanner {
                         boundary = true;
                     }
                     for (int x = skippedFrom; x < j; x++) {
-                        seen |= Folding.bmp(text.charAt(x)); // a control in the run still asks for a second reading
+                        // a control in the run still asks for a second reading
+                        st.readingFlags |= Folding.bmp(text.charAt(x)) & Folding.SECOND_READING_FLAGS;
                     }
                     tokenSymbols = 0;
                     i = j;
@@ -358,7 +360,7 @@ final class Scanner {
         for (int p = 0; p < st.pathCount; p++) {
             checkEnd(lists, st, p, field);
         }
-        return seen & Folding.SECOND_READING_FLAGS;
+        return st.readingFlags;
     }
 
     private static void spill(ScanState st, int s0, int prev0, int count0, int lastSym0, int run0, int lastEnd0) {
