@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Issue 40, item 2: the places a player writes text that the filter did not read: a XEP-0172 {@code <nick>} in a
  * presence or message, a {@code <thread>}, and the address of a room being created. Each test's stanza got through
- * before (checked by reverting {@link ContentInspection}'s handling of it).
+ * unread before, so each assertion on a refusal or a masked text fails without {@link ContentInspection}'s handling.
  */
 class MucWrittenTextPlacesTest extends MucTestBase {
     final WordInspector inspector = new WordInspector();
