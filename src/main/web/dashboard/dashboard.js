@@ -223,6 +223,9 @@
         table('ms-top-filter-rooms', (d.topFilterRooms || []).map(function (r) {
             return [r.room, String(r.messages), String(r.error)];
         }));
+        table('ms-filter-lists', (d.filterLists || []).map(function (line) {
+            return [line];
+        }), 'no operator word lists (mucscale.filter.extra-lists)');
         table('ms-heap-pools', (d.heapPools || []).map(function (p) {
             return [p.pool, fmt(p.beforeBytes / 1048576), fmt(p.afterBytes / 1048576)];
         }));

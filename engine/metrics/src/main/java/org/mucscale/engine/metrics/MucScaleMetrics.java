@@ -369,6 +369,20 @@ public final class MucScaleMetrics implements AutoCloseable {
         topFilterRooms.record(room, 1);
     }
 
+    /**
+     * How the filter's last compile read each operator list file (its format and how plain entries match), shown on
+     * the dashboard. Replaced whole at every compile.
+     */
+    public void filterListsCompiled(java.util.List<String> lists) {
+        filterLists = java.util.List.copyOf(lists);
+    }
+
+    java.util.List<String> filterLists() {
+        return filterLists;
+    }
+
+    private volatile java.util.List<String> filterLists = java.util.List.of();
+
     /** A message refused by flood control. */
     public void floodRejected(String room) {
         floodRejections.inc();

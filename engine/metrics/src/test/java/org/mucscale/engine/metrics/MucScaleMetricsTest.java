@@ -157,6 +157,16 @@ class MucScaleMetricsTest {
     }
 
     @Test
+    void dashboardJson_filterLists_showHowEachListWasRead() {
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM)) {
+            assertThat(metrics.dashboard().json(900)).contains("\"filterLists\":[]");
+            metrics.filterListsCompiled(java.util.List.of("ops.txt: 2 entries, content-filter comma format, \"x\""));
+            assertThat(metrics.dashboard().json(900)).contains(
+                    "\"filterLists\":[\"ops.txt: 2 entries, content-filter comma format, \\\"x\\\"\"]");
+        }
+    }
+
+    @Test
     void dashboardJson_notClustered_saysDisabledAndLeavesClusterSeriesEmpty() {
         ManualClock clock = new ManualClock();
         try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {

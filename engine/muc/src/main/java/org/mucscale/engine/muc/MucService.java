@@ -255,9 +255,19 @@ public final class MucService {
         if (!isError && Xml.isXmlText(from.toString())) {
             XmlElement head = XmlElement.builder(stanza.name())
                     .attribute("id", id != null && Xml.isXmlText(id) ? id : null).build();
-            ctx.delivery.send(Stanzas.error(head, ctx.serviceJid, from, condition, text));
+            ctx.delivery.send(Stanzas.error(head, replyAddress(stanza), from, condition, text));
         }
         ctx.listener.stanzaRefused(reason);
+    }
+
+    /**
+     * The address the stanza was sent to when it is one of this service's (a room, an occupant), else the service: a
+     * client waiting for an IQ answer only takes one from the address it asked.
+     */
+    private Jid replyAddress(XmlElement stanza) {
+        String to = stanza.attribute("to");
+        Jid jid = to == null || !Xml.isXmlText(to) ? null : Jid.tryParse(to);
+        return jid != null && jid.domain().equals(ctx.serviceJid.domain()) ? jid : ctx.serviceJid;
     }
 
     /** True when every name, attribute and text in the stanza is XML 1.0 text (depth already bounded). */

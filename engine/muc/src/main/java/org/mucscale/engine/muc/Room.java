@@ -130,6 +130,9 @@ final class Room {
                 reply(ctx, c, Condition.JID_MALFORMED, "the nickname is not acceptable");
                 return null;
             }
+            if (!shard.content.admitRoomAddress(c, c.roomJid)) {
+                return null; // the address would show in every room list
+            }
             UserLimits.Entry reservation = FloodGuard.admitCreation(ctx, c);
             if (reservation == null) {
                 return null;

@@ -153,6 +153,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void onCompiled(org.mucscale.engine.filter.CompileReport report) {
+                m.filterListsCompiled(report.lists());
+            }
+
+            @Override
             public boolean timed() {
                 return true;
             }
