@@ -56,6 +56,8 @@ public final class MetricsHttpServer implements AutoCloseable {
     private volatile MetricsAccess access;
     private final String csrfToken;
     private final Map<String, Runnable> actions = new ConcurrentHashMap<>();
+    /** Path prefixes served by other parts (the room administration API), each with its own access checks. */
+    private final Map<String, com.sun.net.httpserver.HttpHandler> mounts = new ConcurrentHashMap<>();
     private HttpServer server;
     private ExecutorService executor;
     /** Bound to a loopback address: then only loopback Host names are answered (defeats DNS rebinding). */
@@ -87,6 +89,15 @@ public final class MetricsHttpServer implements AutoCloseable {
             }
         }
         actions.put(name, action);
+    }
+
+    /**
+     * Serves every path under {@code prefix} (e.g. {@code /plugins/mucscale/v1}) with {@code handler}, which does its
+     * own authentication: the dashboard's address list and token do not apply there, the cross-site and loopback
+     * Host checks do. Call before {@link #start}.
+     */
+    public void mount(String prefix, com.sun.net.httpserver.HttpHandler handler) {
+        mounts.put(prefix, handler);
     }
 
     public synchronized void start() throws IOException {
@@ -161,6 +172,12 @@ public final class MetricsHttpServer implements AutoCloseable {
         if (loopbackOnly && !MetricsAccess.isLoopbackHost(h.getFirst("Host"))) {
             send(ex, 403, "text/plain; charset=utf-8", "this server answers to loopback names only\n");
             return;
+        }
+        for (Map.Entry<String, com.sun.net.httpserver.HttpHandler> m : mounts.entrySet()) {
+            if (path.equals(m.getKey()) || path.startsWith(m.getKey() + "/")) {
+                m.getValue().handle(ex);
+                return;
+            }
         }
         boolean client = access.standaloneAllowed(remote, authorization);
         if (path.equals("/metrics")) {
