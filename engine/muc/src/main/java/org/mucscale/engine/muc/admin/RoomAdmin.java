@@ -183,13 +183,13 @@ public final class RoomAdmin {
         if (owners == null) {
             owners = new ArrayList<>(bridge.serviceAdmins());
             owners.removeIf(j -> j.domain().endsWith(".mucscale.invalid"));
-            if (owners.isEmpty()) {
-                throw new AdminException(AdminException.Problem.BAD_REQUEST,
-                        "owners: a room needs at least one owner, and the service has no administrators to default to");
-            }
         }
         List<Jid> createOwners = owners;
         Exchange e = bridge.exchange(room, Expect.ABSENT, absent -> {
+            if (createOwners.isEmpty()) { // only now: an upsert of an existing room needs no owners
+                throw new AdminException(AdminException.Problem.BAD_REQUEST,
+                        "owners: a room needs at least one owner, and the service has no administrators to default to");
+            }
             List<XmlElement> script = new ArrayList<>();
             script.add(XmlElement.builder("presence").attribute("to", room + "/" + RoomAdminBridge.ACTOR_NICK)
                     .child(XmlElement.builder("x", NS_MUC).child(XmlElement.builder("history")

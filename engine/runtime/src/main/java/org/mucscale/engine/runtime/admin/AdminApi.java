@@ -188,7 +188,11 @@ public final class AdminApi {
         if (p.size() == 3 && p.get(0).equals("users") && p.get(2).equals("chatrooms") && m.equals("GET")) {
             List<Object> rooms = new ArrayList<>();
             for (UserRoom u : admin.roomsOf(p.get(1))) {
-                rooms.add(Map.of("roomName", u.roomName(), "affiliation", u.affiliation(), "nicks", u.nicks()));
+                Map<String, Object> row = new LinkedHashMap<>();
+                row.put("roomName", u.roomName());
+                row.put("affiliation", u.affiliation());
+                row.put("nicks", u.nicks());
+                rooms.add(row);
             }
             return ok(200, Map.of("chatRooms", rooms));
         }
