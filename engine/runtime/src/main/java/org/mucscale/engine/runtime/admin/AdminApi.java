@@ -59,11 +59,64 @@ public final class AdminApi {
     public record Response(int status, String contentType, String body, Map<String, String> headers) {
     }
 
+    /** The OpenAPI 3 description of this API, a resource next to this class. */
+    static final String OPENAPI = openApi();
+
+    private static String openApi() {
+        try (java.io.InputStream in = AdminApi.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.json is missing from the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("openapi.json could not be read", e);
+        }
+    }
+
     private final RoomAdmin admin;
     private final AuditTrail audit = new AuditTrail();
     private volatile Access access;
 
-    private record Access(boolean enabled, String secret, AddressList allowed, int maxBodyBytes) {
+    private record Access(boolean enabled, String secret, AddressList allowed, int maxBodyBytes,
+                          int requestsPerSecond) {
+    }
+
+    /** Per client address: tokens left and when they were counted (nanoTime); one small object per address. */
+    private static final class Bucket {
+        double tokens;
+        long atNs;
+    }
+
+    /** Client addresses seen at most before the table is emptied (a flood of new addresses cannot grow it). */
+    private static final int MAX_BUCKETS = 10_000;
+    /** Touched by the HTTP threads; each bucket is updated under its own lock. */
+    private final java.util.concurrent.ConcurrentHashMap<InetAddress, Bucket> buckets =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Whether a request from {@code remote} is within the per-address rate (token bucket, burst of two seconds). */
+    private boolean withinRate(InetAddress remote, int perSecond) {
+        if (perSecond == 0 || remote == null) {
+            return true;
+        }
+        if (buckets.size() > MAX_BUCKETS) {
+            buckets.clear();
+        }
+        Bucket b = buckets.computeIfAbsent(remote, k -> {
+            Bucket n = new Bucket();
+            n.tokens = 2.0 * perSecond;
+            n.atNs = System.nanoTime();
+            return n;
+        });
+        synchronized (b) {
+            long now = System.nanoTime();
+            b.tokens = Math.min(2.0 * perSecond, b.tokens + (now - b.atNs) / 1e9 * perSecond);
+            b.atNs = now;
+            if (b.tokens < 1) {
+                return false;
+            }
+            b.tokens -= 1;
+            return true;
+        }
     }
 
     public AdminApi(RoomAdmin admin, Settings settings) {
@@ -75,7 +128,7 @@ public final class AdminApi {
     public void updateSettings(Settings s) {
         access = new Access(s.get(AdminApiSettings.API_ENABLED), s.get(AdminApiSettings.API_SECRET),
                 AddressList.parse(s.get(AdminApiSettings.API_ALLOWED_ADDRESSES)),
-                s.get(AdminApiSettings.API_MAX_BODY_BYTES));
+                s.get(AdminApiSettings.API_MAX_BODY_BYTES), s.get(AdminApiSettings.API_REQUESTS_PER_SECOND));
     }
 
     public int maxBodyBytes() {
@@ -100,6 +153,12 @@ public final class AdminApi {
         if (!a.allowed().isEmpty() && (r.remote() == null || !a.allowed().contains(r.remote()))) {
             return error(403, "address-not-allowed", "this client address is not in "
                     + "mucscale.admin.api-allowed-addresses");
+        }
+        if (!withinRate(r.remote(), a.requestsPerSecond())) {
+            Response res = error(429, "too-many-requests", "more than " + a.requestsPerSecond()
+                    + " requests per second from this address (mucscale.admin.api-requests-per-second)");
+            res.headers().put("Retry-After", "1");
+            return res;
         }
         String presented = presentedSecret(r.authorization());
         if (r.hostAdmin() != null) {
@@ -195,6 +254,9 @@ public final class AdminApi {
                 rooms.add(row);
             }
             return ok(200, Map.of("chatRooms", rooms));
+        }
+        if (p.size() == 1 && p.get(0).equals("openapi.json") && m.equals("GET")) {
+            return new Response(200, JSON, OPENAPI, new LinkedHashMap<>());
         }
         if (p.size() == 1 && p.get(0).equals("audit") && m.equals("GET")) {
             List<Object> out = new ArrayList<>();

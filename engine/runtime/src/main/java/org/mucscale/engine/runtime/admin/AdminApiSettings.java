@@ -26,8 +26,14 @@ public final class AdminApiSettings {
             1_048_576, 1024, 67_108_864, true,
             "Largest request body the room administration API reads; a larger one is refused with 413.");
 
+    public static final Setting<Integer> API_REQUESTS_PER_SECOND = Setting.ofInt(
+            "mucscale.admin.api-requests-per-second", 100, 0, 100_000, true,
+            "Requests one client address may make per second (bursts of twice that); beyond it the API answers 429"
+                    + " with Retry-After. Counted before authentication, so guessing the secret is slow too. 0: no"
+                    + " limit.");
+
     public static final List<Setting<?>> ALL = List.of(API_ENABLED, API_SECRET, API_ALLOWED_ADDRESSES,
-            API_MAX_BODY_BYTES);
+            API_MAX_BODY_BYTES, API_REQUESTS_PER_SECOND);
 
     private static String checkSecret(String value) {
         String rule = "empty or 16 to 256 visible ASCII characters";

@@ -125,6 +125,37 @@ class AdminApiTest {
     }
 
     @Test
+    void rateLimit_perAddress_429WithRetryAfter_beforeAuthentication() throws Exception {
+        api.updateSettings(settings.withText("mucscale.admin.api-requests-per-second", "2"));
+        for (int i = 0; i < 4; i++) { // a burst of two seconds' worth
+            assertThat(call("GET", "/chatrooms", null, "wrong", "127.0.0.2").status()).isEqualTo(401);
+        }
+        AdminApi.Response r = null;
+        long start = System.nanoTime();
+        for (int i = 0; i < 40 && (r == null || r.status() != 429); i++) { // refills 2/s: 40 calls outrun it
+            r = call("GET", "/chatrooms", null, SECRET, "127.0.0.2");
+        }
+        assertThat(System.nanoTime() - start).as("the calls took under 5 s").isLessThan(5_000_000_000L);
+        assertThat(r.status()).isEqualTo(429);
+        assertThat(r.headers()).containsEntry("Retry-After", "1");
+        assertThat(call("GET", "/chatrooms", null, SECRET, "127.0.0.3").status()).isEqualTo(200);
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void openApi_describesEveryRoutedPath() throws Exception {
+        AdminApi.Response r = call("GET", "/openapi.json", null);
+        assertThat(r.status()).isEqualTo(200);
+        Map<String, Object> paths = (Map<String, Object>) ((Map<String, Object>) JsonText.parse(r.body())).get("paths");
+        assertThat(paths).containsKeys("/chatrooms", "/chatrooms/bulk", "/chatrooms/{room}",
+                "/chatrooms/{room}/participants", "/chatrooms/{room}/occupants", "/chatrooms/{room}/occupants/{nick}",
+                "/chatrooms/{room}/occupants/{nick}/role/{role}", "/chatrooms/{room}/chathistory",
+                "/chatrooms/{room}/messages", "/chatrooms/{room}/owners/{jid}", "/chatrooms/{room}/outcasts",
+                "/users/{jid}/chatrooms", "/audit");
+        assertThat((Map<String, Object>) paths.get("/chatrooms/{room}")).containsKeys("get", "put", "patch", "delete");
+    }
+
+    @Test
     void access_inOrder_disabledAddressCredentials_andAuditOfChangesOnly() throws Exception {
         api.updateSettings(settings.withText("mucscale.admin.api-allowed-addresses", "10.0.0.1"));
         assertThat(call("GET", "/chatrooms", null).status()).isEqualTo(403);
