@@ -179,4 +179,38 @@ class AdminApiEndToEndTest {
             assertThat(r.body()).contains("mucscale.admin.api-enabled");
         }
     }
+
+    private HttpResponse<String> form(String base, String query, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + "/mucscale-rooms.jsp" + query))
+                .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void roomsPage_behindDashboardAccessAndCsrf_actionsReachRealClients() throws Exception {
+        try (E2eFixture fx = new E2eFixture(2, Map.of("mucscale.metrics.probe-enabled", "false"))) {
+            String site = "http://127.0.0.1:" + fx.server.engine().http().port();
+            String csrf = fx.server.engine().http().csrfToken();
+            String owner = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
+            HttpResponse<String> r = form(site, "", "csrf=" + csrf + "&action=create&roomName=hall&owners=" + owner);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).contains("Created room hall");
+            RawXmppClient c1 = fx.raw(1);
+            String hall = "hall@" + E2eFixture.MUC;
+            c1.write("<presence to='" + hall + "/visitor1'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+            c1.expect(e -> e.name().equals("presence") && hasStatus(e, "110"), "joined", WAIT);
+            r = http.send(HttpRequest.newBuilder(URI.create(site + "/mucscale-rooms.jsp?room=hall")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).contains("<td>" + c1.jid() + "</td>", "name=\"csrf\" value=\"" + csrf + "\"");
+            assertThat(form(site, "?room=hall", "csrf=wrong&action=occupant&room=hall&nick=visitor1&do=kick")
+                    .statusCode()).isEqualTo(403);
+            r = form(site, "?room=hall", "csrf=" + csrf + "&action=occupant&room=hall&nick=visitor1&do=kick"
+                    + "&reason=flooding");
+            assertThat(r.body()).contains("Done: kick visitor1");
+            XmlElement kicked = c1.expect(e -> e.name().equals("presence") && hasStatus(e, "307"), "kicked", WAIT);
+            assertThat(kicked.child("x", MUC_USER).child("item").childText("reason")).isEqualTo("flooding");
+            r = form(site, "?room=hall", "csrf=" + csrf + "&action=destroy&room=hall&reason=done");
+            assertThat(r.body()).contains("Room hall destroyed", "0 room(s).");
+        }
+    }
 }

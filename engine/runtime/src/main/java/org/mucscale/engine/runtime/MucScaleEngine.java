@@ -28,6 +28,7 @@ import org.mucscale.engine.muc.admin.RoomAdmin;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.runtime.admin.AdminApi;
 import org.mucscale.engine.runtime.admin.AdminApiHttpHandler;
+import org.mucscale.engine.runtime.admin.RoomsAdminPage;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
@@ -212,6 +213,17 @@ public final class MucScaleEngine implements AutoCloseable {
                 MetricsHttpServer server = new MetricsHttpServer(m, mc);
                 server.onAction("probe", this::probeNow);
                 server.mount(AdminApi.PREFIX, new AdminApiHttpHandler(api));
+                server.page("/mucscale-rooms.jsp", (query, form, csrf, remote) -> {
+                    java.util.Map<String, String> params = new java.util.HashMap<>(query);
+                    String notice = null;
+                    if (form != null) {
+                        notice = RoomsAdminPage.act(api, form, "dashboard", remote);
+                        if ("destroy".equals(form.get("action"))) {
+                            params.remove("room"); // the room is gone: back to the list
+                        }
+                    }
+                    return RoomsAdminPage.page(api, params, csrf, notice);
+                });
                 server.start();
                 push(server, () -> http = null);
                 http = server;
