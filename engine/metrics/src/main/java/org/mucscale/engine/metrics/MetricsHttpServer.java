@@ -307,6 +307,9 @@ public final class MetricsHttpServer implements AutoCloseable {
         }
         String html = page.render(query(ex), form, csrfToken, remote == null ? "?" : remote.getHostAddress());
         ex.getResponseHeaders().set("Cache-Control", "no-store");
+        // not no-referrer: with it a browser sends "Origin: null" with the page's form posts, which are then refused
+        // as cross-site; same-origin keeps the real origin on our own requests and tells other sites nothing
+        ex.getResponseHeaders().set("Referrer-Policy", "same-origin");
         send(ex, 200, "text/html; charset=utf-8", html);
     }
 
@@ -374,7 +377,9 @@ public final class MetricsHttpServer implements AutoCloseable {
         out.set("Content-Type", contentType);
         out.set("X-Content-Type-Options", "nosniff");
         out.set("X-Frame-Options", "DENY");
-        out.set("Referrer-Policy", "no-referrer");
+        if (!out.containsKey("Referrer-Policy")) {
+            out.set("Referrer-Policy", "no-referrer");
+        }
         out.set("Content-Security-Policy", CSP);
         boolean head = ex.getRequestMethod().equals("HEAD");
         ex.sendResponseHeaders(status, head ? -1 : (body.length == 0 ? -1 : body.length));
