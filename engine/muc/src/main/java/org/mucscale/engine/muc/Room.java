@@ -1164,6 +1164,11 @@ final class Room {
         moderation.retractAsService(stanzaId, reason, done);
     }
 
+    /** Room administration: when the newest message in memory was accepted (0: none). */
+    long lastMessageMillis() {
+        return history.size() == 0 ? 0 : history.timestampMillis(history.size() - 1);
+    }
+
     /** Room administration: empties the in-memory history joiners are sent (the room log keeps its rows). */
     void clearHistory() {
         history.clear();

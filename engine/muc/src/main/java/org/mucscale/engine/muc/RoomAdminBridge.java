@@ -180,6 +180,68 @@ public final class RoomAdminBridge {
         return out;
     }
 
+    /** One listing page as the room threads found it: the candidates, all matches, and matches after the key. */
+    public record PageScan(List<RoomView> views, int total, int beyond) {
+    }
+
+    /**
+     * The first {@code limit} rooms by name after {@code after} (exclusive; null: from the start) whose name, natural
+     * name or description contains {@code needle} (case-insensitive; null: all), with the number of matches in all
+     * and after the key. Each room thread selects from its own rooms with a bounded heap and copies only those it
+     * keeps, so a page costs one pass over the names, not a copy of every room; the caller merges the threads' picks.
+     */
+    public PageScan page(String needle, String after, int limit) {
+        List<RoomView> views = new ArrayList<>();
+        int total = 0;
+        int beyond = 0;
+        for (PageScan part : muc.onEachShard(shard -> {
+            java.util.PriorityQueue<Room> keep = new java.util.PriorityQueue<>(limit + 1,
+                    (a, b) -> b.jid.local().compareTo(a.jid.local())); // largest name on top
+            int all = 0;
+            int later = 0;
+            for (Room r : shard.rooms.values()) {
+                if (needle != null && !containsIgnoreCase(r.jid.local(), needle)
+                        && !containsIgnoreCase(r.name, needle) && !containsIgnoreCase(r.description, needle)) {
+                    continue;
+                }
+                all++;
+                String name = r.jid.local();
+                if (after != null && name.compareTo(after) <= 0) {
+                    continue;
+                }
+                later++;
+                if (keep.size() < limit) {
+                    keep.add(r);
+                } else if (name.compareTo(keep.peek().jid.local()) < 0) {
+                    keep.poll();
+                    keep.add(r);
+                }
+            }
+            List<RoomView> picked = new ArrayList<>(keep.size());
+            for (Room r : keep) {
+                picked.add(view(shard.ctx, r, false, 0));
+            }
+            return new PageScan(picked, all, later);
+        })) {
+            views.addAll(part.views());
+            total += part.total();
+            beyond += part.beyond();
+        }
+        return new PageScan(views, total, beyond);
+    }
+
+    private static boolean containsIgnoreCase(String haystack, String needle) {
+        if (haystack == null) {
+            return false;
+        }
+        for (int i = 0, last = haystack.length() - needle.length(); i <= last; i++) {
+            if (haystack.regionMatches(true, i, needle, 0, needle.length())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Sends {@code message} (a groupchat stanza whose {@code from} is the room's bare address) to every occupant of
      * the room, as the room's own messages are sent: rendered once. It is not kept in the history.
@@ -245,12 +307,15 @@ public final class RoomAdminBridge {
             }
             affiliations = r.snapshot().affiliations();
         }
-        List<TailRecord> tail = r.historyAsTail();
-        long last = tail.isEmpty() ? 0 : tail.get(tail.size() - 1).timestampMillis();
-        List<HistoryView> history = new ArrayList<>(Math.min(historyMax, tail.size()));
-        for (int i = Math.max(0, tail.size() - historyMax); i < tail.size() && historyMax > 0; i++) {
-            TailRecord t = tail.get(i);
-            history.add(new HistoryView(t.timestampMillis(), t.nick(), t.body(), t.subject(), t.stanzaId()));
+        long last = r.lastMessageMillis();
+        List<HistoryView> history = List.of();
+        if (historyMax > 0) { // a listing copies no history: one room at a time, 100,000 of them per page
+            List<TailRecord> tail = r.historyAsTail();
+            history = new ArrayList<>(Math.min(historyMax, tail.size()));
+            for (int i = Math.max(0, tail.size() - historyMax); i < tail.size(); i++) {
+                TailRecord t = tail.get(i);
+                history.add(new HistoryView(t.timestampMillis(), t.nick(), t.body(), t.subject(), t.stanzaId()));
+            }
         }
         return new RoomView(r.jid, r.name, r.description, r.subject, r.isPublic, r.persistent, r.moderated,
                 r.membersOnly, r.password != null && !r.password.isEmpty(), r.maxOccupants, r.nonAnonymous,

@@ -10,7 +10,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 import org.mucscale.engine.muc.Affiliation;
 import org.mucscale.engine.muc.MucService;
@@ -71,33 +70,16 @@ public final class RoomAdmin {
             throw new AdminException(AdminException.Problem.BAD_REQUEST,
                     "limit must be between 1 and " + MAX_PAGE + ", was " + limit);
         }
-        String needle = search == null || search.isBlank() ? null : search.toLowerCase(Locale.ROOT);
+        String needle = search == null || search.isBlank() ? null : search.trim();
         String from = after == null || after.isEmpty() ? null : after.toLowerCase(Locale.ROOT);
-        TreeSet<RoomSummary> page = new TreeSet<>(Comparator.comparing(RoomSummary::roomName));
-        int total = 0;
-        int beyond = 0;
-        for (RoomView v : bridge.scan(false)) {
-            if (needle != null && !matches(v, needle)) {
-                continue;
-            }
-            total++;
-            if (from != null && v.jid().local().compareTo(from) <= 0) {
-                continue;
-            }
-            beyond++;
-            page.add(summary(v));
-            if (page.size() > limit) {
-                page.pollLast();
-            }
+        RoomAdminBridge.PageScan scan = bridge.page(needle, from, limit);
+        List<RoomView> views = new ArrayList<>(scan.views());
+        views.sort(Comparator.comparing(v -> v.jid().local()));
+        List<RoomSummary> items = new ArrayList<>(Math.min(limit, views.size()));
+        for (int i = 0; i < views.size() && i < limit; i++) {
+            items.add(summary(views.get(i)));
         }
-        List<RoomSummary> items = new ArrayList<>(page);
-        return new Page<>(items, total, beyond > limit ? items.get(items.size() - 1).roomName() : null);
-    }
-
-    private static boolean matches(RoomView v, String needle) {
-        return v.jid().local().contains(needle)
-                || v.name() != null && v.name().toLowerCase(Locale.ROOT).contains(needle)
-                || v.description() != null && v.description().toLowerCase(Locale.ROOT).contains(needle);
+        return new Page<>(items, scan.total(), scan.beyond() > limit ? items.get(items.size() - 1).roomName() : null);
     }
 
     /** The room with its occupants, affiliations and newest history. */
