@@ -180,7 +180,10 @@ public final class RoomAdminBridge {
         return out;
     }
 
-    /** One listing page as the room threads found it: the candidates, all matches, and matches after the key. */
+    /**
+     * One listing page as the room threads found it: the candidates, all matches, and matches after the key (without
+     * a search counted only up to the page size plus one: enough to tell whether there is a next page).
+     */
     public record PageScan(List<RoomView> views, int total, int beyond) {
     }
 
@@ -195,6 +198,19 @@ public final class RoomAdminBridge {
         int total = 0;
         int beyond = 0;
         for (PageScan part : muc.onEachShard(shard -> {
+            if (needle == null) { // the name index: limit + 1 names read, not every room
+                java.util.Collection<Room> from = after == null ? shard.byName.values()
+                        : shard.byName.tailMap(after, false).values();
+                List<RoomView> picked = new ArrayList<>(limit);
+                int taken = 0;
+                for (Room r : from) {
+                    if (++taken > limit) {
+                        break;
+                    }
+                    picked.add(view(shard.ctx, r, false, 0));
+                }
+                return new PageScan(picked, shard.rooms.size(), taken);
+            }
             java.util.PriorityQueue<Room> keep = new java.util.PriorityQueue<>(limit + 1,
                     (a, b) -> b.jid.local().compareTo(a.jid.local())); // largest name on top
             int all = 0;
