@@ -258,4 +258,39 @@ class MucRoomAdminTest extends MucTestBase {
         assertThat(l).hasSize(1);
         return l.get(0);
     }
+
+    @Test
+    void change_whenAnotherNodeServesTheRoom_isUnavailableAndChangesNothingHere() {
+        java.util.Set<org.mucscale.engine.stanza.Jid> elsewhere = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        RoomPlacement placement = new RoomPlacement() {
+            @Override
+            public boolean servesHere(org.mucscale.engine.stanza.Jid room) {
+                return !elsewhere.contains(room);
+            }
+
+            @Override
+            public void forward(org.mucscale.engine.stanza.Jid room, XmlElement stanza, String entryNode, int hops) {
+            }
+
+            @Override
+            public void sessionSeen(org.mucscale.engine.stanza.Jid sender, String entryNode) {
+            }
+
+            @Override
+            public String sessionNode(org.mucscale.engine.stanza.Jid user) {
+                return null;
+            }
+        };
+        start(Map.of("mucscale.muc.service-admins", "root@example.org"),
+                b -> b.cluster(placement, RoomReplication.NONE));
+        admin = new RoomAdmin(muc);
+        admin.create("moving", owners("alice@example.org"), false);
+        elsewhere.add(room("moving"));
+        assertThat(problemOf(() -> admin.kick("moving", "x", null))).isEqualTo(AdminException.Problem.UNAVAILABLE);
+        assertThat(problemOf(() -> admin.room("moving"))).isEqualTo(AdminException.Problem.UNAVAILABLE);
+        assertThat(problemOf(() -> admin.create("moving", owners("bob@example.org"), true)))
+                .isEqualTo(AdminException.Problem.UNAVAILABLE);
+        elsewhere.clear();
+        assertThat(admin.room("moving").owners()).containsExactly("alice@example.org");
+    }
 }
