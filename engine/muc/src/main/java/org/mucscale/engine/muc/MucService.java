@@ -54,6 +54,8 @@ public final class MucService {
     private static final long STOP_WAIT_MS = 5_000;
 
     private final ServiceContext ctx;
+    /** Keeps the room-administration actor's answers inside the engine (see {@link RoomAdminBridge}). */
+    private final AdminReplies adminReplies;
     private final RoomShard[] shards;
     private final AtomicInteger state = new AtomicInteger(NEW);
     private static final int NEW = 0;
@@ -70,7 +72,8 @@ public final class MucService {
         if (!service.isBare() || service.local() != null) {
             throw new IllegalArgumentException("the MUC service address must be a domain, was " + b.serviceDomain);
         }
-        ctx = new ServiceContext(service, b.config, b.delivery, b.clock, b.inspector, b.logSink, b.repository,
+        adminReplies = new AdminReplies(b.delivery);
+        ctx = new ServiceContext(service, b.config, adminReplies, b.clock, b.inspector, b.logSink, b.repository,
                 b.listener, b.placement, b.replication);
         ctx.archiveSource = b.archive;
         ctx.archiveWorkers = new ArchiveWorkers(b.config.archiveThreads, b.config.archiveQueue);
@@ -715,6 +718,23 @@ public final class MucService {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Room administration ({@link RoomAdminBridge}): runs {@code task} on every room thread in turn, waiting for each. */
+    <T> List<T> onEachShard(Function<RoomShard, T> task) {
+        List<T> out = new ArrayList<>(shards.length);
+        for (RoomShard s : shards) {
+            out.add(onShard(s, task));
+        }
+        return out;
+    }
+
+    AdminReplies adminReplies() {
+        return adminReplies;
+    }
+
+    MucConfig config() {
+        return ctx.config;
     }
 
     /** Checks every room's internal consistency on its own thread; throws on the first violation. */

@@ -1167,6 +1167,16 @@ final class Room {
         moderation.retractAsService(stanzaId, reason, done);
     }
 
+    /** Room administration: when the newest message in memory was accepted (0: none). */
+    long lastMessageMillis() {
+        return history.size() == 0 ? 0 : history.timestampMillis(history.size() - 1);
+    }
+
+    /** Room administration: empties the in-memory history joiners are sent (the room log keeps its rows). */
+    void clearHistory() {
+        history.clear();
+    }
+
     /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
     void broadcastFromRoom(XmlElement message) {
         RenderedStanza rendered = RenderedStanza.render(message, 0);
@@ -1348,10 +1358,11 @@ final class Room {
             case Registration.NS_REGISTER -> registration.handle(c, get, payload);
             case Moderation.NS_MODERATE, Moderation.NS_FASTEN -> moderation.handle(c, sender, payload, get);
             case NS_MUC_ADMIN -> {
+                Occupant actor = sender != null ? sender : RoomAdminBridge.standIn(c.from); // room administration
                 if (get) {
-                    adminGet(c, sender, payload);
+                    adminGet(c, actor, payload);
                 } else {
-                    adminSet(c, sender, payload);
+                    adminSet(c, actor, payload);
                 }
             }
             case RoomArchive.NS_MAM -> shard.archive.handle(this, c, payload, sender, affiliationOf(c.from.bare()));
