@@ -39,6 +39,10 @@ public interface ClusterListener {
     default void lateFromDeparted(int kept) {
     }
 
+    /** A delivery to a session that was on a crashed node was dropped: nobody can deliver it (docs/cluster.md). */
+    default void departedSessionDropped() {
+    }
+
     /** One round of replicated-map writes, for {@code flushes} room-thread flushes gathered into it. */
     default void replicationRound(int flushes) {
     }

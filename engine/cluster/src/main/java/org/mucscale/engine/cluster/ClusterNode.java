@@ -23,6 +23,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.muc.GoneSessions;
 import org.mucscale.engine.muc.MucService;
 import org.mucscale.engine.muc.RoomImage;
 import org.mucscale.engine.muc.RoomPlacement;
@@ -504,6 +505,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Drops the records of departed nodes that are members again (before the view that has them is used). */
     private void forgetDeparted(List<String> members) {
         departedRuns.keySet().removeAll(members);
+        leftGracefully.removeAll(members);
         crashedNodes.removeAll(members);
         for (String m : members) {
             Unconfirmed u = unconfirmed.get(m);
@@ -616,6 +618,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         Map<String, List<Jid>> byNode = new HashMap<>();
         for (Jid r : recipients) {
             String target = deliveryNode(r);
+            if (target == DEPARTED) {
+                continue; // counted there
+            }
             byNode.computeIfAbsent(target == null ? local : target, t -> new ArrayList<>()).add(r);
         }
         for (Map.Entry<String, List<Jid>> e : byNode.entrySet()) {
@@ -705,7 +710,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return n == null ? local : n;
     }
 
-    /** The node to deliver to {@code recipient} through: null for this node. */
+    /**
+     * What {@link #deliveryNode} answers for a recipient whose session was on a crashed node: nobody can deliver it
+     * (compared by identity; node ids never hold a space).
+     */
+    static final String DEPARTED = new String("crashed node");
+
+    /** The node to deliver to {@code recipient} through: null for this node, {@link #DEPARTED} for nobody. */
     String deliveryNode(Jid recipient) {
         if (recipient == null || reachesEveryone.getAsBoolean()) {
             return null;
@@ -714,6 +725,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         List<String> members = view.members();
         if (n != null && !n.equals(local) && members.contains(n)) {
             return n;
+        }
+        if (n != null && sessionsOnNodes && crashedNodes.contains(n)) {
+            listener.departedSessionDropped(); // the caller drops it
+            return DEPARTED;
         }
         if (!sessionsOnNodes) {
             // no link here: any node with one can deliver to anyone
@@ -1111,6 +1126,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * Openfire under heavy load: a message twice with one stanza-id).
      */
     private final Set<String> crashedNodes = ConcurrentHashMap.newKeySet();
+    /** Nodes that announced their leave and left the view, until they are back (their hand-offs still come). */
+    private final Set<String> leftGracefully = ConcurrentHashMap.newKeySet();
 
     /**
      * A late message from a crashed node's run. A relay goes to the relay writer, which writes each of its groupchat
@@ -1388,6 +1405,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         crashed.removeAll(leavingNodes);
         // before the switch: a relay of theirs that the relay writer takes after it is written only where new
         crashedNodes.addAll(crashed);
+        departed.stream().filter(leavingNodes::contains).forEach(leftGracefully::add);
         if (!crashed.isEmpty()) {
             synchronized (takeoverLock) {
                 takeover = new Takeover(old, Set.copyOf(crashed));
@@ -1438,20 +1456,25 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     + "after the hand-off timeout", next.members(), e);
         }
         announceSwitch(next);
-        // sessions that were on departed nodes
-        Predicate<Jid> gone = null;
+        // sessions that were on departed nodes: one step per room; a crashed node's users keep their hints (so the
+        // delivery path drops what is still addressed to them) until every room here has removed them
+        GoneSessions gone = null;
         if (!departed.isEmpty()) {
-            Set<Jid> goneUsers = new HashSet<>();
+            Map<Jid, String> goneUsers = new HashMap<>();
             sessions.forEach((user, node) -> {
                 if (departed.contains(node)) {
-                    goneUsers.add(user);
+                    goneUsers.put(user, node);
                 }
             });
-            goneUsers.forEach(sessions::remove);
+            goneUsers.forEach((user, node) -> {
+                if (!sessionsOnNodes || !crashed.contains(node)) {
+                    sessions.remove(user, node);
+                }
+            });
             if (sessionsOnNodes) {
-                gone = goneUsers::contains;
+                gone = new GoneSessions(goneUsers::containsKey, u -> !crashed.contains(goneUsers.get(u)));
                 try {
-                    service.removeSessionsWhere(gone);
+                    service.removeSessionsWhere(gone).thenRun(() -> goneUsers.forEach(sessions::remove));
                 } catch (RuntimeException e) {
                     LOG.error("removing the sessions of departed nodes {} from this node's rooms failed", departed, e);
                 }
@@ -1807,7 +1830,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             held.add(room); // the sender's view is ahead of ours
         }
         try {
-            adoptFromMaps(List.of(room), false, null);
+            // a leaving node hands its rooms over after it announced its leave: its occupants go as they would here
+            Set<String> gone = new HashSet<>(leftGracefully);
+            gone.addAll(crashedNodes);
+            adoptFromMaps(List.of(room), false, gone);
         } catch (RuntimeException e) {
             // run as a task of the cluster thread, whose executor would keep the exception unseen
             awaitingHandoff.put(room, System.nanoTime()); // tick() takes it from the maps
@@ -1877,15 +1903,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
             t.sort(Comparator.comparingLong(TailRecord::seq));
             tailSeqs.merge(room, Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq()), Math::max);
-            Predicate<Jid> gone = null;
+            GoneSessions gone = null;
             if (departedNodes != null) {
-                Set<Jid> goneHere = new HashSet<>();
+                Map<Jid, String> goneHere = new HashMap<>();
                 for (RoomImage.OccupantImage o : image.occupants()) {
                     if (o.node() != null && departedNodes.contains(o.node())) {
-                        goneHere.add(o.realJid());
+                        goneHere.put(o.realJid(), o.node());
                     }
                 }
-                gone = goneHere::contains;
+                gone = new GoneSessions(goneHere::containsKey, u -> !crashedNodes.contains(goneHere.get(u)));
             }
             CompletableFuture<Integer> adopted;
             try {

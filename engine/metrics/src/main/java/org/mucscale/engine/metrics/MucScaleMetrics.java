@@ -120,6 +120,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter clusterSends;
     final Counter replicationRounds;
     final Counter lateFromDeparted;
+    final Counter departedSessionsDropped;
     final Counter stateReadFailures;
     final Counter stateReadGivenUp;
     final Counter clusterSentMessages;
@@ -204,6 +205,7 @@ public final class MucScaleMetrics implements AutoCloseable {
         clusterSends = registry.counter("mucscale.cluster.sends");
         replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
         lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
+        departedSessionsDropped = registry.counter("mucscale.cluster.departed-sessions.dropped");
         stateReadFailures = registry.counter("mucscale.cluster.state-read.failures");
         stateReadGivenUp = registry.counter("mucscale.cluster.state-read.given-up");
         clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
@@ -458,6 +460,11 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A message from a crashed node's run arrived after the node had left the view. */
     public void clusterLateFromDeparted() {
         lateFromDeparted.inc();
+    }
+
+    /** A delivery to a session on a crashed node, which nobody can deliver, was dropped. */
+    public void clusterDepartedSessionDropped() {
+        departedSessionsDropped.inc();
     }
 
     /** A read of the replicated room state failed (tried again until the state-read timeout). */

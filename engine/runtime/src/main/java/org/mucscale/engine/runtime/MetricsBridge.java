@@ -94,6 +94,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void departedSessionDropped() {
+                m.clusterDepartedSessionDropped();
+            }
+
+            @Override
             public void stateReadFailed() {
                 m.clusterStateReadFailed();
             }
