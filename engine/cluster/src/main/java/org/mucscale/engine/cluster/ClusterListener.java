@@ -43,6 +43,10 @@ public interface ClusterListener {
     default void departedSessionDropped() {
     }
 
+    /** A message from another node could not be read (a node of another version, see NodeVersions): dropped. */
+    default void unreadable() {
+    }
+
     /** One round of replicated-map writes, for {@code flushes} room-thread flushes gathered into it. */
     default void replicationRound(int flushes) {
     }

@@ -97,6 +97,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ClusterMap directory;
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
+    private final NodeVersions versions;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
@@ -172,6 +173,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
         this.starts = transport.map(STARTS_MAP);
+        this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
+                new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
         this.view = View.of(List.of(local));
@@ -1070,7 +1073,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             messages = Wire.unbatch(message);
         } catch (RuntimeException e) {
-            LOG.warn("dropped an unreadable batch of cluster messages from {}: {}", fromNode, e.getMessage());
+            unreadable(fromNode, e);
             return;
         }
         for (byte[] one : messages) {
@@ -1083,8 +1086,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             m = Wire.decode(message);
         } catch (RuntimeException e) {
-            LOG.warn("dropped an unreadable cluster message from {}: {}", fromNode, e.getMessage());
-            return;
+            unreadable(fromNode, e);
+            m = Wire.headerOnly(message); // its place on the link is taken, so the next ones do not wait for it
+            if (m == null) {
+                return;
+            }
         }
         Long departedRun = departedRuns.get(fromNode);
         if (departedRun != null && departedRun == m.epoch()) {
@@ -1099,6 +1105,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (skipped > 0) {
             gapSkipped(fromNode, skipped);
         }
+    }
+
+    /** Said once per node and version (with both versions), counted every time. */
+    private void unreadable(String fromNode, RuntimeException e) {
+        listener.unreadable();
+        String said = versions.unreadable(fromNode, e);
+        if (said != null) {
+            LOG.warn(said);
+        }
+    }
+
+    /** Each member's build and wire version (the dashboard's cluster view). */
+    public Map<String, String> versionsPerNode() {
+        return versions.of(view.members());
     }
 
     private final java.util.concurrent.atomic.AtomicLong gapsSkipped = new java.util.concurrent.atomic.AtomicLong();
@@ -1277,6 +1297,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** This engine's start mark: its run, which a node that saw it leave compares with the run that left. */
     private void markStarted() {
         try {
+            versions.publish();
             starts.putAll(Map.of(local, startMark()));
         } catch (RuntimeException e) {
             LOG.warn("could not write this node's start mark; a node that saw an earlier run of it leave keeps routing "
@@ -2073,6 +2094,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 try {
                     // a node joining later must not wait for rooms of an engine that is gone
                     starts.removeAll(List.of(local));
+                    versions.withdraw();
                 } catch (RuntimeException e) {
                     LOG.debug("could not remove this node's start mark: {}", e.toString());
                 }

@@ -121,6 +121,7 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter replicationRounds;
     final Counter lateFromDeparted;
     final Counter departedSessionsDropped;
+    final Counter clusterUnreadable;
     final Counter stateReadFailures;
     final Counter stateReadGivenUp;
     final Counter clusterSentMessages;
@@ -206,6 +207,7 @@ public final class MucScaleMetrics implements AutoCloseable {
         replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
         lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
         departedSessionsDropped = registry.counter("mucscale.cluster.departed-sessions.dropped");
+        clusterUnreadable = registry.counter("mucscale.cluster.unreadable");
         stateReadFailures = registry.counter("mucscale.cluster.state-read.failures");
         stateReadGivenUp = registry.counter("mucscale.cluster.state-read.given-up");
         clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
@@ -460,6 +462,11 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A message from a crashed node's run arrived after the node had left the view. */
     public void clusterLateFromDeparted() {
         lateFromDeparted.inc();
+    }
+
+    /** A message from another node could not be read (another version): dropped. */
+    public void clusterUnreadable() {
+        clusterUnreadable.inc();
     }
 
     /** A delivery to a session on a crashed node, which nobody can deliver, was dropped. */

@@ -94,6 +94,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void unreadable() {
+                m.clusterUnreadable();
+            }
+
+            @Override
             public void departedSessionDropped() {
                 m.clusterDepartedSessionDropped();
             }
