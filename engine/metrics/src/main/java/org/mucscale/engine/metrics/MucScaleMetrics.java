@@ -574,9 +574,16 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     private volatile ClusterMembers clusterMembers;
 
-    /** This node and the rooms each member of the cluster owns. */
+    /**
+     * This node, the rooms each member of the cluster owns and the build each runs ({@code versionsPerNode}: node to
+     * "build (wire version n)", empty when unknown).
+     */
     public record ClusterView(String localNode, Map<String, Integer> roomsPerNode, long failovers,
-                              long lastFailoverMillis) {
+                              long lastFailoverMillis, Map<String, String> versionsPerNode) {
+        public ClusterView(String localNode, Map<String, Integer> roomsPerNode, long failovers,
+                           long lastFailoverMillis) {
+            this(localNode, roomsPerNode, failovers, lastFailoverMillis, Map.of());
+        }
     }
 
     /** End-to-end probe: send to receive through the real delivery path. */
