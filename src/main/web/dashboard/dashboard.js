@@ -334,7 +334,10 @@
         });
     }
 
-    /** The members by name, rooms each owns; this node's row is marked (text only, like every table here). */
+    /**
+     * The members by name, rooms each owns and the build each runs (a rolling upgrade shows two); this node's row is
+     * marked (text only, like every table here).
+     */
     function clusterNodes(nodes) {
         var body = document.querySelector('#ms-cl-nodes tbody');
         while (body.firstChild) {
@@ -349,8 +352,11 @@
             name.textContent = n.local ? n.node + ' (this node)' : n.node;
             var rooms = document.createElement('td');
             rooms.textContent = whole(n.rooms);
+            var version = document.createElement('td');
+            version.textContent = n.version || '–';
             tr.appendChild(name);
             tr.appendChild(rooms);
+            tr.appendChild(version);
             body.appendChild(tr);
         });
     }

@@ -529,7 +529,13 @@ public final class DashboardData implements AutoCloseable {
             Json.string(sb, e.getKey());
             sb.append(",\"rooms\":");
             Json.number(sb, e.getValue() == null ? Double.NaN : e.getValue());
-            sb.append(",\"local\":").append(e.getKey().equals(view.localNode())).append('}');
+            sb.append(",\"local\":").append(e.getKey().equals(view.localNode()));
+            String version = view.versionsPerNode() == null ? null : view.versionsPerNode().get(e.getKey());
+            if (version != null) {
+                sb.append(",\"version\":");
+                Json.string(sb, version);
+            }
+            sb.append('}');
         }
         sb.append(']');
         field(sb, "relaysSentPerSec", relaysSentPerSecond);

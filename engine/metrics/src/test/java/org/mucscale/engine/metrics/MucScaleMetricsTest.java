@@ -207,6 +207,19 @@ class MucScaleMetricsTest {
     }
 
     @Test
+    void dashboardJson_clusteredWithVersions_showsEachNodesBuild() {
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), new ManualClock())) {
+            metrics.clusterView(() -> new MucScaleMetrics.ClusterView("node-b", Map.of("node-a", 1, "node-b", 2), 0,
+                    -1, Map.of("node-a", "1.1.0 (wire version 2)", "node-b", "1.0.0 (wire version 1)")));
+            String json = metrics.dashboard().json(900);
+            assertThat(json.substring(json.indexOf("\"cluster\":"))).startsWith("\"cluster\":{\"enabled\":true,"
+                    + "\"localNode\":\"node-b\",\"nodes\":["
+                    + "{\"node\":\"node-a\",\"rooms\":1,\"local\":false,\"version\":\"1.1.0 (wire version 2)\"},"
+                    + "{\"node\":\"node-b\",\"rooms\":2,\"local\":true,\"version\":\"1.0.0 (wire version 1)\"}],");
+        }
+    }
+
+    @Test
     void dashboardJson_clustered_showsViewRatesLatenciesAndTotals() {
         ManualClock clock = new ManualClock();
         try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {

@@ -489,12 +489,12 @@ public final class MucService {
      * Takes over a room from its image and replicated tail (see {@link Room#adopt}), then runs the stanzas that waited
      * for it. A room already here is kept as it is (its waiting stanzas still run). {@code relog}: offer the tail to
      * the room log again (the previous owner died). {@code goneSessions}: occupants whose sessions were on nodes that
-     * left, removed with status 333 right after. The returned future completes on the room thread once the room is
+     * left, removed right after in one step (status 333; see {@link GoneSessions}). The returned future completes on the room thread once the room is
      * here and the stanzas that waited for it have run (their deliveries still wait for the run's replication), with
      * how many there were.
      */
     public CompletableFuture<Integer> adopt(RoomImage image, List<TailRecord> tail, boolean relog,
-                                            Predicate<Jid> goneSessions) {
+                                            GoneSessions goneSessions) {
         Jid room = image == null ? null : image.room();
         Objects.requireNonNull(room, "image");
         CompletableFuture<Integer> done = new CompletableFuture<>();
@@ -507,7 +507,7 @@ public final class MucService {
                         shard.acceptedBefore(room, tail);
                     }
                     if (goneSessions != null) {
-                        r.removeSessionsWhere(goneSessions);
+                        r.removeSessionsWhere(goneSessions.gone(), goneSessions.reachable(), null);
                     }
                     if (ctx.replication.active() && shard.rooms.get(room) == r) {
                         shard.markDirty(r);
@@ -562,18 +562,29 @@ public final class MucService {
         return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
-    /** Removes, in every room here, the occupants whose sessions are gone (a node left): status 333 to the others. */
-    public void removeSessionsWhere(Predicate<Jid> gone) {
+    /**
+     * Removes, in every room here, the occupants whose sessions went with nodes that left, one step per room (see
+     * {@link GoneSessions}); the future completes when every room thread has done so.
+     */
+    public CompletableFuture<Void> removeSessionsWhere(GoneSessions gone) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
         for (RoomShard s : shards) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            all.add(done);
             runOnShard(s, shard -> {
-                for (Room r : new ArrayList<>(shard.rooms.values())) {
-                    r.removeSessionsWhere(gone);
-                    if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
-                        shard.markDirty(r);
+                try {
+                    for (Room r : new ArrayList<>(shard.rooms.values())) {
+                        r.removeSessionsWhere(gone.gone(), gone.reachable(), null);
+                        if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
+                            shard.markDirty(r);
+                        }
                     }
+                } finally {
+                    done.complete(null);
                 }
             });
         }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
     /**
@@ -587,7 +598,7 @@ public final class MucService {
         for (RoomShard s : shards) {
             java.util.function.Consumer<RoomShard> task = shard -> {
                 for (Room r : new ArrayList<>(shard.rooms.values())) {
-                    r.removeSessionsWhere(slow, reason);
+                    r.removeSessionsWhere(slow, slow, reason); // its session is alive: it is told
                     if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
                         shard.markDirty(r);
                     }

@@ -306,19 +306,39 @@ final class Room {
     }
 
     /**
-     * Removes the occupants whose sessions are gone with a node that left the cluster: the others see them leave
-     * with status 333 (XEP-0045: removed because of a technical problem), as if their server had bounced.
+     * Removes, as one step, the occupants whose real JIDs {@code gone} matches (docs/cluster.md, "Occupants of a
+     * departed node leave as one step per room"): all leave first, then each one still here gets one unavailable
+     * presence (status 333, with {@code reason} if any) per nickname that left; a removed session gets its own (110,
+     * 333) only if {@code reachable} says it can still be written to, and never the others'.
      */
-    void removeSessionsWhere(java.util.function.Predicate<Jid> gone) {
-        removeSessionsWhere(gone, null);
-    }
-
-    /** As above, with a reason the occupants see (a recipient that read too slowly, say). */
-    void removeSessionsWhere(java.util.function.Predicate<Jid> gone, String reason) {
-        for (Occupant o : occupantsSnapshot()) {
-            if (gone.test(o.realJid)) {
-                removeOccupant(o, "unavailable", new int[] {333}, reason, null, null, true);
+    void removeSessionsWhere(java.util.function.Predicate<Jid> gone, java.util.function.Predicate<Jid> reachable,
+                             String reason) {
+        List<Occupant> leaving = new ArrayList<>();
+        for (int i = 0; i < occupantCount; i++) {
+            if (gone.test(occupants[i].realJid)) {
+                leaving.add(occupants[i]);
             }
+        }
+        boolean[] visible = new boolean[leaving.size()];
+        for (int i = 0; i < visible.length; i++) {
+            Occupant o = leaving.get(i);
+            visible[i] = broadcastsPresenceOf(o, occupantCount + i); // the room as the others saw it
+            o.role = Role.NONE;
+            o.invalidatePresence();
+            detachOccupant(o);
+            ctx.listener.occupantLeft(jid);
+        }
+        java.util.Set<String> announced = new java.util.HashSet<>();
+        XmlElement extra = reasonAndActor(reason, null);
+        for (int i = 0; i < visible.length; i++) {
+            Occupant o = leaving.get(i);
+            // the others see a nickname leave only with its last session, and once
+            boolean others = visible[i] && byNick.get(o.nickKey) == null && announced.add(o.nickKey);
+            broadcastPresence(others, o, "unavailable", new int[] {333}, null,
+                    reachable.test(o.realJid) ? new int[] {110, 333} : null, extra, null);
+        }
+        if (!leaving.isEmpty() && occupantCount == 0 && !persistent) {
+            shard.removeRoom(this);
         }
     }
 
@@ -795,7 +815,7 @@ final class Room {
 
     private void broadcastPresence(boolean others, Occupant o, String type, int[] codes, String newNick,
                                    int[] selfCodes, XmlElement reasonAndActor, XmlElement destroy) {
-        if (others && occupantCount > 1) {
+        if (others && occupantCount > 0) { // o itself is skipped, or already detached
             RenderedStanza withJid = null;
             RenderedStanza withoutJid = null;
             for (int i = 0; i < occupantCount; i++) {

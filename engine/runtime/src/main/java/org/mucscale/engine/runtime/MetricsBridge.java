@@ -94,6 +94,16 @@ final class MetricsBridge {
             }
 
             @Override
+            public void unreadable() {
+                m.clusterUnreadable();
+            }
+
+            @Override
+            public void departedSessionDropped() {
+                m.clusterDepartedSessionDropped();
+            }
+
+            @Override
             public void stateReadFailed() {
                 m.clusterStateReadFailed();
             }

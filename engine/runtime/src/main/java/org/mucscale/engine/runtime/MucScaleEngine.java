@@ -184,7 +184,7 @@ public final class MucScaleEngine implements AutoCloseable {
                 push(node, () -> clusterNode = null);
                 clusterNode = node;
                 m.clusterView(() -> new MucScaleMetrics.ClusterView(node.localNode(), node.roomsPerNode(),
-                        node.failovers(), node.lastFailoverMillis()));
+                        node.failovers(), node.lastFailoverMillis(), node.versionsPerNode()));
                 m.clusterMembers(node.localNode(), node::members);
                 push(m.gaugeQueueDepth("cluster-relay-in", node::relayBacklog), () -> { });
                 push(m.gaugeQueueDepth("cluster-held", node::heldMessages), () -> { });
