@@ -223,6 +223,9 @@
         table('ms-top-filter-rooms', (d.topFilterRooms || []).map(function (r) {
             return [r.room, String(r.messages), String(r.error)];
         }));
+        table('ms-filter-lists', (d.filterLists || []).map(function (line) {
+            return [line];
+        }), 'no operator word lists (mucscale.filter.extra-lists)');
         table('ms-heap-pools', (d.heapPools || []).map(function (p) {
             return [p.pool, fmt(p.beforeBytes / 1048576), fmt(p.afterBytes / 1048576)];
         }));
@@ -331,7 +334,10 @@
         });
     }
 
-    /** The members by name, rooms each owns; this node's row is marked (text only, like every table here). */
+    /**
+     * The members by name, rooms each owns and the build each runs (a rolling upgrade shows two); this node's row is
+     * marked (text only, like every table here).
+     */
     function clusterNodes(nodes) {
         var body = document.querySelector('#ms-cl-nodes tbody');
         while (body.firstChild) {
@@ -346,8 +352,11 @@
             name.textContent = n.local ? n.node + ' (this node)' : n.node;
             var rooms = document.createElement('td');
             rooms.textContent = whole(n.rooms);
+            var version = document.createElement('td');
+            version.textContent = n.version || '–';
             tr.appendChild(name);
             tr.appendChild(rooms);
+            tr.appendChild(version);
             body.appendChild(tr);
         });
     }

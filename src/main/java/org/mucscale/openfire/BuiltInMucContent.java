@@ -15,10 +15,12 @@ import org.mucscale.engine.filter.FilterVerdict;
  *   <li>messages (group and private): every top-level {@code <body>} and {@code <subject>} whatever its
  *       {@code xml:lang} or namespace, XEP-0071 XHTML-IM text (descendant text joined without separators, plus
  *       {@code alt} and {@code title}; the {@code <html>} is removed when the message is masked, since it repeats
- *       the plain body), XEP-0066 {@code <desc>} and XEP-0444 {@code <reaction>} texts;</li>
+ *       the plain body), XEP-0066 {@code <desc>} and XEP-0444 {@code <reaction>} texts, {@code <thread>} and a
+ *       XEP-0172 {@code <nick>};</li>
  *   <li>invitation and decline {@code <reason>}s;</li>
  *   <li>the room name and description of a submitted configuration form;</li>
- *   <li>the {@code <status>} texts of an available presence to {@code room/nick};</li>
+ *   <li>the {@code <status>} texts and a XEP-0172 {@code <nick>} of an available presence to {@code room/nick};</li>
+ *   <li>the room's address, at every join (Openfire creates a room at its first join): refused with its own text;</li>
  *   <li>the nickname of an available presence to {@code room/nick}, when {@code mucscale.filter.nicknames} is on.</li>
  * </ul>
  * The most severe verdict of all parts decides. Messages and reasons: REJECT refuses with the policy's text, DROP
@@ -32,6 +34,8 @@ final class BuiltInMucContent {
     static final String NS_XHTML_IM = "http://jabber.org/protocol/xhtml-im";
     static final String NS_OOB = "jabber:x:oob";
     static final String NS_REACTIONS = "urn:xmpp:reactions:0";
+    /** XEP-0172 user nickname: clients show it as the sender's name. */
+    static final String NS_NICK = "http://jabber.org/protocol/nick";
 
     /** A refused stanza; {@code errorText} null means refused silently (DROP of a message). */
     record Refusal(String errorText) {
@@ -60,6 +64,10 @@ final class BuiltInMucContent {
             case "presence" -> {
                 if (type != null || nick == null) {
                     return null;
+                }
+                Refusal address = roomAddress(filter, room);
+                if (address != null) {
+                    return address;
                 }
                 Refusal status = statuses(filter, stanza, room);
                 if (status != null || !filter.config().nicknames()) {
@@ -96,7 +104,8 @@ final class BuiltInMucContent {
             FilterVerdict v = FilterVerdict.CLEAN;
             String name = e.getName();
             String ns = e.getNamespaceURI();
-            if (name.equals("body") || name.equals("subject")) {
+            if (name.equals("body") || name.equals("subject") || name.equals("thread")
+                    || (name.equals("nick") && NS_NICK.equals(ns))) {
                 v = inspectText(filter, room, e);
             } else if (name.equals("html") && NS_XHTML_IM.equals(ns)) {
                 v = filter.inspect(room, renderedText(e), null);
@@ -130,19 +139,33 @@ final class BuiltInMucContent {
      * a refusal always carries an error, DROP too: a join that got no answer would hang its client.
      */
     private static Refusal statuses(ContentFilter filter, Element presence, String room) {
-        Action worst = null;
-        String errorText = null;
-        for (Element status : presence.elements("status")) {
-            FilterVerdict v = inspectText(filter, room, status);
-            if (rank(v.action()) > rank(worst)) {
-                worst = v.action();
-                errorText = v.senderError();
+        String refused = null;
+        for (Element e : presence.elements()) {
+            boolean userNick = e.getName().equals("nick") && NS_NICK.equals(e.getNamespaceURI());
+            if (!userNick && !e.getName().equals("status")) {
+                continue;
+            }
+            FilterVerdict v = inspectText(filter, room, e);
+            if (refused == null && (v.action() == Action.REJECT || v.action() == Action.DROP)) {
+                refused = userNick ? "the nickname in the presence (XEP-0172)" : "the presence status";
             }
         }
-        if (worst == Action.REJECT || worst == Action.DROP) {
-            return new Refusal(errorText != null ? errorText : "the presence status was refused by the content filter");
+        // The policy's text speaks of "your message": a presence is told what of it was refused.
+        return refused == null ? null : new Refusal(refused + NOT_ACCEPTED);
+    }
+
+    static final String NOT_ACCEPTED = " was not accepted: it contains text that is not allowed in this room";
+
+    /** The room's local part, which every room list shows: refused whatever the action except FLAG. */
+    private static Refusal roomAddress(ContentFilter filter, String room) {
+        int at = room.indexOf('@');
+        if (at <= 0) {
+            return null;
         }
-        return null;
+        String local = room.substring(0, at);
+        FilterVerdict v = filter.inspect(room, local, null);
+        return v.clean() || v.action() == Action.FLAG ? null : new Refusal("the room address '" + local
+                + "' contains words that are not allowed on this service; choose another address");
     }
 
     private static Refusal reasons(ContentFilter filter, Element mucUser, String room) {
@@ -172,9 +195,8 @@ final class BuiltInMucContent {
             for (Element value : field.elements("value")) {
                 FilterVerdict v = inspectText(filter, room, value);
                 if (!v.clean() && v.action() != Action.MASK && v.action() != Action.FLAG) {
-                    return new Refusal(v.senderError() != null ? v.senderError()
-                            : (var.endsWith("roomname") ? "the room name" : "the room description")
-                            + " was refused by the content filter");
+                    return new Refusal((var.endsWith("roomname") ? "the room name" : "the room description")
+                            + NOT_ACCEPTED);
                 }
             }
         }

@@ -21,6 +21,7 @@ import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import org.jivesoftware.openfire.Connection;
 import org.jivesoftware.openfire.session.LocalClientSession;
+import org.jivesoftware.openfire.streammanagement.StreamManager;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.Xml;
@@ -68,6 +69,8 @@ final class EventLoopWriteBatches {
     private static final VarHandle CONTEXT = contextHandle();
 
     private final ThreadLocal<Gathered> perThread = new ThreadLocal<>();
+    /** Builds the copies stream managers keep of counted stanzas; null until {@link #countWith} is called. */
+    private volatile RenderedPackets renderedPackets;
     private final LongAdder written = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder closed = new LongAdder();
@@ -102,6 +105,11 @@ final class EventLoopWriteBatches {
         this.removedSink = removed;
     }
 
+    /** Where counted stanzas' kept copies come from (see {@link StreamManagedWrites}); set once at start. */
+    void countWith(RenderedPackets packets) {
+        this.renderedPackets = packets;
+    }
+
     /**
      * Gathers {@code stanza} for {@code recipient} on {@code session}'s channel; false when this thread does not batch
      * or the session's channel cannot be reached, and the caller must write it now instead.
@@ -111,7 +119,46 @@ final class EventLoopWriteBatches {
         if (g == null) {
             return false;
         }
-        return gather(g, channelOf(session), stanza, recipient);
+        return gather(g, channelOf(session.getConnection()), stanza, recipient);
+    }
+
+    /**
+     * Gathers a stanza for a session whose stream manager counts it, to be written and counted at the hand-over
+     * ({@link StreamManagedWrites}); false when this thread does not batch or the session's connection is not a
+     * Netty channel, and the caller must write and count it now instead.
+     */
+    boolean addCounted(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient) {
+        Gathered g = perThread.get();
+        RenderedPackets packets = renderedPackets;
+        if (g == null || packets == null || channelOf(session.getConnection()) == null) {
+            return false;
+        }
+        g.counted(packets).add(session, sm, stanza, recipient);
+        return true;
+    }
+
+    /**
+     * Hands {@code session}'s stanzas to its connection's event loop as one task, now (the caller holds its stream
+     * manager's monitor, {@link StreamManagedWrites}); {@code counted} stanzas are never dropped by the slow-recipient
+     * bound. Nothing is written when the session has no connection (detached: its stream manager resends).
+     */
+    void writeNow(LocalClientSession session, RenderedStanza[] stanzas, Jid[] recipients, int size, boolean counted) {
+        Connection connection = session.getConnection();
+        if (connection == null || connection.isClosed()) {
+            return;
+        }
+        Channel ch = channelOf(connection);
+        if (ch == null) {
+            for (int i = 0; i < size; i++) {
+                session.deliverRawText(StanzaText.forConnection(connection, stanzas[i], recipients[i]));
+            }
+            return;
+        }
+        Writes w = new Writes(ch.eventLoop(), this, size, counted);
+        for (int i = 0; i < size; i++) {
+            w.add(ch, stanzas[i], recipients[i]);
+        }
+        submit(w);
     }
 
     /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
@@ -159,14 +206,21 @@ final class EventLoopWriteBatches {
                 continue;
             }
             loops.set(i, new Writes(w.loop, this));
-            try {
-                w.loop.execute(w);
-                batches.increment();
-            } catch (RejectedExecutionException e) {
-                // the event loop is shutting down (server stop): its connections are closing anyway
-                rejected.add(w.size);
-                LOG.debug("MUC Scale: {} stanzas not written, their event loop is shutting down", w.size);
-            }
+            submit(w);
+        }
+        if (g.counted != null && !g.counted.isEmpty()) {
+            g.counted.handOver(this);
+        }
+    }
+
+    private void submit(Writes w) {
+        try {
+            w.loop.execute(w);
+            batches.increment();
+        } catch (RejectedExecutionException e) {
+            // the event loop is shutting down (server stop): its connections are closing anyway
+            rejected.add(w.size);
+            LOG.debug("MUC Scale: {} stanzas not written, their event loop is shutting down", w.size);
         }
     }
 
@@ -213,8 +267,13 @@ final class EventLoopWriteBatches {
         return slowRemoved.sum();
     }
 
-    private static Channel channelOf(LocalClientSession session) {
-        Connection connection = session.getConnection();
+    /** Whether {@code connection} is a c2s TCP stream (Openfire's Netty connection), not WebSocket or BOSH. */
+    static boolean isTcp(Connection connection) {
+        return connection != null && NETTY_CONNECTION.equals(connection.getClass().getName());
+    }
+
+    /** The Netty channel of a c2s TCP connection; null for others (WebSocket, BOSH) and closed ones. */
+    static Channel channelOf(Connection connection) {
         if (connection == null || CONTEXT == null || connection.isClosed()
                 || !NETTY_CONNECTION.equals(connection.getClass().getName())) {
             return null;
@@ -238,6 +297,15 @@ final class EventLoopWriteBatches {
     /** One thread's open batches, one per event loop seen (a handful: Openfire's c2s worker count). */
     private static final class Gathered {
         final List<Writes> loops = new ArrayList<>(4);
+        /** Stanzas for stream-managed sessions, made on first use. */
+        StreamManagedWrites counted;
+
+        StreamManagedWrites counted(RenderedPackets packets) {
+            if (counted == null) {
+                counted = new StreamManagedWrites(new StanzaCounter(packets));
+            }
+            return counted;
+        }
 
         Writes writesFor(EventLoop loop, EventLoopWriteBatches owner) {
             for (int i = 0; i < loops.size(); i++) {
@@ -256,14 +324,25 @@ final class EventLoopWriteBatches {
     private static final class Writes implements Runnable {
         final EventLoop loop;
         private final EventLoopWriteBatches owner;
-        Channel[] channels = new Channel[32];
-        RenderedStanza[] stanzas = new RenderedStanza[32];
-        Jid[] recipients = new Jid[32];
+        /** Counted by a stream manager: never dropped by the slow-recipient bound. */
+        private final boolean counted;
+        Channel[] channels;
+        RenderedStanza[] stanzas;
+        Jid[] recipients;
         int size;
 
         Writes(EventLoop loop, EventLoopWriteBatches owner) {
+            this(loop, owner, 32, false);
+        }
+
+        Writes(EventLoop loop, EventLoopWriteBatches owner, int capacity, boolean counted) {
             this.loop = loop;
             this.owner = owner;
+            this.counted = counted;
+            int n = Math.max(1, capacity);
+            channels = new Channel[n];
+            stanzas = new RenderedStanza[n];
+            recipients = new Jid[n];
         }
 
         void add(Channel channel, RenderedStanza stanza, Jid recipient) {
@@ -300,7 +379,7 @@ final class EventLoopWriteBatches {
                     ch.attr(HELD).set(held);
                     ch.pipeline().addFirst(held);
                 }
-                held.hold(stanzas[i], recipients[i]);
+                held.hold(stanzas[i], recipients[i], counted);
                 if (ch.isWritable()) {
                     held.drain(); // it drained since the last writability event: keep order, write what waits
                 }
@@ -368,17 +447,27 @@ final class EventLoopWriteBatches {
             return waiting.isEmpty();
         }
 
-        /** Queues a stanza behind the others, then keeps the recipient within the bound (see the class note). */
-        void hold(RenderedStanza stanza, Jid recipient) {
+        /**
+         * Queues a stanza behind the others, then keeps the recipient within the bound (see the class note). A
+         * {@code counted} stanza (its stream manager numbered it) is never dropped or shed: the client's {@code h}
+         * must keep meaning what the server sent, so it waits whatever the bound.
+         */
+        void hold(RenderedStanza stanza, Jid recipient, boolean counted) {
             String to = Xml.escapeAttribute(recipient.toString());
             int length = stanza.prefixUtf8().length + ByteBufUtil.utf8Bytes(to) + stanza.suffixUtf8().length;
             long max = owner.recipientMaxQueuedBytes;
             long inChannel = pendingInChannel();
+            boolean sheddable = !counted && isPresence(stanza);
             if (removing && bytes + inChannel + length > max) {
-                drop(1); // the recipient is being removed: what does not fit goes (the removal's own presence fits)
+                if (!counted) {
+                    drop(1); // the recipient is being removed: what does not fit goes (the removal's presence fits)
+                    return;
+                }
+                waiting.addLast(new Waiting(stanza, to, length, false, true));
+                bytes += length;
                 return;
             }
-            waiting.addLast(new Waiting(stanza, to, length, isPresence(stanza)));
+            waiting.addLast(new Waiting(stanza, to, length, sheddable, counted));
             bytes += length;
             while (bytes + inChannel > max) {
                 if (!shedOldestPresence()) {
@@ -412,9 +501,15 @@ final class EventLoopWriteBatches {
         }
 
         private void remove(Jid recipient) {
-            int n = waiting.size();
-            waiting.clear();
-            bytes = 0;
+            int n = 0;
+            for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
+                Waiting w = it.next();
+                if (!w.counted) { // counted stanzas stay: their stream manager expects them written or resent
+                    it.remove();
+                    bytes -= w.length;
+                    n++;
+                }
+            }
             drop(n);
             removing = true;
             owner.slowRemoved.increment();
@@ -477,6 +572,6 @@ final class EventLoopWriteBatches {
         }
     }
 
-    private record Waiting(RenderedStanza stanza, String escapedTo, int length, boolean presence) {
+    private record Waiting(RenderedStanza stanza, String escapedTo, int length, boolean presence, boolean counted) {
     }
 }

@@ -98,6 +98,7 @@ public final class MucScalePlugin implements Plugin {
         delivery.registerGauges(engine.metrics().registry());
         delivery.recordWriteLatency(engine.metrics()::recordWriteLatencyNs);
         delivery.recipientMaxQueuedBytes(settings.get(OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES));
+        delivery.rawStreamManaged(settings.get(OpenfireSettings.RAW_STREAM_MANAGED));
         delivery.slowRecipients(engine.muc(), engine.metrics());
 
         BuiltInMucFilter builtInFilter = new BuiltInMucFilter(engine::filter, server.getMultiUserChatManager(),
@@ -108,6 +109,7 @@ public final class MucScalePlugin implements Plugin {
             delivery.directLocal(s.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
             delivery.rawLocal(s.get(OpenfireSettings.RAW_LOCAL_DELIVERY));
             delivery.batchedWrites(s.get(OpenfireSettings.BATCHED_WRITES));
+            delivery.rawStreamManaged(s.get(OpenfireSettings.RAW_STREAM_MANAGED));
             delivery.recipientMaxQueuedBytes(s.get(OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES));
             builtInFilter.enabled(s.get(OpenfireSettings.FILTER_BUILTIN_MUC));
             prometheus.apply(s);

@@ -76,9 +76,12 @@ public final class OpenfireDelivery implements Delivery {
     private volatile boolean directLocal;
     private volatile boolean rawLocal;
     private volatile boolean batchedWrites;
+    private volatile boolean rawStreamManaged = true;
+    private final RenderedPackets renderedPackets;
     private final EventLoopWriteBatches batches = new EventLoopWriteBatches();
     private final ParsedStanzaCache parsed = new ParsedStanzaCache();
     private final LongAdder raw = new LongAdder();
+    private final LongAdder counted = new LongAdder();
     private final LongAdder direct = new LongAdder();
     private final LongAdder routed = new LongAdder();
     private final LongAdder failed = new LongAdder();
@@ -90,6 +93,9 @@ public final class OpenfireDelivery implements Delivery {
         this.directLocal = directLocal;
         this.rawLocal = rawLocal;
         this.batchedWrites = batchedWrites;
+        RenderedPackets packets = RenderedPackets.define(Packet.class.getClassLoader(), getClass().getClassLoader());
+        this.renderedPackets = packets;
+        this.batches.countWith(packets);
     }
 
     /**
@@ -113,6 +119,11 @@ public final class OpenfireDelivery implements Delivery {
     /** Turns batched raw writes on or off (dynamic setting; needs raw local delivery). */
     public void batchedWrites(boolean on) {
         this.batchedWrites = on;
+    }
+
+    /** Turns the raw path for stream-managed sessions on or off (dynamic setting; needs raw local delivery). */
+    public void rawStreamManaged(boolean on) {
+        this.rawStreamManaged = on;
     }
 
     /** Bytes one slow recipient may have waiting on the batched path (dynamic setting). */
@@ -191,11 +202,33 @@ public final class OpenfireDelivery implements Delivery {
     }
 
     private void writeRaw(LocalClientSession local, RenderedStanza stanza, Jid recipient) {
-        if (!batchedWrites || !batches.add(local, stanza, recipient)) {
+        StreamManager sm = local.getStreamManager();
+        if (sm != null && sm.isEnabled()) {
+            writeCounted(local, sm, stanza, recipient);
+        } else if (!batchedWrites || !batches.add(local, stanza, recipient)) {
             batches.release(); // batching was just switched off, or this connection is not Netty's: keep order
-            local.deliverRawText(stanza.forRecipient(recipient));
+            local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
         }
         raw.increment();
+    }
+
+    /**
+     * A raw delivery that the session's stream manager counts, as Openfire's own deliveries are: write and count
+     * under its monitor (the rule in {@link StreamManagedWrites}), batched when this thread batches.
+     */
+    private void writeCounted(LocalClientSession local, StreamManager sm, RenderedStanza stanza, Jid recipient) {
+        counted.increment();
+        if (batchedWrites && batches.addCounted(local, sm, stanza, recipient)) {
+            return;
+        }
+        batches.release();
+        synchronized (sm) {
+            local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
+            if (sm.isEnabled()) {
+                // a counter of its own: a thread-local one would stay on Openfire's threads and pin the plugin
+                new StanzaCounter(renderedPackets).count(sm, stanza, recipient);
+            }
+        }
     }
 
     /** The session of a full JID when it is a usable client session on this node, else null. */
@@ -225,7 +258,7 @@ public final class OpenfireDelivery implements Delivery {
      */
     private boolean nothingActsOnCopies(LocalClientSession session) {
         StreamManager sm = session.getStreamManager();
-        if (sm != null && sm.isEnabled()) {
+        if (sm != null && sm.isEnabled() && !rawStreamManaged) {
             return false;
         }
         CsiManager csi = session.getCsiManager();
@@ -256,6 +289,10 @@ public final class OpenfireDelivery implements Delivery {
     void registerGauges(com.codahale.metrics.MetricRegistry registry) {
         registry.register("mucscale.openfire.delivered.raw", (com.codahale.metrics.Gauge<Long>) this::rawCount);
         registry.register("mucscale.openfire.delivered.batched", (com.codahale.metrics.Gauge<Long>) this::batchedCount);
+        registry.register("mucscale.openfire.delivered.raw-counted",
+                (com.codahale.metrics.Gauge<Long>) this::rawCountedCount);
+        registry.register("mucscale.openfire.rendered-copies-built",
+                (com.codahale.metrics.Gauge<Long>) renderedPackets::builtCount);
         registry.register("mucscale.openfire.delivered.direct", (com.codahale.metrics.Gauge<Long>) this::directCount);
         registry.register("mucscale.openfire.delivered.routed", (com.codahale.metrics.Gauge<Long>) this::routedCount);
         registry.register("mucscale.openfire.delivery.failed", (com.codahale.metrics.Gauge<Long>) this::failedCount);
@@ -276,6 +313,11 @@ public final class OpenfireDelivery implements Delivery {
     /** Stanzas written as rendered text straight to local sessions' connections. */
     public long rawCount() {
         return raw.sum();
+    }
+
+    /** Raw stanzas counted by their session's stream manager (XEP-0198; a subset of {@link #rawCount}). */
+    public long rawCountedCount() {
+        return counted.sum();
     }
 
     /** Raw stanzas written through per-event-loop batches (a subset of {@link #rawCount}). */

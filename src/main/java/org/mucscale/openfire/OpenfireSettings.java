@@ -20,11 +20,15 @@ public final class OpenfireSettings {
 
     public static final Setting<Boolean> RAW_LOCAL_DELIVERY = Setting.ofBoolean(
             "mucscale.openfire.raw-local-delivery", true, true,
-            "With direct local delivery, write the service's pre-rendered stanza text straight to a local client's connection when nothing in Openfire would act on the copy (no stream management, client active, no privacy or block list, no packet interceptor but mucscale's own and Openfire's incoming-only ones); otherwise the copy goes through the session as a packet.");
+            "With direct local delivery, write the service's pre-rendered stanza text straight to a local client's connection when nothing in Openfire would act on the copy but stream management (client active, no privacy or block list, no packet interceptor but mucscale's own and Openfire's incoming-only ones); otherwise the copy goes through the session as a packet. WebSocket and BOSH clients get the text with its jabber:client namespace.");
 
     public static final Setting<Boolean> BATCHED_WRITES = Setting.ofBoolean(
             "mucscale.openfire.batched-writes", true, true,
             "With raw local delivery, gather a room thread's deliveries per network event loop and hand each event loop one batch (written through the connection's full Netty pipeline, one flush per connection) instead of two thread hand-offs per delivery through Openfire's connection.");
+
+    public static final Setting<Boolean> RAW_STREAM_MANAGED = Setting.ofBoolean(
+            "mucscale.openfire.raw-stream-managed", true, true,
+            "With raw local delivery, clients with stream management (XEP-0198, on by default in Smack, Conversations, Gajim, converse.js) get the rendered text too: each copy is counted by the session's stream manager as Openfire counts its own, and the copy it keeps for resending is parsed only if it is resent (resumption) or re-routed (session closed unacknowledged). Off: their copies go through the session as packets.");
 
     public static final Setting<Long> RECIPIENT_MAX_QUEUED_BYTES = Setting.ofLong(
             "mucscale.openfire.recipient-max-queued-bytes", 1024L * 1024, 64L * 1024, 1024L * 1024 * 1024, true,
@@ -40,7 +44,7 @@ public final class OpenfireSettings {
                     + "room configuration forms, nicknames; once, before the room sees it).");
 
     public static final List<Setting<?>> ALL = List.of(SUBDOMAIN, DIRECT_LOCAL_DELIVERY, RAW_LOCAL_DELIVERY,
-            BATCHED_WRITES, RECIPIENT_MAX_QUEUED_BYTES, FILTER_BUILTIN_MUC);
+            BATCHED_WRITES, RAW_STREAM_MANAGED, RECIPIENT_MAX_QUEUED_BYTES, FILTER_BUILTIN_MUC);
 
     /** Null when {@code s} is one DNS label (letters, digits, hyphens; 1-63 characters), else what is allowed. */
     static String subdomainProblem(String s) {

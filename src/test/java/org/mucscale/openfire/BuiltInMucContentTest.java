@@ -151,10 +151,12 @@ class BuiltInMucContentTest {
         filter.close();
 
         assertThat(check(filter(Action.REJECT, true), configForm("nice room", "a shit place")).errorText())
-                .isEqualTo(REJECT_TEXT);
+                .as("issue 40: not the policy's 'your message' text").isEqualTo(
+                        "the room description was not accepted: it contains text that is not allowed in this room");
         filter.close();
         assertThat(check(filter(Action.DROP, true), configForm("shit room", "nice")).errorText())
-                .as("a refused form always says so").isEqualTo("the room name was refused by the content filter");
+                .as("a refused form always says so").isEqualTo(
+                        "the room name was not accepted: it contains text that is not allowed in this room");
     }
 
     @Test
@@ -178,10 +180,45 @@ class BuiltInMucContentTest {
         assertThat(check(filter(Action.MASK, false), p)).isNull();
         assertThat(texts(p, "status")).containsExactly("hi", "**** happens");
         filter.close();
-        assertThat(check(filter(Action.REJECT, false), parse(join)).errorText()).isEqualTo(REJECT_TEXT);
+        assertThat(check(filter(Action.REJECT, false), parse(join)).errorText()).isEqualTo(
+                "the presence status was not accepted: it contains text that is not allowed in this room");
         filter.close();
         assertThat(check(filter(Action.DROP, true), parse(join)).errorText()).as("a refused join always says so")
-                .isEqualTo("the presence status was refused by the content filter");
+                .isEqualTo("the presence status was not accepted: it contains text that is not allowed in this room");
+    }
+
+    @Test
+    void presenceUserNick_maskedOrRefused() throws Exception {
+        String join = "<presence xmlns='jabber:client' to='" + ROOM + "/bob'><x xmlns='http://jabber.org/protocol/muc'/>"
+                + "<nick xmlns='http://jabber.org/protocol/nick'>shit bob</nick></presence>";
+        Element p = parse(join);
+        assertThat(check(filter(Action.MASK, false), p)).isNull();
+        assertThat(p.element(org.dom4j.QName.get("nick", BuiltInMucContent.NS_NICK)).getText()).isEqualTo("**** bob");
+        filter.close();
+        assertThat(check(filter(Action.REJECT, false), parse(join)).errorText())
+                .startsWith("the nickname in the presence (XEP-0172) was not accepted");
+    }
+
+    @Test
+    void threadAndMessageUserNick_maskedOrRejected() throws Exception {
+        Element m = groupchat("<body>hi</body><thread>shit thread</thread>"
+                + "<nick xmlns='http://jabber.org/protocol/nick'>shit bob</nick>");
+        assertThat(check(filter(Action.MASK, true), m)).isNull();
+        assertThat(texts(m, "thread")).containsExactly("**** thread");
+        assertThat(m.element(org.dom4j.QName.get("nick", BuiltInMucContent.NS_NICK)).getText()).isEqualTo("**** bob");
+        filter.close();
+        assertThat(check(filter(Action.REJECT, true), groupchat("<body>hi</body><thread>shit</thread>")).errorText())
+                .isEqualTo(REJECT_TEXT);
+    }
+
+    @Test
+    void roomAddress_refusedAtJoin_withItsOwnText() throws Exception {
+        String join = "<presence xmlns='jabber:client' to='shit-r-1@conference.mucscale.test/bob'>"
+                + "<x xmlns='http://jabber.org/protocol/muc'/></presence>";
+        assertThat(check(filter(Action.MASK, false), parse(join)).errorText()).isEqualTo("the room address 'shit-r-1'"
+                + " contains words that are not allowed on this service; choose another address");
+        filter.close();
+        assertThat(check(filter(Action.FLAG, false), parse(join))).as("FLAG counts only").isNull();
     }
 
     @Test

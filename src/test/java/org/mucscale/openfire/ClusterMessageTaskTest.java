@@ -76,6 +76,21 @@ class ClusterMessageTaskTest {
         }
     }
 
+    /**
+     * The receiving node deserializes this class by name with its own copy, from whatever mucscale build it runs (the
+     * hazelcast plugin's ClusterClassLoader asks the loaded plugins on every load): a node of another build reads the
+     * task only while the class's stream identity stays the same. Java serialization refuses a stream whose
+     * serialVersionUID differs from the local class's ({@code InvalidClassException}), so it is frozen, with the
+     * external layout below (what changes between builds is inside the bytes: the engine's versioned wire format).
+     */
+    @Test
+    void streamIdentity_isFrozenForMixedVersionClusters() {
+        java.io.ObjectStreamClass desc = java.io.ObjectStreamClass.lookup(ClusterMessageTask.class);
+        assertThat(desc.getName()).isEqualTo("org.mucscale.openfire.ClusterMessageTask");
+        assertThat(desc.getSerialVersionUID()).isEqualTo(1L);
+        assertThat(desc.getFields()).as("Externalizable: no serialized fields").isEmpty();
+    }
+
     @Test
     void writeExternal_layout_isUtfSenderLengthBytes() throws Exception {
         ByteArrayOutputStream viaTask = new ByteArrayOutputStream();

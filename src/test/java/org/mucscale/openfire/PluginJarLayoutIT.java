@@ -67,7 +67,7 @@ class PluginJarLayoutIT {
         assertThat(x.evaluate("/plugin/class", doc)).isEqualTo(MucScalePlugin.class.getName());
         assertThat(x.evaluate("/plugin/name", doc)).isEqualTo(MucScaleProperties.PLUGIN_NAME);
         assertThat(x.evaluate("/plugin/version", doc)).isNotBlank().doesNotContain("${");
-        assertThat(x.evaluate("/plugin/minServerVersion", doc)).isEqualTo("5.0.0");
+        assertThat(x.evaluate("/plugin/minServerVersion", doc)).isEqualTo("5.1.0");
         assertThat(x.evaluate("/plugin/minJavaVersion", doc)).isEqualTo("17");
         assertThat(x.evaluate("/plugin/csrfProtectionEnabled", doc)).isEqualTo("true");
         assertThat(x.evaluate("/plugin/databaseKey", doc)).isEqualTo("mucscale");

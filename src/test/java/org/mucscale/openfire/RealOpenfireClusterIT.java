@@ -34,6 +34,7 @@ import org.jxmpp.jid.impl.JidCreate;
 import org.jxmpp.jid.parts.Resourcepart;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -86,12 +87,18 @@ class RealOpenfireClusterIT {
     static final List<XMPPTCPConnection> connections = new ArrayList<>();
     static final AtomicInteger RESOURCES = new AtomicInteger();
 
+    /** Why this run has no Openfire cluster, or null; reported by each test, as in {@link RealOpenfireIT#skipReason}. */
+    static String skipReason;
+
     @BeforeAll
     static void startCluster() throws Exception {
         String given = System.getProperty("openfire.home", "");
         String hazelcast = System.getProperty("openfire.hazelcast.plugin", "");
-        assumeTrue(!given.isBlank(), "no -Dopenfire.home given: Openfire cluster test skipped");
-        assumeTrue(!hazelcast.isBlank(), "no -Dopenfire.hazelcast.plugin given: Openfire cluster test skipped");
+        skipReason = given.isBlank() ? "no -Dopenfire.home given: Openfire cluster test skipped"
+                : hazelcast.isBlank() ? "no -Dopenfire.hazelcast.plugin given: Openfire cluster test skipped" : null;
+        if (skipReason != null) {
+            return;
+        }
         Path source = Path.of(given);
         Path hazelcastJar = Path.of(hazelcast);
         assertThat(source.resolve("lib/startup.jar")).as("an Openfire installation at " + source).isRegularFile();
@@ -123,6 +130,11 @@ class RealOpenfireClusterIT {
         node2.login();
         node2.uploadPlugin(pluginJar);
         node2.waitUntil("MUC Scale on node 2", LOAD_TIMEOUT, () -> node2.countInLog("MUC Scale started") >= 1);
+    }
+
+    @BeforeEach
+    void needsOpenfireCluster() {
+        assumeTrue(skipReason == null, skipReason);
     }
 
     @AfterAll

@@ -40,6 +40,7 @@ import org.jxmpp.jid.impl.JidCreate;
 import org.jxmpp.jid.parts.Resourcepart;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -78,6 +79,8 @@ class RealOpenfireIT {
     static Process openfire;
     static int c2sPort;
     static int adminPort;
+    /** Openfire's HTTP binding port: BOSH and WebSocket (/ws/). */
+    static int httpPort;
     static HttpClient http;
     static final List<XMPPTCPConnection> connections = new ArrayList<>();
     /**
@@ -88,10 +91,20 @@ class RealOpenfireIT {
      */
     static final java.util.concurrent.atomic.AtomicInteger RESOURCES = new java.util.concurrent.atomic.AtomicInteger();
 
+    /**
+     * Why this run has no Openfire, or null. The skip is decided in {@link #startOpenfire} but reported by each test
+     * ({@link #needsOpenfire}): an assumption that fails in a {@code @BeforeAll} aborts the class before any test, and
+     * Surefire/Failsafe then count "Tests run: 0, Skipped: 0" ({@code RealOpenfireSkipReportTest} checks this).
+     */
+    static String skipReason;
+
     @BeforeAll
     static void startOpenfire() throws Exception {
         String given = System.getProperty("openfire.home", "");
-        assumeTrue(!given.isBlank(), "no -Dopenfire.home given: real-Openfire test skipped");
+        skipReason = given.isBlank() ? "no -Dopenfire.home given: real-Openfire test skipped" : null;
+        if (skipReason != null) {
+            return;
+        }
         Path source = Path.of(given);
         assertThat(source.resolve("lib/startup.jar")).as("an Openfire installation at " + source).isRegularFile();
 
@@ -117,6 +130,11 @@ class RealOpenfireIT {
                 .followRedirects(HttpClient.Redirect.NEVER).connectTimeout(Duration.ofSeconds(5)).build();
         waitUntil("Openfire's admin console and client port", START_TIMEOUT,
                 () -> portOpen(c2sPort) && status(get("/login.jsp")) == 200);
+    }
+
+    @BeforeEach
+    void needsOpenfire() {
+        assumeTrue(skipReason == null, skipReason);
     }
 
     @AfterAll
@@ -419,6 +437,28 @@ class RealOpenfireIT {
         assertThat(ourWarningsAndErrors()).isEmpty();
     }
 
+    /** Stream-managed clients, a cut connection and its resumption (see {@link ModernClientChecks}). */
+    @Test
+    @Order(6)
+    void streamManagedClients_rawPath_exactlyOnceAcrossCutAndResumption() throws Exception {
+        ModernClientChecks.streamManagement_exactlyOnce_acrossACutAndResumption();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
+    void csiClients_messagesAtOnce_presencesWhenActive() throws Exception {
+        ModernClientChecks.clientStateIndication_delaysPresences_notMessages();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
+    void webSocketClients_getFramesWithTheClientNamespace() throws Exception {
+        ModernClientChecks.webSocket_framesCarryTheClientNamespace(httpPort);
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
     /**
      * The delivery path remembers each occupant's local session (LocalRoutes): after the occupant's session closes and
      * the same full JID comes back, and after another session takes the full JID over (a resource conflict), the room's
@@ -647,6 +687,7 @@ class RealOpenfireIT {
         for (int i = 0; i < ports.length; i++) {
             ports[i] = FreePort.next();
         }
+        httpPort = ports[8];
         return """
                 <?xml version="1.0" encoding="UTF-8"?>
                 <jive>
@@ -661,7 +702,7 @@ class RealOpenfireIT {
                     <multiplex><socket><active>false</active><port>%d</port></socket><ssl><active>false</active><port>%d</port></ssl></multiplex>
                     <proxy><enabled>false</enabled><port>%d</port></proxy>
                   </xmpp>
-                  <httpbind><enabled>false</enabled><port><plain>%d</plain><secure>%d</secure></port></httpbind>
+                  <httpbind><enabled>true</enabled><port><plain>%d</plain><secure>%d</secure></port></httpbind>
                   <mediaproxy><enabled>false</enabled></mediaproxy>
                   <update><service-enabled>false</service-enabled><notify-admins>false</notify-admins></update>
                   <plugins><loading><monitor><interval>2</interval></monitor></loading></plugins>

@@ -136,7 +136,7 @@ public final class LoadRun {
         if (f == null) {
             synchronized (this) {
                 if (sslFilter == null) {
-                    sslFilter = new SslFilter(TrustAllTls.trustAllContext());
+                    sslFilter = new InlineTaskSslFilter(TrustAllTls.trustAllContext());
                 }
                 f = sslFilter;
             }

@@ -260,7 +260,7 @@ public final class FakeMucServer {
                     scanner.reset();
                     // TLS starts after <proceed/> left in the clear; the client sends nothing before it reads it
                     session.write(IoBuffer.wrap("<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>".getBytes(StandardCharsets.UTF_8)))
-                            .addListener(f -> session.getFilterChain().addFirst("tls", new org.apache.mina.filter.ssl.SslFilter(tls)));
+                            .addListener(f -> session.getFilterChain().addFirst("tls", new InlineTaskSslFilter(tls)));
                 }
                 case "auth" -> {
                     authenticated = true;

@@ -63,7 +63,7 @@ class StartTlsTest {
         }
     }
 
-    private static SSLContext selfSignedContext(Path dir) throws Exception {
+    static SSLContext selfSignedContext(Path dir) throws Exception {
         Path ks = dir.resolve("fake.p12");
         String keytool = Path.of(System.getProperty("java.home"), "bin", "keytool").toString();
         Process p = new ProcessBuilder(keytool, "-genkeypair", "-alias", "fake", "-keyalg", "EC", "-groupname", "secp256r1",

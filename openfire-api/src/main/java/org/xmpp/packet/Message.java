@@ -22,6 +22,10 @@ public class Message extends Packet {
     public void setSubject(String subject) { }
     public String getBody() { return null; }
     public void setBody(String body) { }
+    public String getThread() { return null; }
+    public void setThread(String thread) { }
+    public Element getChildElement(String name, String namespace) { return null; }
+    public Element addChildElement(String name, String namespace) { return null; }
 
     @Override
     public Message createCopy() { return null; }

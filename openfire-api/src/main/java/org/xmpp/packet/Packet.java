@@ -5,6 +5,10 @@ import org.dom4j.Element;
 /** Compile-only declaration of Tinder 2.1.0 {@code org.xmpp.packet.Packet} (members mucscale uses). */
 public abstract class Packet {
 
+    protected Element element;
+    protected JID toJID;
+    protected JID fromJID;
+
     protected Packet() {
     }
 
@@ -27,7 +31,12 @@ public abstract class Packet {
     public PacketError getError() { return null; }
     public void setError(PacketError error) { }
     public void setError(PacketError.Condition condition) { }
+    public void addExtension(PacketExtension extension) { }
+    public PacketExtension getExtension(String name, String namespace) { return null; }
+    public boolean deleteExtension(String name, String namespace) { return false; }
     public abstract Packet createCopy();
     public Element getElement() { return null; }
     public String toXML() { return null; }
+    @Override
+    public String toString() { return null; }
 }

@@ -7,4 +7,6 @@ public class StreamManager {
     }
 
     public boolean isEnabled() { return false; }
+
+    public void sentStanza(org.xmpp.packet.Packet packet) { }
 }

@@ -46,6 +46,9 @@ final class ClusterDelivery implements Delivery {
             return;
         }
         String target = node.deliveryNode(recipient);
+        if (target == ClusterNode.DEPARTED) {
+            return; // counted there
+        }
         if (g == null) {
             if (target == null) {
                 host.deliver(stanza, recipient);
@@ -70,6 +73,9 @@ final class ClusterDelivery implements Delivery {
         }
         Jid to = Jid.tryParse(stanza.attribute("to"));
         String target = to == null ? null : node.deliveryNode(to);
+        if (target == ClusterNode.DEPARTED) {
+            return; // counted there
+        }
         if (g == null) {
             if (target == null) {
                 host.send(stanza);

@@ -39,6 +39,14 @@ public interface ClusterListener {
     default void lateFromDeparted(int kept) {
     }
 
+    /** A delivery to a session that was on a crashed node was dropped: nobody can deliver it (docs/cluster.md). */
+    default void departedSessionDropped() {
+    }
+
+    /** A message from another node could not be read (a node of another version, see NodeVersions): dropped. */
+    default void unreadable() {
+    }
+
     /** One round of replicated-map writes, for {@code flushes} room-thread flushes gathered into it. */
     default void replicationRound(int flushes) {
     }

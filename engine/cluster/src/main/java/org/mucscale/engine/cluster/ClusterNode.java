@@ -23,6 +23,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.muc.GoneSessions;
 import org.mucscale.engine.muc.MucService;
 import org.mucscale.engine.muc.RoomImage;
 import org.mucscale.engine.muc.RoomPlacement;
@@ -96,6 +97,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ClusterMap directory;
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
+    private final NodeVersions versions;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
@@ -171,6 +173,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
         this.starts = transport.map(STARTS_MAP);
+        this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
+                new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
         this.view = View.of(List.of(local));
@@ -504,6 +508,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Drops the records of departed nodes that are members again (before the view that has them is used). */
     private void forgetDeparted(List<String> members) {
         departedRuns.keySet().removeAll(members);
+        leftGracefully.removeAll(members);
         crashedNodes.removeAll(members);
         for (String m : members) {
             Unconfirmed u = unconfirmed.get(m);
@@ -616,6 +621,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         Map<String, List<Jid>> byNode = new HashMap<>();
         for (Jid r : recipients) {
             String target = deliveryNode(r);
+            if (target == DEPARTED) {
+                continue; // counted there
+            }
             byNode.computeIfAbsent(target == null ? local : target, t -> new ArrayList<>()).add(r);
         }
         for (Map.Entry<String, List<Jid>> e : byNode.entrySet()) {
@@ -705,7 +713,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return n == null ? local : n;
     }
 
-    /** The node to deliver to {@code recipient} through: null for this node. */
+    /**
+     * What {@link #deliveryNode} answers for a recipient whose session was on a crashed node: nobody can deliver it
+     * (compared by identity; node ids never hold a space).
+     */
+    static final String DEPARTED = new String("crashed node");
+
+    /** The node to deliver to {@code recipient} through: null for this node, {@link #DEPARTED} for nobody. */
     String deliveryNode(Jid recipient) {
         if (recipient == null || reachesEveryone.getAsBoolean()) {
             return null;
@@ -714,6 +728,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         List<String> members = view.members();
         if (n != null && !n.equals(local) && members.contains(n)) {
             return n;
+        }
+        if (n != null && sessionsOnNodes && crashedNodes.contains(n)) {
+            listener.departedSessionDropped(); // the caller drops it
+            return DEPARTED;
         }
         if (!sessionsOnNodes) {
             // no link here: any node with one can deliver to anyone
@@ -1055,7 +1073,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             messages = Wire.unbatch(message);
         } catch (RuntimeException e) {
-            LOG.warn("dropped an unreadable batch of cluster messages from {}: {}", fromNode, e.getMessage());
+            unreadable(fromNode, e);
             return;
         }
         for (byte[] one : messages) {
@@ -1068,8 +1086,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             m = Wire.decode(message);
         } catch (RuntimeException e) {
-            LOG.warn("dropped an unreadable cluster message from {}: {}", fromNode, e.getMessage());
-            return;
+            unreadable(fromNode, e);
+            m = Wire.headerOnly(message); // its place on the link is taken, so the next ones do not wait for it
+            if (m == null) {
+                return;
+            }
         }
         Long departedRun = departedRuns.get(fromNode);
         if (departedRun != null && departedRun == m.epoch()) {
@@ -1084,6 +1105,20 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (skipped > 0) {
             gapSkipped(fromNode, skipped);
         }
+    }
+
+    /** Said once per node and version (with both versions), counted every time. */
+    private void unreadable(String fromNode, RuntimeException e) {
+        listener.unreadable();
+        String said = versions.unreadable(fromNode, e);
+        if (said != null) {
+            LOG.warn(said);
+        }
+    }
+
+    /** Each member's build and wire version (the dashboard's cluster view). */
+    public Map<String, String> versionsPerNode() {
+        return versions.of(view.members());
     }
 
     private final java.util.concurrent.atomic.AtomicLong gapsSkipped = new java.util.concurrent.atomic.AtomicLong();
@@ -1111,6 +1146,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * Openfire under heavy load: a message twice with one stanza-id).
      */
     private final Set<String> crashedNodes = ConcurrentHashMap.newKeySet();
+    /** Nodes that announced their leave and left the view, until they are back (their hand-offs still come). */
+    private final Set<String> leftGracefully = ConcurrentHashMap.newKeySet();
 
     /**
      * A late message from a crashed node's run. A relay goes to the relay writer, which writes each of its groupchat
@@ -1260,6 +1297,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** This engine's start mark: its run, which a node that saw it leave compares with the run that left. */
     private void markStarted() {
         try {
+            versions.publish();
             starts.putAll(Map.of(local, startMark()));
         } catch (RuntimeException e) {
             LOG.warn("could not write this node's start mark; a node that saw an earlier run of it leave keeps routing "
@@ -1388,6 +1426,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         crashed.removeAll(leavingNodes);
         // before the switch: a relay of theirs that the relay writer takes after it is written only where new
         crashedNodes.addAll(crashed);
+        departed.stream().filter(leavingNodes::contains).forEach(leftGracefully::add);
         if (!crashed.isEmpty()) {
             synchronized (takeoverLock) {
                 takeover = new Takeover(old, Set.copyOf(crashed));
@@ -1438,20 +1477,25 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     + "after the hand-off timeout", next.members(), e);
         }
         announceSwitch(next);
-        // sessions that were on departed nodes
-        Predicate<Jid> gone = null;
+        // sessions that were on departed nodes: one step per room; a crashed node's users keep their hints (so the
+        // delivery path drops what is still addressed to them) until every room here has removed them
+        GoneSessions gone = null;
         if (!departed.isEmpty()) {
-            Set<Jid> goneUsers = new HashSet<>();
+            Map<Jid, String> goneUsers = new HashMap<>();
             sessions.forEach((user, node) -> {
                 if (departed.contains(node)) {
-                    goneUsers.add(user);
+                    goneUsers.put(user, node);
                 }
             });
-            goneUsers.forEach(sessions::remove);
+            goneUsers.forEach((user, node) -> {
+                if (!sessionsOnNodes || !crashed.contains(node)) {
+                    sessions.remove(user, node);
+                }
+            });
             if (sessionsOnNodes) {
-                gone = goneUsers::contains;
+                gone = new GoneSessions(goneUsers::containsKey, u -> !crashed.contains(goneUsers.get(u)));
                 try {
-                    service.removeSessionsWhere(gone);
+                    service.removeSessionsWhere(gone).thenRun(() -> goneUsers.forEach(sessions::remove));
                 } catch (RuntimeException e) {
                     LOG.error("removing the sessions of departed nodes {} from this node's rooms failed", departed, e);
                 }
@@ -1807,7 +1851,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             held.add(room); // the sender's view is ahead of ours
         }
         try {
-            adoptFromMaps(List.of(room), false, null);
+            // a leaving node hands its rooms over after it announced its leave: its occupants go as they would here
+            Set<String> gone = new HashSet<>(leftGracefully);
+            gone.addAll(crashedNodes);
+            adoptFromMaps(List.of(room), false, gone);
         } catch (RuntimeException e) {
             // run as a task of the cluster thread, whose executor would keep the exception unseen
             awaitingHandoff.put(room, System.nanoTime()); // tick() takes it from the maps
@@ -1877,15 +1924,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
             t.sort(Comparator.comparingLong(TailRecord::seq));
             tailSeqs.merge(room, Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq()), Math::max);
-            Predicate<Jid> gone = null;
+            GoneSessions gone = null;
             if (departedNodes != null) {
-                Set<Jid> goneHere = new HashSet<>();
+                Map<Jid, String> goneHere = new HashMap<>();
                 for (RoomImage.OccupantImage o : image.occupants()) {
                     if (o.node() != null && departedNodes.contains(o.node())) {
-                        goneHere.add(o.realJid());
+                        goneHere.put(o.realJid(), o.node());
                     }
                 }
-                gone = goneHere::contains;
+                gone = new GoneSessions(goneHere::containsKey, u -> !crashedNodes.contains(goneHere.get(u)));
             }
             CompletableFuture<Integer> adopted;
             try {
@@ -2047,6 +2094,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 try {
                     // a node joining later must not wait for rooms of an engine that is gone
                     starts.removeAll(List.of(local));
+                    versions.withdraw();
                 } catch (RuntimeException e) {
                     LOG.debug("could not remove this node's start mark: {}", e.toString());
                 }

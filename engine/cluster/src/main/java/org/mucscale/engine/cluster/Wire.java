@@ -220,6 +220,27 @@ final class Wire {
         return out;
     }
 
+    /** Kind of a message read only as far as its header (see {@link #headerOnly}). */
+    static final int UNREADABLE = 0;
+
+    /**
+     * The header of a message whose body could not be read (a newer kind or layout, from a node of another version):
+     * a message of kind {@link #UNREADABLE} that holds only its link's epoch and sequence number, so that the link
+     * goes on past it instead of waiting for it; null if not even the header reads. The header ({@code u8 kind, i64
+     * epoch, varint seq}) is the same in every wire version.
+     */
+    static Message headerOnly(byte[] bytes) {
+        try {
+            Codec.In in = new Codec.In(bytes);
+            in.u8();
+            long epoch = in.i64();
+            long seq = in.varint();
+            return new Message(UNREADABLE, epoch, seq, null, null, 0, null, null);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
     static Message decode(byte[] bytes) {
         Codec.In in = new Codec.In(bytes);
         int kind = in.u8();

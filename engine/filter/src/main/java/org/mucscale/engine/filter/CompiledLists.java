@@ -76,7 +76,8 @@ public final class CompiledLists {
         this.fastSymbol = new char[65536];
         for (int c = 0; c < 65536; c++) {
             int v = Folding.bmp((char) c);
-            if (Folding.cls(v) == Folding.CLS_LETTER && (v & (Folding.FLAG_ALT | Folding.CONDITIONAL_FLAGS | Folding.FLAG_LOOKALIKE)) == 0) {
+            if (Folding.cls(v) == Folding.CLS_LETTER && (v & (Folding.FLAG_ALT | Folding.CONDITIONAL_FLAGS | Folding.FLAG_LOOKALIKE
+                    | Folding.FLAG_TURNED)) == 0) {
                 int id = symbolId[v & 0xFFFF];
                 fastSymbol[c] = id < denseWidth ? (char) (id + 1) : 0;
             }

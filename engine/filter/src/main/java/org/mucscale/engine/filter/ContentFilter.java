@@ -37,6 +37,10 @@ public final class ContentFilter implements AutoCloseable {
     static final int FIELD_ROOM = 2;
     /** The list name of matches of a room's own terms (one name for all rooms: metrics labels stay bounded). */
     public static final String ROOM_TERMS = "room-terms";
+    /** The list name of a refusal for unbalanced bidi controls ({@link FilterSettings#REFUSE_UNBALANCED_BIDI}). */
+    public static final String BIDI_LIST = "bidi";
+    /** The entry name of that refusal. */
+    public static final String UNBALANCED_BIDI = "unbalanced bidi controls";
 
     /*
      * Weakly held: inside Openfire, messages are scanned on Openfire's long-lived connection threads, and a
@@ -112,10 +116,10 @@ public final class ContentFilter implements AutoCloseable {
         ScanState st = scratch();
         st.prepare(snap.lists);
         if (body != null && body.length() > 0) {
-            Scanner.scan(snap.lists, body, FIELD_BODY, st);
+            scan(snap, snap.lists, body, FIELD_BODY, st);
         }
         if (subject != null && subject.length() > 0) {
-            Scanner.scan(snap.lists, subject, FIELD_SUBJECT, st);
+            scan(snap, snap.lists, subject, FIELD_SUBJECT, st);
         }
         // Room terms cost nothing until some rule has terms; then a room finds its terms with one map lookup (plus the
         // glob loop only when a glob rule has terms), and only a room that has terms scans its small automaton.
@@ -124,14 +128,14 @@ public final class ContentFilter implements AutoCloseable {
             if (terms != null) {
                 st.fit(terms);
                 if (body != null && body.length() > 0) {
-                    Scanner.scan(terms, body, FIELD_BODY | FIELD_ROOM, st);
+                    scan(snap, terms, body, FIELD_BODY | FIELD_ROOM, st);
                 }
                 if (subject != null && subject.length() > 0) {
-                    Scanner.scan(terms, subject, FIELD_SUBJECT | FIELD_ROOM, st);
+                    scan(snap, terms, subject, FIELD_SUBJECT | FIELD_ROOM, st);
                 }
             }
         }
-        FilterVerdict verdict = st.matchCount == 0 ? FilterVerdict.CLEAN
+        FilterVerdict verdict = st.matchCount == 0 && !st.unbalancedBody && !st.unbalancedSubject ? FilterVerdict.CLEAN
                 : decide(snap, snap.resolve(roomJid), roomJid, body, subject, st);
         if (timed) {
             listener.onScan(System.nanoTime() - t0);
@@ -139,10 +143,23 @@ public final class ContentFilter implements AutoCloseable {
         return verdict;
     }
 
+    /** Scans a text as sent and, when it holds bidi controls or turned letters, also as shown ({@link SecondReading}). */
+    private static void scan(Snapshot snap, CompiledLists lists, CharSequence text, int field, ScanState st) {
+        int flags = Scanner.scan(lists, text, field, st);
+        if (flags != 0) {
+            SecondReading.scan(lists, text, field, flags,
+                    (field & FIELD_ROOM) == 0 && snap.config.refuseUnbalancedBidi(), st);
+        }
+    }
+
     private FilterVerdict decide(Snapshot snap, Resolved policy, String roomJid, CharSequence body,
                                  CharSequence subject, ScanState st) {
         if (!policy.enabled) {
             return FilterVerdict.CLEAN;
+        }
+        if (st.unbalancedBody || st.unbalancedSubject) {
+            listener.onAction(roomJid, BIDI_LIST, Action.REJECT);
+            return SecondReading.unbalancedVerdict(st, body, subject);
         }
         List<FilterMatch> matches = new ArrayList<>();
         for (int m = 0; m < st.matchCount; m++) {
@@ -158,7 +175,8 @@ public final class ContentFilter implements AutoCloseable {
             MatchMode mode = lists.entryMode[e];
             CharSequence text = inSubject ? subject : body;
             int start = mode.needsStartBoundary() ? st.matchStart[m] : Masking.wordStart(text, st.matchStart[m]);
-            int end = mode.needsEndBoundary() ? st.matchEnd[m] : Masking.wordEnd(text, st.matchEnd[m]);
+            int end = Masking.marksEnd(text,
+                    mode.needsEndBoundary() ? st.matchEnd[m] : Masking.wordEnd(text, st.matchEnd[m]));
             matches.add(new FilterMatch(lists.entryText[e], lists.entrySource[e], lists.entrySeverity[e],
                     lists.languages.get(lists.entryLanguage[e]), mode, inSubject, start, end));
         }
@@ -428,10 +446,13 @@ public final class ContentFilter implements AutoCloseable {
         final Map<List<String>, CompiledLists> termLists;
         /** The lists' report plus what the room terms' compiles refused or warned about, each naming its rule. */
         final CompileReport report;
+        /** Per operator list file, how it was read ({@link WordLists.OperatorList#describe()}). */
+        final List<String> listDescriptions;
 
         private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules,
-                         Map<List<String>, CompiledLists> previousTermLists) {
+                         Map<List<String>, CompiledLists> previousTermLists, List<String> listDescriptions) {
             this.config = config;
+            this.listDescriptions = List.copyOf(listDescriptions);
             this.lists = lists;
             this.rules = List.copyOf(rules);
             this.defaults = resolve(config.defaultRule(), null, lists, null);
@@ -480,8 +501,7 @@ public final class ContentFilter implements AutoCloseable {
                     tr.warnings().forEach(x -> warnings.add("room " + r.pattern() + ": " + x));
                 }
             }
-            this.report = compiledTerms.isEmpty() ? base
-                    : new CompileReport(in, kept, refused, warnings, base.compileNs());
+            this.report = new CompileReport(in, kept, refused, warnings, base.compileNs(), this.listDescriptions);
             this.hasRoomTerms = !compiledTerms.isEmpty();
             boolean globTerms = false;
             for (Resolved g : globResolved) {
@@ -507,18 +527,25 @@ public final class ContentFilter implements AutoCloseable {
                 }
                 entries.addAll(WordLists.builtinAllow());
             }
+            List<String> descriptions = new ArrayList<>();
             for (var path : config.extraLists()) {
-                entries.addAll(WordLists.read(path, "*", false));
+                WordLists.OperatorList list = WordLists.readList(path, "*", false);
+                entries.addAll(list.entries());
+                descriptions.add(list.describe());
             }
             for (var path : config.extraAllowLists()) {
-                entries.addAll(WordLists.read(path, "*", true));
+                WordLists.OperatorList list = WordLists.readList(path, "*", true);
+                entries.addAll(list.entries());
+                descriptions.add("allow-list " + list.describe());
             }
             entries.addAll(config.extraEntries());
-            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords()), rules, Map.of());
+            // Operator lists are of language "*": the configured languages' common words guard them too.
+            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords(), config.languages()),
+                    rules, Map.of(), descriptions);
         }
 
         Snapshot withRules(List<RoomRule> newRules) {
-            return new Snapshot(config, lists, newRules, termLists);
+            return new Snapshot(config, lists, newRules, termLists, listDescriptions);
         }
 
         /** Exact address first (no allocation for lower-case addresses), then globs in order, then the default. */

@@ -15,11 +15,12 @@ import java.util.Set;
  *
  * @param extraEntries entries given in code, added to the lists read from files
  * @param nicknames whether hosts also check nicknames (the filter itself checks whatever text it is given)
+ * @param refuseUnbalancedBidi whether a text whose bidi controls are not closed is refused (REJECT)
  */
 public record FilterConfig(boolean enabled, Action defaultAction, Set<String> languages, Severity minSeverity,
                            boolean builtinLists, List<Path> extraLists, List<Path> extraAllowLists,
                            boolean guardCommonWords, Path policyFile, String rejectMessage, char maskChar,
-                           List<ListEntry> extraEntries, boolean nicknames) {
+                           List<ListEntry> extraEntries, boolean nicknames, boolean refuseUnbalancedBidi) {
 
     public FilterConfig {
         Objects.requireNonNull(defaultAction, "defaultAction");
@@ -38,7 +39,7 @@ public record FilterConfig(boolean enabled, Action defaultAction, Set<String> la
                 paths(settings.get(FilterSettings.EXTRA_ALLOW_LISTS)), settings.get(FilterSettings.GUARD_COMMON_WORDS),
                 settings.get(FilterSettings.POLICY_FILE).isBlank() ? null : Path.of(settings.get(FilterSettings.POLICY_FILE).strip()),
                 settings.get(FilterSettings.REJECT_MESSAGE), settings.get(FilterSettings.MASK_CHAR).charAt(0), List.of(),
-                settings.get(FilterSettings.NICKNAMES));
+                settings.get(FilterSettings.NICKNAMES), settings.get(FilterSettings.REFUSE_UNBALANCED_BIDI));
     }
 
     public static Builder builder() {
@@ -83,6 +84,7 @@ public record FilterConfig(boolean enabled, Action defaultAction, Set<String> la
         private char maskChar = '*';
         private final List<ListEntry> extraEntries = new ArrayList<>();
         private boolean nicknames = FilterSettings.NICKNAMES.defaultValue();
+        private boolean refuseUnbalancedBidi = FilterSettings.REFUSE_UNBALANCED_BIDI.defaultValue();
 
         public Builder enabled(boolean v) { enabled = v; return this; }
         public Builder defaultAction(Action v) { defaultAction = v; return this; }
@@ -97,10 +99,12 @@ public record FilterConfig(boolean enabled, Action defaultAction, Set<String> la
         public Builder maskChar(char v) { maskChar = v; return this; }
         public Builder entries(List<ListEntry> v) { extraEntries.addAll(v); return this; }
         public Builder nicknames(boolean v) { nicknames = v; return this; }
+        public Builder refuseUnbalancedBidi(boolean v) { refuseUnbalancedBidi = v; return this; }
 
         public FilterConfig build() {
             return new FilterConfig(enabled, defaultAction, languages, minSeverity, builtinLists, extraLists,
-                    extraAllowLists, guardCommonWords, policyFile, rejectMessage, maskChar, extraEntries, nicknames);
+                    extraAllowLists, guardCommonWords, policyFile, rejectMessage, maskChar, extraEntries, nicknames,
+                    refuseUnbalancedBidi);
         }
     }
 }

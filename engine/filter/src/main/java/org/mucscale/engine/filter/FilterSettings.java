@@ -54,9 +54,15 @@ public final class FilterSettings {
                     + " (table mucscaleReview, with the matched terms) until a moderator retracts or dismisses them;"
                     + " needs the room log.");
 
+    public static final Setting<Boolean> REFUSE_UNBALANCED_BIDI = Setting.ofBoolean(
+            "mucscale.filter.refuse-unbalanced-bidi", true, true,
+            "Whether a text that opens a bidi override, embedding or isolate (U+202A-U+202E, U+2066-U+2068) without"
+                    + " closing it in the same line is refused (not-acceptable) whatever the room's action: it would"
+                    + " reorder what the client shows after it. Text under closed controls is judged as shown either way.");
+
     public static final List<Setting<?>> ALL = List.of(ENABLED, DEFAULT_ACTION, LANGUAGES, MIN_SEVERITY, BUILTIN_LISTS,
             EXTRA_LISTS, EXTRA_ALLOW_LISTS, GUARD_COMMON_WORDS, POLICY_FILE, REJECT_MESSAGE, MASK_CHAR, NICKNAMES,
-            REVIEW_QUEUE);
+            REVIEW_QUEUE, REFUSE_UNBALANCED_BIDI);
 
     private FilterSettings() {
     }

@@ -60,6 +60,12 @@ final class Folding {
     static final int FLAG_LOOKALIKE = 1 << 24;
     /** A Latin letter (or a compatibility form of one): in a word, it makes lookalike letters read as Latin. */
     static final int FLAG_LATIN = 1 << 25;
+    /** A turned letter of upside-down writing ({@link SecondReading#TRIGGERS}): the text needs a second reading. */
+    static final int FLAG_TURNED = 1 << 26;
+    /** A bidi embedding, override or isolate control: the text needs a second reading, in the order shown. */
+    static final int FLAG_BIDI = 1 << 27;
+    /** The flags after which the filter also scans {@link SecondReading}. */
+    static final int SECOND_READING_FLAGS = FLAG_TURNED | FLAG_BIDI;
     /** The symbol of a self-censoring '*'; list entries get variants with it ("f*ck", "f**k"). */
     static final char MASK_SYMBOL = '*';
 
@@ -110,6 +116,14 @@ final class Folding {
         leet('+', 't', 0, FLAG_LEET_IF_NEXT);
         leet('\u20AC', 'e', 0, FLAG_LEET_IF_NEIGHBOUR); // euro sign
         leet('*', MASK_SYMBOL, SKIP, FLAG_LEET_IF_INSIDE); // a masked letter, or a separator ("f*u*c*k")
+        for (int k = 0; k < SecondReading.TRIGGERS.length(); k++) {
+            BMP[SecondReading.TRIGGERS.charAt(k)] |= FLAG_TURNED;
+        }
+        for (int c = 0x202A; c <= 0x2069; c++) {
+            if (SecondReading.isBidiControl((char) c)) {
+                BMP[c] |= FLAG_BIDI;
+            }
+        }
         TreeMap<Integer, Integer> supp = new TreeMap<>();
         // Outside the BMP only a few blocks are used to disguise Latin letters: mathematical alphanumerics,
         // enclosed alphanumerics, and whatever the confusables table names. Other supplementary letters read as

@@ -9,8 +9,9 @@ final class Masking {
     }
 
     /**
-     * The text with every char inside a match of this field replaced by {@code maskChar} (whitespace kept, a
-     * surrogate pair masked as one char); null when no match is in this field.
+     * The text with every char inside a match of this field replaced by {@code maskChar} (whitespace and bidi
+     * controls kept, a surrogate pair masked as one char, so code point offsets such as XEP-0461's stay valid); null
+     * when no match is in this field.
      */
     static String mask(CharSequence text, List<FilterMatch> matches, boolean subject, char maskChar) {
         if (text == null) {
@@ -30,7 +31,8 @@ final class Masking {
         int n = text.length();
         for (int i = 0; i < n; i++) {
             char c = text.charAt(i);
-            if (!covered(matches, subject, i) || Character.isWhitespace(c)) {
+            // Bidi controls are kept: masking one would leave its partner unbalanced.
+            if (!covered(matches, subject, i) || Character.isWhitespace(c) || SecondReading.isBidiControl(c)) {
                 sb.append(c);
             } else if (!(Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(text.charAt(i - 1))
                     && covered(matches, subject, i - 1))) {
@@ -38,6 +40,19 @@ final class Masking {
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * Past the ignorable chars (combining marks, zero-width) right after index i: they belong to the last letter of a
+     * match, and left outside it they would sit on the mask ("****\u0301").
+     */
+    static int marksEnd(CharSequence text, int i) {
+        int e = i;
+        while (e < text.length() && Folding.cls(Folding.bmp(text.charAt(e))) == Folding.CLS_IGNORE
+                && !SecondReading.isBidiControl(text.charAt(e))) {
+            e++;
+        }
+        return e;
     }
 
     /** Start of the word containing index i: back over letters, digits and ignorable characters. */

@@ -37,6 +37,20 @@ final class ScanState {
     final int[] allowField = new int[MAX_MATCHES];
     /** More matches than fit were found; the verdict still acts, on the ones kept. */
     boolean overflow;
+    /**
+     * Matches (and allow matches) below these indexes belong to an earlier reading of the text, whose positions are
+     * in other coordinates: {@link #record} does not merge into them.
+     */
+    int readingFirstMatch;
+    int readingFirstAllow;
+    /** The rendered reading ({@link SecondReading}) and, per char of it, its index in the original text. */
+    final StringBuilder reading = new StringBuilder(256);
+    int[] readingIndex = new int[256];
+    /** {@link Folding#SECOND_READING_FLAGS} seen in the text being scanned. */
+    int readingFlags;
+    /** A body (or subject) whose bidi controls are unbalanced was seen. */
+    boolean unbalancedBody;
+    boolean unbalancedSubject;
 
     /** Clears matches and sizes the rings for these lists. */
     void prepare(CompiledLists lists) {
@@ -44,6 +58,10 @@ final class ScanState {
         matchCount = 0;
         allowCount = 0;
         overflow = false;
+        readingFirstMatch = 0;
+        readingFirstAllow = 0;
+        unbalancedBody = false;
+        unbalancedSubject = false;
     }
 
     /** Sizes the rings for these lists too (a room's own terms), keeping the matches found so far. */
@@ -57,6 +75,7 @@ final class ScanState {
     }
 
     void resetPaths() {
+        readingFlags = 0;
         pathCount = 1;
         state[0] = 0;
         prevState[0] = 0;
@@ -111,7 +130,7 @@ final class ScanState {
 
     void record(CompiledLists lists, int entry, int start, int end, int field) {
         if (lists.entryAllow[entry]) {
-            for (int i = 0; i < allowCount; i++) {
+            for (int i = readingFirstAllow; i < allowCount; i++) {
                 if (allowField[i] == field && allowStart[i] == start && allowEnd[i] >= end) {
                     return;
                 }
@@ -124,7 +143,7 @@ final class ScanState {
             allowField[allowCount++] = field;
             return;
         }
-        for (int i = 0; i < matchCount; i++) {
+        for (int i = readingFirstMatch; i < matchCount; i++) {
             if (matchEntry[i] == entry && matchField[i] == field && matchStart[i] == start) {
                 if (end > matchEnd[i]) {
                     matchEnd[i] = end;
@@ -140,6 +159,33 @@ final class ScanState {
         matchStart[matchCount] = start;
         matchEnd[matchCount] = end;
         matchField[matchCount++] = field;
+    }
+
+    /**
+     * Moves the matches found from {@code firstMatch} / {@code firstAllow} on, in the coordinates of {@link #reading},
+     * to the original text's: each covers the smallest span holding all the original chars it read.
+     */
+    void mapReadingMatches(int firstMatch, int firstAllow) {
+        for (int m = firstMatch; m < matchCount; m++) {
+            long span = originalSpan(matchStart[m], matchEnd[m]);
+            matchStart[m] = (int) (span >>> 32);
+            matchEnd[m] = (int) span;
+        }
+        for (int a = firstAllow; a < allowCount; a++) {
+            long span = originalSpan(allowStart[a], allowEnd[a]);
+            allowStart[a] = (int) (span >>> 32);
+            allowEnd[a] = (int) span;
+        }
+    }
+
+    private long originalSpan(int start, int end) {
+        int lo = Integer.MAX_VALUE;
+        int hi = -1;
+        for (int k = start; k < end; k++) {
+            lo = Math.min(lo, readingIndex[k]);
+            hi = Math.max(hi, readingIndex[k]);
+        }
+        return hi < 0 ? 0L : ((long) lo << 32) | (hi + 1);
     }
 
     /** True when an allow-list match covers match m. */

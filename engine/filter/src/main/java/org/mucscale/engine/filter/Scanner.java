@@ -16,7 +16,11 @@ final class Scanner {
     private Scanner() {
     }
 
-    static void scan(CompiledLists lists, CharSequence text, int field, ScanState st) {
+    /**
+     * Scans one text; returns its {@link Folding#SECOND_READING_FLAGS} (bidi controls, turned letters seen), which
+     * only chars off the fast path can carry.
+     */
+    static int scan(CompiledLists lists, CharSequence text, int field, ScanState st) {
         st.resetPaths();
         // Fast path: while there is one reading of the text, its state lives in these locals instead of the
         // ScanState arrays (which the JIT must re-read after every store). Anything unusual (a second reading, a
@@ -191,6 +195,9 @@ final class Scanner {
                 }
             }
             int v = Folding.bmp(c);
+            if ((v & Folding.SECOND_READING_FLAGS) != 0) {
+                st.readingFlags |= v & Folding.SECOND_READING_FLAGS; // a field, not a local: no register for it
+            }
             int cls = (v >>> Folding.CLASS_SHIFT) & Folding.CLASS_MASK;
             int charEnd = i + 1;
             if (cls == Folding.CLS_HIGH_SURROGATE) {
@@ -254,6 +261,7 @@ final class Scanner {
                         j++;
                     }
                     boolean emit = false;
+                    int skippedFrom = charEnd;
                     if (tokenSymbols == 1 && j < n && !singleLetterToken(text, j)) {
                         int k = afterSeparatorToken(text, j); // "s * h * i * t", "f - u - c - k"
                         if (k > j && k < n && singleLetterToken(text, k)) {
@@ -265,6 +273,10 @@ final class Scanner {
                     } else if (tokenSymbols > 0) {
                         emit = true;
                         boundary = true;
+                    }
+                    for (int x = skippedFrom; x < j; x++) {
+                        // a control in the run still asks for a second reading
+                        st.readingFlags |= Folding.bmp(text.charAt(x)) & Folding.SECOND_READING_FLAGS;
                     }
                     tokenSymbols = 0;
                     i = j;
@@ -348,6 +360,7 @@ final class Scanner {
         for (int p = 0; p < st.pathCount; p++) {
             checkEnd(lists, st, p, field);
         }
+        return st.readingFlags;
     }
 
     private static void spill(ScanState st, int s0, int prev0, int count0, int lastSym0, int run0, int lastEnd0) {

@@ -20,7 +20,8 @@ import java.util.Locale;
  * # comment
  * &#64;language en          applies to the lines below (default: the caller's language)
  * &#64;severity MEDIUM      applies to the lines below (default: MEDIUM)
- * ass                  whole word
+ * &#64;match word          how plain entries below match: word (whole word) or prefix (word start)
+ * ass                  plain: whole word (or word start under &#64;match prefix)
  * fuck*                prefix: fuck, fucking, fucker
  * *fucker              suffix: motherfucker
  * *cunt*               substring: anywhere, even inside words
@@ -28,6 +29,13 @@ import java.util.Locale;
  * </pre>
  *
  * Entries are literal text, never regular expressions. Errors name the source and line.
+ *
+ * <p><b>The content-filter plugin's comma format.</b> A line holding commas ({@code fuck,shit,ass}, as Openfire's
+ * stock content-filter plugin keeps its patterns) is split into one entry per item. A list whose first entry line is
+ * such a line is taken as imported from that plugin: its plain entries match as word prefixes unless an
+ * {@code @match} line above says otherwise, since that plugin matched anywhere and an operator pasting its list
+ * expects "fuckface" and "shitheads" caught. The common-word guard ({@code mucscale.filter.guard-common-words}) still
+ * keeps an entry whole-word where a prefix would hit common words (the Scunthorpe problem: "ass" and "assume").
  */
 public final class WordLists {
 
@@ -37,10 +45,39 @@ public final class WordLists {
     private WordLists() {
     }
 
+    /**
+     * One parsed list file and how its plain entries match, for reports (the admin page, the CLI).
+     *
+     * @param commaFormat true when read as the content-filter plugin's comma format
+     * @param plainMode   how entries written without '*' match: {@link MatchMode#WHOLE_WORD} or {@link MatchMode#PREFIX}
+     * @param explicit    true when an {@code @match} line chose it, false when it is the format's default
+     */
+    public record OperatorList(String source, boolean commaFormat, MatchMode plainMode, boolean explicit,
+                               List<ListEntry> entries) {
+
+        public OperatorList {
+            entries = List.copyOf(entries);
+        }
+
+        /** One line: "rules.txt: 12 entries, comma format, plain entries match as word prefixes (format default)". */
+        public String describe() {
+            return source + ": " + entries.size() + (entries.size() == 1 ? " entry, " : " entries, ")
+                    + (commaFormat ? "content-filter comma format" : "one entry per line") + ", plain entries match "
+                    + (plainMode == MatchMode.PREFIX ? "as word prefixes (common words kept whole-word)" : "whole words")
+                    + (explicit ? " (@match " + (plainMode == MatchMode.PREFIX ? "prefix" : "word") + ")"
+                    : " (the format's default; an @match line changes it)");
+        }
+    }
+
     /** Parses a list file. */
     public static List<ListEntry> read(Path file, String defaultLanguage, boolean allow) {
+        return readList(file, defaultLanguage, allow).entries();
+    }
+
+    /** Parses a list file, with how its plain entries match. */
+    public static OperatorList readList(Path file, String defaultLanguage, boolean allow) {
         try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return parse(r, file.toString(), defaultLanguage, allow);
+            return parseList(r, file.toString(), defaultLanguage, allow);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read word list " + file + ": " + e.getMessage(), e);
         }
@@ -74,10 +111,20 @@ public final class WordLists {
     /** Parses list text from a reader. */
     public static List<ListEntry> parse(Reader reader, String source, String defaultLanguage, boolean allow)
             throws IOException {
+        return parseList(reader, source, defaultLanguage, allow).entries();
+    }
+
+    /** Parses list text from a reader, with how its plain entries match. */
+    public static OperatorList parseList(Reader reader, String source, String defaultLanguage, boolean allow)
+            throws IOException {
         BufferedReader r = reader instanceof BufferedReader b ? b : new BufferedReader(reader);
         List<ListEntry> out = new ArrayList<>();
         String language = checkLanguage(defaultLanguage, source, 0);
         Severity severity = Severity.MEDIUM;
+        MatchMode plainMode = null; // decided by an @match line, else by the first entry line's format
+        boolean explicit = false;
+        boolean commaFormat = false;
+        boolean sawEntryLine = false;
         String line;
         int lineNo = 0;
         while ((line = r.readLine()) != null) {
@@ -95,8 +142,34 @@ public final class WordLists {
                 switch (kv[0].toLowerCase(Locale.ROOT)) {
                     case "language" -> language = checkLanguage(value, source, lineNo);
                     case "severity" -> severity = severity(value, source, lineNo);
+                    case "match" -> {
+                        plainMode = switch (value.toLowerCase(Locale.ROOT)) {
+                            case "word" -> MatchMode.WHOLE_WORD;
+                            case "prefix" -> MatchMode.PREFIX;
+                            default -> throw new IllegalArgumentException(source + ":" + lineNo
+                                    + ": @match must be 'word' or 'prefix', was '" + value + "'");
+                        };
+                        explicit = true;
+                    }
                     default -> throw new IllegalArgumentException(source + ":" + lineNo + ": unknown directive '@" + kv[0]
-                            + "' (known: @language, @severity)");
+                            + "' (known: @language, @severity, @match)");
+                }
+                continue;
+            }
+            boolean commaLine = s.indexOf(',') >= 0;
+            if (!sawEntryLine) {
+                commaFormat = commaLine; // the first entry line tells the format
+            }
+            sawEntryLine = true;
+            if (plainMode == null) {
+                plainMode = commaLine ? MatchMode.PREFIX : MatchMode.WHOLE_WORD;
+            }
+            if (commaLine) {
+                for (String item : s.split(",")) {
+                    String text = item.strip();
+                    if (!text.isEmpty()) {
+                        out.add(entry(text, text, severity, language, plainMode, allow, false, source, lineNo));
+                    }
                 }
                 continue;
             }
@@ -121,23 +194,29 @@ public final class WordLists {
                             + "' (known: severity=, language=, force)");
                 }
             }
-            MatchMode mode = MatchMode.WHOLE_WORD;
-            boolean star0 = text.startsWith("*");
-            boolean star1 = text.length() > 1 && text.endsWith("*");
-            if (star0 && star1) {
-                mode = MatchMode.SUBSTRING;
-            } else if (star0) {
-                mode = MatchMode.SUFFIX;
-            } else if (star1) {
-                mode = MatchMode.PREFIX;
-            }
-            text = text.substring(star0 ? 1 : 0, Math.max(star0 ? 1 : 0, text.length() - (star1 ? 1 : 0)));
-            if (text.isBlank()) {
-                throw new IllegalArgumentException(source + ":" + lineNo + ": empty entry '" + s + "'");
-            }
-            out.add(new ListEntry(text, entrySeverity, entryLanguage, mode, allow, force, source, lineNo));
+            out.add(entry(text, s, entrySeverity, entryLanguage, plainMode, allow, force, source, lineNo));
         }
-        return out;
+        return new OperatorList(source, commaFormat, plainMode == null ? MatchMode.WHOLE_WORD : plainMode, explicit, out);
+    }
+
+    /** One entry from its text as written ("fuck*", "*fucker", "ass"); {@code plainMode} applies when it has no '*'. */
+    private static ListEntry entry(String text, String line, Severity entrySeverity, String entryLanguage,
+                                   MatchMode plainMode, boolean allow, boolean force, String source, int lineNo) {
+        MatchMode mode = plainMode;
+        boolean star0 = text.startsWith("*");
+        boolean star1 = text.length() > 1 && text.endsWith("*");
+        if (star0 && star1) {
+            mode = MatchMode.SUBSTRING;
+        } else if (star0) {
+            mode = MatchMode.SUFFIX;
+        } else if (star1) {
+            mode = MatchMode.PREFIX;
+        }
+        String bare = text.substring(star0 ? 1 : 0, Math.max(star0 ? 1 : 0, text.length() - (star1 ? 1 : 0)));
+        if (bare.isBlank()) {
+            throw new IllegalArgumentException(source + ":" + lineNo + ": empty entry '" + line + "'");
+        }
+        return new ListEntry(bare, entrySeverity, entryLanguage, mode, allow, force, source, lineNo);
     }
 
     private static Severity severity(String value, String source, int line) {

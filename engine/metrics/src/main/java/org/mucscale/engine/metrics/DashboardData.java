@@ -352,6 +352,7 @@ public final class DashboardData implements AutoCloseable {
      *   "queues": {queue: [depth...]}, "filterActions": {"list.action": [per second...]},
      *   "gcPauses": [{"t": unix ms, "ms", "collector", "cause", "action"}],
      *   "topRooms": [{"room", "messages", "error"}], "topFilterRooms": [...],
+     *   "filterLists": [one line per operator word list: its format and how its plain entries match],
      *   "heapPools": [{"pool", "beforeBytes", "afterBytes"}], "summary": {...},
      *   "jvm": {version, collector, heap limits, GC options, the flag checker's verdict; see {@link JvmFacts#json}},
      *   "cluster": {"enabled": false} or {"enabled": true, "localNode", "nodes": [{"node", "rooms", "local"}],
@@ -422,6 +423,15 @@ public final class DashboardData implements AutoCloseable {
         topList(sb, recentTopRooms);
         sb.append(",\"topFilterRooms\":");
         topList(sb, recentTopFilterRooms);
+        sb.append(",\"filterLists\":[");
+        List<String> lists = metrics.filterLists();
+        for (int k = 0; k < lists.size(); k++) {
+            if (k > 0) {
+                sb.append(',');
+            }
+            Json.string(sb, lists.get(k));
+        }
+        sb.append(']');
         sb.append(",\"heapPools\":[");
         first = true;
         for (Map.Entry<String, GcMonitor.PoolUsage> p : gc.lastHeapByPool().entrySet()) {
@@ -519,7 +529,13 @@ public final class DashboardData implements AutoCloseable {
             Json.string(sb, e.getKey());
             sb.append(",\"rooms\":");
             Json.number(sb, e.getValue() == null ? Double.NaN : e.getValue());
-            sb.append(",\"local\":").append(e.getKey().equals(view.localNode())).append('}');
+            sb.append(",\"local\":").append(e.getKey().equals(view.localNode()));
+            String version = view.versionsPerNode() == null ? null : view.versionsPerNode().get(e.getKey());
+            if (version != null) {
+                sb.append(",\"version\":");
+                Json.string(sb, version);
+            }
+            sb.append('}');
         }
         sb.append(']');
         field(sb, "relaysSentPerSec", relaysSentPerSecond);

@@ -56,6 +56,9 @@ public final class MetricsHttpServer implements AutoCloseable {
     private volatile MetricsAccess access;
     private final String csrfToken;
     private final Map<String, Runnable> actions = new ConcurrentHashMap<>();
+    private final Map<String, Page> pages = new ConcurrentHashMap<>();
+    /** Path prefixes served by other parts (the room administration API), each with its own access checks. */
+    private final Map<String, com.sun.net.httpserver.HttpHandler> mounts = new ConcurrentHashMap<>();
     private HttpServer server;
     private ExecutorService executor;
     /** Bound to a loopback address: then only loopback Host names are answered (defeats DNS rebinding). */
@@ -87,6 +90,30 @@ public final class MetricsHttpServer implements AutoCloseable {
             }
         }
         actions.put(name, action);
+    }
+
+    /**
+     * Serves every path under {@code prefix} (e.g. {@code /plugins/mucscale/v1}) with {@code handler}, which does its
+     * own authentication: the dashboard's address list and token do not apply there, the cross-site and loopback
+     * Host checks do. Call before {@link #start}.
+     */
+    public void mount(String prefix, com.sun.net.httpserver.HttpHandler handler) {
+        mounts.put(prefix, handler);
+    }
+
+    /**
+     * An HTML page served behind the dashboard's own access checks (address list, token, cross-site, Host): a GET
+     * renders it with the query's parameters and a null form; a POST (form-encoded, at most 16 KiB) renders it with
+     * the form, only after this server's CSRF token was checked (403 otherwise).
+     */
+    @FunctionalInterface
+    public interface Page {
+        String render(Map<String, String> query, Map<String, String> form, String csrfToken, String remoteAddress);
+    }
+
+    /** Serves {@code page} at {@code path} (e.g. {@code /mucscale-rooms.jsp}). Call before {@link #start}. */
+    public void page(String path, Page page) {
+        pages.put(path, page);
     }
 
     public synchronized void start() throws IOException {
@@ -162,6 +189,12 @@ public final class MetricsHttpServer implements AutoCloseable {
             send(ex, 403, "text/plain; charset=utf-8", "this server answers to loopback names only\n");
             return;
         }
+        for (Map.Entry<String, com.sun.net.httpserver.HttpHandler> m : mounts.entrySet()) {
+            if (path.equals(m.getKey()) || path.startsWith(m.getKey() + "/")) {
+                m.getValue().handle(ex);
+                return;
+            }
+        }
         boolean client = access.standaloneAllowed(remote, authorization);
         if (path.equals("/metrics")) {
             if (!config.prometheusEnabled()) {
@@ -180,6 +213,11 @@ public final class MetricsHttpServer implements AutoCloseable {
         }
         if (!client) {
             refuse(ex);
+            return;
+        }
+        Page page = pages.get(path);
+        if (page != null) {
+            servePage(ex, page, remote);
             return;
         }
         if (path.equals("/") || path.equals("/mucscale-dashboard.jsp")) {
@@ -241,6 +279,38 @@ public final class MetricsHttpServer implements AutoCloseable {
         }
         action.run();
         send(ex, 200, "application/json; charset=utf-8", "{\"ok\":true}");
+    }
+
+    private void servePage(HttpExchange ex, Page page, InetAddress remote) throws IOException {
+        String method = ex.getRequestMethod();
+        Map<String, String> form = null;
+        if (method.equals("POST")) {
+            String type = ex.getRequestHeaders().getFirst("Content-Type");
+            if (type == null || !type.toLowerCase(java.util.Locale.ROOT)
+                    .startsWith("application/x-www-form-urlencoded")) {
+                send(ex, 415, "text/plain; charset=utf-8", "form data expected\n");
+                return;
+            }
+            byte[] body = readAtMost(ex.getRequestBody(), 4 * MAX_FORM_BYTES);
+            if (body == null) {
+                send(ex, 413, "text/plain; charset=utf-8", "form too large\n");
+                return;
+            }
+            form = parseForm(new String(body, StandardCharsets.UTF_8));
+            if (!MetricsAccess.constantTimeEquals(csrfToken, form.get("csrf"))) {
+                send(ex, 403, "text/plain; charset=utf-8", "missing or wrong csrf token\n");
+                return;
+            }
+        } else if (!method.equals("GET")) {
+            send(ex, 405, "text/plain; charset=utf-8", "GET or POST\n");
+            return;
+        }
+        String html = page.render(query(ex), form, csrfToken, remote == null ? "?" : remote.getHostAddress());
+        ex.getResponseHeaders().set("Cache-Control", "no-store");
+        // not no-referrer: with it a browser sends "Origin: null" with the page's form posts, which are then refused
+        // as cross-site; same-origin keeps the real origin on our own requests and tells other sites nothing
+        ex.getResponseHeaders().set("Referrer-Policy", "same-origin");
+        send(ex, 200, "text/html; charset=utf-8", html);
     }
 
     private void refuse(HttpExchange ex) throws IOException {
@@ -307,7 +377,9 @@ public final class MetricsHttpServer implements AutoCloseable {
         out.set("Content-Type", contentType);
         out.set("X-Content-Type-Options", "nosniff");
         out.set("X-Frame-Options", "DENY");
-        out.set("Referrer-Policy", "no-referrer");
+        if (!out.containsKey("Referrer-Policy")) {
+            out.set("Referrer-Policy", "no-referrer");
+        }
         out.set("Content-Security-Policy", CSP);
         boolean head = ex.getRequestMethod().equals("HEAD");
         ex.sendResponseHeaders(status, head ? -1 : (body.length == 0 ? -1 : body.length));

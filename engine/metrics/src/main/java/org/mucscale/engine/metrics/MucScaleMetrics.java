@@ -120,6 +120,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter clusterSends;
     final Counter replicationRounds;
     final Counter lateFromDeparted;
+    final Counter departedSessionsDropped;
+    final Counter clusterUnreadable;
     final Counter stateReadFailures;
     final Counter stateReadGivenUp;
     final Counter clusterSentMessages;
@@ -204,6 +206,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         clusterSends = registry.counter("mucscale.cluster.sends");
         replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
         lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
+        departedSessionsDropped = registry.counter("mucscale.cluster.departed-sessions.dropped");
+        clusterUnreadable = registry.counter("mucscale.cluster.unreadable");
         stateReadFailures = registry.counter("mucscale.cluster.state-read.failures");
         stateReadGivenUp = registry.counter("mucscale.cluster.state-read.given-up");
         clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
@@ -369,6 +373,20 @@ public final class MucScaleMetrics implements AutoCloseable {
         topFilterRooms.record(room, 1);
     }
 
+    /**
+     * How the filter's last compile read each operator list file (its format and how plain entries match), shown on
+     * the dashboard. Replaced whole at every compile.
+     */
+    public void filterListsCompiled(java.util.List<String> lists) {
+        filterLists = java.util.List.copyOf(lists);
+    }
+
+    java.util.List<String> filterLists() {
+        return filterLists;
+    }
+
+    private volatile java.util.List<String> filterLists = java.util.List.of();
+
     /** A message refused by flood control. */
     public void floodRejected(String room) {
         floodRejections.inc();
@@ -458,6 +476,16 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A message from a crashed node's run arrived after the node had left the view. */
     public void clusterLateFromDeparted() {
         lateFromDeparted.inc();
+    }
+
+    /** A message from another node could not be read (another version): dropped. */
+    public void clusterUnreadable() {
+        clusterUnreadable.inc();
+    }
+
+    /** A delivery to a session on a crashed node, which nobody can deliver, was dropped. */
+    public void clusterDepartedSessionDropped() {
+        departedSessionsDropped.inc();
     }
 
     /** A read of the replicated room state failed (tried again until the state-read timeout). */
@@ -560,9 +588,16 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     private volatile ClusterMembers clusterMembers;
 
-    /** This node and the rooms each member of the cluster owns. */
+    /**
+     * This node, the rooms each member of the cluster owns and the build each runs ({@code versionsPerNode}: node to
+     * "build (wire version n)", empty when unknown).
+     */
     public record ClusterView(String localNode, Map<String, Integer> roomsPerNode, long failovers,
-                              long lastFailoverMillis) {
+                              long lastFailoverMillis, Map<String, String> versionsPerNode) {
+        public ClusterView(String localNode, Map<String, Integer> roomsPerNode, long failovers,
+                           long lastFailoverMillis) {
+            this(localNode, roomsPerNode, failovers, lastFailoverMillis, Map.of());
+        }
     }
 
     /** End-to-end probe: send to receive through the real delivery path. */

@@ -187,11 +187,13 @@ class DashboardBrowserTest {
         assertThat(driver.findElement(By.id("ms-cluster")).isDisplayed()).isTrue();
         assertThat(driver.findElement(By.id("ms-cl-local")).getText())
                 .isEqualTo("(this node: node-b.example, 3 members)");
-        // Members by name with the rooms each owns; this node's row marked; a hostile name stays text.
+        // Members by name with the rooms each owns and the build each runs (unknown: a dash); this node's row marked;
+        // a hostile name stays text.
         assertThat(cellTexts(js, "#ms-cl-nodes td")).containsExactly(
-                EVIL_NODE, "17", "node-a.example", "23", "node-b.example (this node)", "41");
+                EVIL_NODE, "17", "–", "node-a.example", "23", "0.2.0 (wire version 2)",
+                "node-b.example (this node)", "41", "0.1.0 (wire version 1)");
         assertThat(cellTexts(js, "#ms-cl-nodes tr.ms-cl-this td"))
-                .containsExactly("node-b.example (this node)", "41");
+                .containsExactly("node-b.example (this node)", "41", "0.1.0 (wire version 1)");
         assertThatThrownBy(() -> driver.switchTo().alert()).isInstanceOf(NoAlertPresentException.class);
         // This node's figures are filled in from the traffic.
         for (String id : List.of("ms-cl-sent", "ms-cl-deliveries", "ms-cl-received", "ms-cl-forwards", "ms-cl-repl",
@@ -260,7 +262,8 @@ class DashboardBrowserTest {
                 rooms.put("node-a.example", 23);
                 rooms.put("node-b.example", roomsHere.get());
                 rooms.put(EVIL_NODE, 17);
-                return new MucScaleMetrics.ClusterView("node-b.example", rooms, 6, 412);
+                return new MucScaleMetrics.ClusterView("node-b.example", rooms, 6, 412,
+                        Map.of("node-a.example", "0.2.0 (wire version 2)", "node-b.example", "0.1.0 (wire version 1)"));
             });
         }
         AtomicInteger storeQueue = new AtomicInteger();

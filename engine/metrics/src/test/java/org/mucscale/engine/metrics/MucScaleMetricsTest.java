@@ -157,6 +157,16 @@ class MucScaleMetricsTest {
     }
 
     @Test
+    void dashboardJson_filterLists_showHowEachListWasRead() {
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), Clock.SYSTEM)) {
+            assertThat(metrics.dashboard().json(900)).contains("\"filterLists\":[]");
+            metrics.filterListsCompiled(java.util.List.of("ops.txt: 2 entries, content-filter comma format, \"x\""));
+            assertThat(metrics.dashboard().json(900)).contains(
+                    "\"filterLists\":[\"ops.txt: 2 entries, content-filter comma format, \\\"x\\\"\"]");
+        }
+    }
+
+    @Test
     void dashboardJson_notClustered_saysDisabledAndLeavesClusterSeriesEmpty() {
         ManualClock clock = new ManualClock();
         try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), clock)) {
@@ -193,6 +203,19 @@ class MucScaleMetricsTest {
             metrics.writePrometheus(prometheus);
             assertThat(prometheus.toString()).contains("mucscale_delivery_dropped").contains("15.0")
                     .contains("mucscale_delivery_slow_recipients_removed");
+        }
+    }
+
+    @Test
+    void dashboardJson_clusteredWithVersions_showsEachNodesBuild() {
+        try (MucScaleMetrics metrics = new MucScaleMetrics(MetricsConfig.defaults(), new ManualClock())) {
+            metrics.clusterView(() -> new MucScaleMetrics.ClusterView("node-b", Map.of("node-a", 1, "node-b", 2), 0,
+                    -1, Map.of("node-a", "1.1.0 (wire version 2)", "node-b", "1.0.0 (wire version 1)")));
+            String json = metrics.dashboard().json(900);
+            assertThat(json.substring(json.indexOf("\"cluster\":"))).startsWith("\"cluster\":{\"enabled\":true,"
+                    + "\"localNode\":\"node-b\",\"nodes\":["
+                    + "{\"node\":\"node-a\",\"rooms\":1,\"local\":false,\"version\":\"1.1.0 (wire version 2)\"},"
+                    + "{\"node\":\"node-b\",\"rooms\":2,\"local\":true,\"version\":\"1.0.0 (wire version 1)\"}],");
         }
     }
 

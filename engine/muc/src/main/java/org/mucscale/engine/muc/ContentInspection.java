@@ -27,7 +27,9 @@ import org.mucscale.engine.stanza.XmlElement;
  *       cannot split a word), plus {@code alt} and {@code title} attributes. On MASK the whole {@code <html>} is
  *       dropped: it repeats the plain body, which clients then show masked (rewriting text split across markup
  *       would leave the word readable);</li>
- *   <li>XEP-0066 out-of-band {@code <desc>} and XEP-0444 {@code <reaction>} texts: rewritten on MASK.</li>
+ *   <li>XEP-0066 out-of-band {@code <desc>} and XEP-0444 {@code <reaction>} texts: rewritten on MASK;</li>
+ *   <li>{@code <thread>} (some clients show it as the conversation's title) and a XEP-0172 {@code <nick>}:
+ *       rewritten on MASK. A XEP-0461 reply's fallback is part of the body; masking keeps its code point offsets.</li>
  * </ul>
  * The most severe verdict of all parts decides (REJECT, DROP, MASK, FLAG, PASS). Other payloads carry no text of
  * their own and pass unchanged.
@@ -36,6 +38,8 @@ final class ContentInspection {
     static final String NS_XHTML_IM = "http://jabber.org/protocol/xhtml-im";
     static final String NS_OOB = "jabber:x:oob";
     static final String NS_REACTIONS = "urn:xmpp:reactions:0";
+    /** XEP-0172 user nickname: clients show it beside (or instead of) the occupant nickname. */
+    static final String NS_NICK = "http://jabber.org/protocol/nick";
     /** Returned by {@link #admitReason} when the stanza was refused. */
     static final XmlElement REFUSED = XmlElement.builder("refused").build();
     /** MASK of a part other than the first body and subject: Room's plain body and subject stay as they are. */
@@ -63,11 +67,15 @@ final class ContentInspection {
         return first(message, "subject");
     }
 
-    /** True when the message has text beyond a plain body and subject that clients render (rich or foreign). */
+    /**
+     * True when the message has text beyond a plain body and subject that clients render (rich or foreign). A thread
+     * or XEP-0172 nick alone does not make one: clients show them only with a message (chat states carry them too).
+     */
     static boolean rendersOtherText(XmlElement message) {
         List<Object> children = message.children();
         for (int i = 0, n = children.size(); i < n; i++) {
-            if (children.get(i) instanceof XmlElement e && isOtherPart(e)) {
+            if (children.get(i) instanceof XmlElement e && isOtherPart(e) && !"thread".equals(e.name())
+                    && !isUserNick(e)) {
                 return true;
             }
         }
@@ -188,14 +196,15 @@ final class ContentInspection {
     /**
      * An available presence as the room may show it: itself, a copy with each {@code <status>} text masked, or null
      * when a status is refused (REJECT and DROP both answer not-acceptable: a join that got no answer would hang its
-     * client). Every {@code <status>} child counts, whatever its namespace or language, as clients show them all.
+     * client). Every {@code <status>} child counts, whatever its namespace or language, as clients show them all; so
+     * does a XEP-0172 {@code <nick>}, which clients show as the sender's name.
      */
     XmlElement admitStatus(Command c, Jid room, String nick) {
         XmlElement presence = c.stanza;
         List<Object> children = presence.children();
         Map<XmlElement, String> maskedTexts = null;
         for (int i = 0, n = children.size(); i < n; i++) {
-            if (!(children.get(i) instanceof XmlElement e) || !"status".equals(e.name())) {
+            if (!(children.get(i) instanceof XmlElement e) || !("status".equals(e.name()) || isUserNick(e))) {
                 continue;
             }
             String text = e.text();
@@ -203,7 +212,8 @@ final class ContentInspection {
                 continue;
             }
             Verdict v = ctx.inspector.inspect(room, nick, c.from, text, null);
-            if (refused(c, room, v, "the presence status", false)) {
+            if (refused(c, room, v, isUserNick(e) ? "the nickname in the presence (XEP-0172)" : "the presence status",
+                    false)) {
                 return null;
             }
             if (v.action() == Action.MASK && v.body() != null) {
@@ -255,6 +265,29 @@ final class ContentInspection {
     }
 
     /**
+     * Inspects the address of a room about to be created: it shows in every room list, so a match refuses the
+     * creation with not-acceptable whatever the action, except FLAG (counted, created). False when refused.
+     */
+    boolean admitRoomAddress(Command c, Jid room) {
+        String local = room.local();
+        if (local == null || local.isEmpty()) {
+            return true;
+        }
+        Verdict v = ctx.inspector.inspect(room, null, c.from, local, null);
+        Action a = v.action();
+        if (a == Action.PASS) {
+            return true;
+        }
+        ctx.listener.filtered(room, a);
+        if (a == Action.FLAG) {
+            return true;
+        }
+        Room.reply(ctx, c, Condition.NOT_ACCEPTABLE, "the room address '" + local
+                + "' contains words that are not allowed on this service; choose another address");
+        return false;
+    }
+
+    /**
      * Inspects a nickname someone wants to take (join or nick change) when the inspector asks for nicknames. A match
      * refuses it with not-acceptable whatever the action (a masked nickname identifies nobody), except FLAG, which
      * is counted and let through. False when refused.
@@ -286,15 +319,21 @@ final class ContentInspection {
         }
         ctx.listener.filtered(room, a);
         if (a == Action.REJECT || (a == Action.DROP && !dropIsSilent)) {
-            Room.reply(ctx, c, Condition.NOT_ACCEPTABLE, v.errorText() != null ? v.errorText()
-                    : what + " was refused by the content filter");
+            // The configured text speaks of "your message": a presence or a form gets a text naming what was refused.
+            boolean message = c.stanza.name().equals("message");
+            Room.reply(ctx, c, Condition.NOT_ACCEPTABLE, message && v.errorText() != null ? v.errorText()
+                    : what + " was not accepted: it contains text that is not allowed in this room");
             return true;
         }
         return a == Action.DROP;
     }
 
     private Verdict inspectPart(Jid room, String nick, Jid realJid, XmlElement part) {
-        Verdict v = ctx.inspector.inspect(room, nick, realJid, part.text(), null);
+        String text = part.text();
+        if (text == null || text.isEmpty()) {
+            return Verdict.PASS;
+        }
+        Verdict v = ctx.inspector.inspect(room, nick, realJid, text, null);
         if (v.action() != Action.MASK) {
             return v;
         }
@@ -346,9 +385,14 @@ final class ContentInspection {
         return name.equals(e.name()) && Stanzas.isContentNamespace(e.namespace());
     }
 
-    /** A top-level body or subject in any namespace. */
+    /** A top-level body, subject or thread in any namespace, or a XEP-0172 nick. */
     private static boolean isTextElement(XmlElement e) {
-        return "body".equals(e.name()) || "subject".equals(e.name());
+        String name = e.name();
+        return "body".equals(name) || "subject".equals(name) || "thread".equals(name) || isUserNick(e);
+    }
+
+    private static boolean isUserNick(XmlElement e) {
+        return "nick".equals(e.name()) && NS_NICK.equals(e.namespace());
     }
 
     private static boolean isXhtml(XmlElement e) {

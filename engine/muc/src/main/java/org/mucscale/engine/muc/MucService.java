@@ -54,6 +54,8 @@ public final class MucService {
     private static final long STOP_WAIT_MS = 5_000;
 
     private final ServiceContext ctx;
+    /** Keeps the room-administration actor's answers inside the engine (see {@link RoomAdminBridge}). */
+    private final AdminReplies adminReplies;
     private final RoomShard[] shards;
     private final AtomicInteger state = new AtomicInteger(NEW);
     private static final int NEW = 0;
@@ -70,7 +72,8 @@ public final class MucService {
         if (!service.isBare() || service.local() != null) {
             throw new IllegalArgumentException("the MUC service address must be a domain, was " + b.serviceDomain);
         }
-        ctx = new ServiceContext(service, b.config, b.delivery, b.clock, b.inspector, b.logSink, b.repository,
+        adminReplies = new AdminReplies(b.delivery);
+        ctx = new ServiceContext(service, b.config, adminReplies, b.clock, b.inspector, b.logSink, b.repository,
                 b.listener, b.placement, b.replication);
         ctx.archiveSource = b.archive;
         ctx.archiveWorkers = new ArchiveWorkers(b.config.archiveThreads, b.config.archiveQueue);
@@ -255,9 +258,19 @@ public final class MucService {
         if (!isError && Xml.isXmlText(from.toString())) {
             XmlElement head = XmlElement.builder(stanza.name())
                     .attribute("id", id != null && Xml.isXmlText(id) ? id : null).build();
-            ctx.delivery.send(Stanzas.error(head, ctx.serviceJid, from, condition, text));
+            ctx.delivery.send(Stanzas.error(head, replyAddress(stanza), from, condition, text));
         }
         ctx.listener.stanzaRefused(reason);
+    }
+
+    /**
+     * The address the stanza was sent to when it is one of this service's (a room, an occupant), else the service: a
+     * client waiting for an IQ answer only takes one from the address it asked.
+     */
+    private Jid replyAddress(XmlElement stanza) {
+        String to = stanza.attribute("to");
+        Jid jid = to == null || !Xml.isXmlText(to) ? null : Jid.tryParse(to);
+        return jid != null && jid.domain().equals(ctx.serviceJid.domain()) ? jid : ctx.serviceJid;
     }
 
     /** True when every name, attribute and text in the stanza is XML 1.0 text (depth already bounded). */
@@ -476,12 +489,12 @@ public final class MucService {
      * Takes over a room from its image and replicated tail (see {@link Room#adopt}), then runs the stanzas that waited
      * for it. A room already here is kept as it is (its waiting stanzas still run). {@code relog}: offer the tail to
      * the room log again (the previous owner died). {@code goneSessions}: occupants whose sessions were on nodes that
-     * left, removed with status 333 right after. The returned future completes on the room thread once the room is
+     * left, removed right after in one step (status 333; see {@link GoneSessions}). The returned future completes on the room thread once the room is
      * here and the stanzas that waited for it have run (their deliveries still wait for the run's replication), with
      * how many there were.
      */
     public CompletableFuture<Integer> adopt(RoomImage image, List<TailRecord> tail, boolean relog,
-                                            Predicate<Jid> goneSessions) {
+                                            GoneSessions goneSessions) {
         Jid room = image == null ? null : image.room();
         Objects.requireNonNull(room, "image");
         CompletableFuture<Integer> done = new CompletableFuture<>();
@@ -494,7 +507,7 @@ public final class MucService {
                         shard.acceptedBefore(room, tail);
                     }
                     if (goneSessions != null) {
-                        r.removeSessionsWhere(goneSessions);
+                        r.removeSessionsWhere(goneSessions.gone(), goneSessions.reachable(), null);
                     }
                     if (ctx.replication.active() && shard.rooms.get(room) == r) {
                         shard.markDirty(r);
@@ -549,18 +562,29 @@ public final class MucService {
         return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
-    /** Removes, in every room here, the occupants whose sessions are gone (a node left): status 333 to the others. */
-    public void removeSessionsWhere(Predicate<Jid> gone) {
+    /**
+     * Removes, in every room here, the occupants whose sessions went with nodes that left, one step per room (see
+     * {@link GoneSessions}); the future completes when every room thread has done so.
+     */
+    public CompletableFuture<Void> removeSessionsWhere(GoneSessions gone) {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
         for (RoomShard s : shards) {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            all.add(done);
             runOnShard(s, shard -> {
-                for (Room r : new ArrayList<>(shard.rooms.values())) {
-                    r.removeSessionsWhere(gone);
-                    if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
-                        shard.markDirty(r);
+                try {
+                    for (Room r : new ArrayList<>(shard.rooms.values())) {
+                        r.removeSessionsWhere(gone.gone(), gone.reachable(), null);
+                        if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
+                            shard.markDirty(r);
+                        }
                     }
+                } finally {
+                    done.complete(null);
                 }
             });
         }
+        return CompletableFuture.allOf(all.toArray(new CompletableFuture[0]));
     }
 
     /**
@@ -574,7 +598,7 @@ public final class MucService {
         for (RoomShard s : shards) {
             java.util.function.Consumer<RoomShard> task = shard -> {
                 for (Room r : new ArrayList<>(shard.rooms.values())) {
-                    r.removeSessionsWhere(slow, reason);
+                    r.removeSessionsWhere(slow, slow, reason); // its session is alive: it is told
                     if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
                         shard.markDirty(r);
                     }
@@ -705,6 +729,23 @@ public final class MucService {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** Room administration ({@link RoomAdminBridge}): runs {@code task} on every room thread in turn, waiting for each. */
+    <T> List<T> onEachShard(Function<RoomShard, T> task) {
+        List<T> out = new ArrayList<>(shards.length);
+        for (RoomShard s : shards) {
+            out.add(onShard(s, task));
+        }
+        return out;
+    }
+
+    AdminReplies adminReplies() {
+        return adminReplies;
+    }
+
+    MucConfig config() {
+        return ctx.config;
     }
 
     /** Checks every room's internal consistency on its own thread; throws on the first violation. */

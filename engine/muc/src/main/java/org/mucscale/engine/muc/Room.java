@@ -130,6 +130,9 @@ final class Room {
                 reply(ctx, c, Condition.JID_MALFORMED, "the nickname is not acceptable");
                 return null;
             }
+            if (!shard.content.admitRoomAddress(c, c.roomJid)) {
+                return null; // the address would show in every room list
+            }
             UserLimits.Entry reservation = FloodGuard.admitCreation(ctx, c);
             if (reservation == null) {
                 return null;
@@ -303,19 +306,39 @@ final class Room {
     }
 
     /**
-     * Removes the occupants whose sessions are gone with a node that left the cluster: the others see them leave
-     * with status 333 (XEP-0045: removed because of a technical problem), as if their server had bounced.
+     * Removes, as one step, the occupants whose real JIDs {@code gone} matches (docs/cluster.md, "Occupants of a
+     * departed node leave as one step per room"): all leave first, then each one still here gets one unavailable
+     * presence (status 333, with {@code reason} if any) per nickname that left; a removed session gets its own (110,
+     * 333) only if {@code reachable} says it can still be written to, and never the others'.
      */
-    void removeSessionsWhere(java.util.function.Predicate<Jid> gone) {
-        removeSessionsWhere(gone, null);
-    }
-
-    /** As above, with a reason the occupants see (a recipient that read too slowly, say). */
-    void removeSessionsWhere(java.util.function.Predicate<Jid> gone, String reason) {
-        for (Occupant o : occupantsSnapshot()) {
-            if (gone.test(o.realJid)) {
-                removeOccupant(o, "unavailable", new int[] {333}, reason, null, null, true);
+    void removeSessionsWhere(java.util.function.Predicate<Jid> gone, java.util.function.Predicate<Jid> reachable,
+                             String reason) {
+        List<Occupant> leaving = new ArrayList<>();
+        for (int i = 0; i < occupantCount; i++) {
+            if (gone.test(occupants[i].realJid)) {
+                leaving.add(occupants[i]);
             }
+        }
+        boolean[] visible = new boolean[leaving.size()];
+        for (int i = 0; i < visible.length; i++) {
+            Occupant o = leaving.get(i);
+            visible[i] = broadcastsPresenceOf(o, occupantCount + i); // the room as the others saw it
+            o.role = Role.NONE;
+            o.invalidatePresence();
+            detachOccupant(o);
+            ctx.listener.occupantLeft(jid);
+        }
+        java.util.Set<String> announced = new java.util.HashSet<>();
+        XmlElement extra = reasonAndActor(reason, null);
+        for (int i = 0; i < visible.length; i++) {
+            Occupant o = leaving.get(i);
+            // the others see a nickname leave only with its last session, and once
+            boolean others = visible[i] && byNick.get(o.nickKey) == null && announced.add(o.nickKey);
+            broadcastPresence(others, o, "unavailable", new int[] {333}, null,
+                    reachable.test(o.realJid) ? new int[] {110, 333} : null, extra, null);
+        }
+        if (!leaving.isEmpty() && occupantCount == 0 && !persistent) {
+            shard.removeRoom(this);
         }
     }
 
@@ -792,7 +815,7 @@ final class Room {
 
     private void broadcastPresence(boolean others, Occupant o, String type, int[] codes, String newNick,
                                    int[] selfCodes, XmlElement reasonAndActor, XmlElement destroy) {
-        if (others && occupantCount > 1) {
+        if (others && occupantCount > 0) { // o itself is skipped, or already detached
             RenderedStanza withJid = null;
             RenderedStanza withoutJid = null;
             for (int i = 0; i < occupantCount; i++) {
@@ -1164,6 +1187,16 @@ final class Room {
         moderation.retractAsService(stanzaId, reason, done);
     }
 
+    /** Room administration: when the newest message in memory was accepted (0: none). */
+    long lastMessageMillis() {
+        return history.size() == 0 ? 0 : history.timestampMillis(history.size() - 1);
+    }
+
+    /** Room administration: empties the in-memory history joiners are sent (the room log keeps its rows). */
+    void clearHistory() {
+        history.clear();
+    }
+
     /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
     void broadcastFromRoom(XmlElement message) {
         RenderedStanza rendered = RenderedStanza.render(message, 0);
@@ -1345,10 +1378,11 @@ final class Room {
             case Registration.NS_REGISTER -> registration.handle(c, get, payload);
             case Moderation.NS_MODERATE, Moderation.NS_FASTEN -> moderation.handle(c, sender, payload, get);
             case NS_MUC_ADMIN -> {
+                Occupant actor = sender != null ? sender : RoomAdminBridge.standIn(c.from); // room administration
                 if (get) {
-                    adminGet(c, sender, payload);
+                    adminGet(c, actor, payload);
                 } else {
-                    adminSet(c, sender, payload);
+                    adminSet(c, actor, payload);
                 }
             }
             case RoomArchive.NS_MAM -> shard.archive.handle(this, c, payload, sender, affiliationOf(c.from.bare()));

@@ -33,6 +33,8 @@ final class RoomShard implements Runnable {
     private final ManyToOneCommandQueue<Command> queue;
     /** Rooms owned by this shard; touched by this thread only. */
     final Map<Jid, Room> rooms = new HashMap<>();
+    /** The same rooms by local name, for room administration's keyset pages (RoomAdminBridge); this thread only. */
+    final java.util.TreeMap<String, Room> byName = new java.util.TreeMap<>();
     /** This thread's persistent-room writes, handed to the store's threads (never written on this thread). */
     final RoomStoreHandOff storeWrites;
     /** This thread's side of the rooms' archives (XEP-0313): access, parsing, and the hand-off to archive threads. */
@@ -343,12 +345,14 @@ final class RoomShard implements Runnable {
 
     void addRoom(Room room) {
         rooms.put(room.jid, room);
+        byName.put(room.jid.local(), room);
         ctx.roomCount.incrementAndGet();
         ctx.populationChanged();
     }
 
     void removeRoom(Room room) {
         if (rooms.remove(room.jid) != null) {
+            byName.remove(room.jid.local());
             releaseCreator(room);
             ctx.roomCount.decrementAndGet();
             ctx.directory.remove(room.jid);
@@ -365,6 +369,7 @@ final class RoomShard implements Runnable {
      */
     void detachRoom(Room room) {
         if (rooms.remove(room.jid) != null) {
+            byName.remove(room.jid.local());
             releaseCreator(room);
             ctx.roomCount.decrementAndGet();
             ctx.occupantCount.addAndGet(-room.occupantCount());

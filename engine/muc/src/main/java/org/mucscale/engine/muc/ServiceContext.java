@@ -79,7 +79,8 @@ final class ServiceContext {
     }
 
     boolean isServiceAdmin(Jid user) {
-        return config.serviceAdmins.contains(Stanzas.userKey(user));
+        Jid key = Stanzas.userKey(user);
+        return config.serviceAdmins.contains(key) || RoomAdminBridge.ACTOR_BARE.equals(key);
     }
 
     boolean mayCreateRooms(Jid user) {

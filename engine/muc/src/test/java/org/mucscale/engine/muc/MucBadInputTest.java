@@ -92,12 +92,22 @@ class MucBadInputTest extends MucTestBase {
         assertThat(errorCondition(error)).isEqualTo("policy-violation");
         assertThat(error.attribute("id")).isEqualTo("deep");
         assertThat(error.child("error").childText("text")).isEqualTo("stanza nested deeper than 64 elements");
+        assertThat(error.attribute("from")).as("issue 40: from the room it was sent to").isEqualTo(room("r1").toString());
         assertThat(out.take(alice)).isEmpty();
         assertThat(refused).containsExactly("too-deep");
 
         XmlElement atLimit = XmlElement.builder("message").attribute("from", bob.toString())
                 .attribute("to", room("r1").toString()).attribute("type", "groupchat")
                 .textChild("body", "just fits").child(nested(XmlElement.MAX_DEPTH - 1)).build();
+        XmlElement deepIq = XmlElement.builder("iq").attribute("from", bob.toString())
+                .attribute("to", room("r1").toString()).attribute("type", "get").attribute("id", "deep-iq")
+                .child(nested(XmlElement.MAX_DEPTH)).build();
+        send(deepIq);
+        XmlElement iqError = only(out.take(bob));
+        assertThat(iqError.attribute("from")).as("a client waits for the answer from the room").isEqualTo(
+                room("r1").toString());
+        assertThat(iqError.attribute("id")).isEqualTo("deep-iq");
+        refused.clear();
         send(atLimit);
         assertThat(only(out.take(alice)).childText("body")).isEqualTo("just fits");
         send(groupchat(bob, "r1", "still here"));

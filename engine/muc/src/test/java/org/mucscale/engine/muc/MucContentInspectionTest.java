@@ -278,7 +278,9 @@ class MucContentInspectionTest extends MucTestBase {
         XmlElement refused = configure(alice, "r1", "muc#roomconfig_roomname", "buy spam",
                 "muc#roomconfig_publicroom", "0");
         assertThat(errorCondition(refused)).isEqualTo("not-acceptable");
-        assertThat(refused.child("error").childText("text")).isEqualTo("no spam here");
+        // Issue 40: the configured text speaks of a message; a form is told what of it was refused.
+        assertThat(refused.child("error").childText("text")).isEqualTo(
+                "the room name was not accepted: it contains text that is not allowed in this room");
         assertThat(discoName()).as("nothing of the refused form applied").isEqualTo("r1");
 
         refused = configure(alice, "r1", "muc#roomconfig_roomdesc", "the shadow room");
@@ -321,7 +323,10 @@ class MucContentInspectionTest extends MucTestBase {
     @Test
     void presenceStatus_isInspected_atJoin() {
         send(presenceWithStatus(carol, "Carol", "buy spam"));
-        assertThat(errorCondition(only(out.take(carol)))).isEqualTo("not-acceptable");
+        XmlElement refused = only(out.take(carol));
+        assertThat(errorCondition(refused)).isEqualTo("not-acceptable");
+        assertThat(refused.child("error").childText("text")).as("issue 40: not 'your message'").isEqualTo(
+                "the presence status was not accepted: it contains text that is not allowed in this room");
         assertThat(out.take(alice)).as("nobody saw the status").isEmpty();
         send(presenceWithStatus(dave, "Dave", "hello", "darn it"));
         XmlElement seen = only(out.take(alice));

@@ -94,6 +94,16 @@ final class MetricsBridge {
             }
 
             @Override
+            public void unreadable() {
+                m.clusterUnreadable();
+            }
+
+            @Override
+            public void departedSessionDropped() {
+                m.clusterDepartedSessionDropped();
+            }
+
+            @Override
             public void stateReadFailed() {
                 m.clusterStateReadFailed();
             }
@@ -150,6 +160,11 @@ final class MetricsBridge {
             @Override
             public void onScan(long scanNs) {
                 m.recordFilterNs(scanNs);
+            }
+
+            @Override
+            public void onCompiled(org.mucscale.engine.filter.CompileReport report) {
+                m.filterListsCompiled(report.lists());
             }
 
             @Override

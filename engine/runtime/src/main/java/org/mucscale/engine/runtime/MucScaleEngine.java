@@ -24,7 +24,11 @@ import org.mucscale.engine.muc.MucConfig;
 import org.mucscale.engine.muc.MucService;
 import org.mucscale.engine.muc.MucSettings;
 import org.mucscale.engine.port.Clock;
+import org.mucscale.engine.muc.admin.RoomAdmin;
 import org.mucscale.engine.port.Delivery;
+import org.mucscale.engine.runtime.admin.AdminApi;
+import org.mucscale.engine.runtime.admin.AdminApiHttpHandler;
+import org.mucscale.engine.runtime.admin.RoomsAdminPage;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
@@ -77,6 +81,7 @@ public final class MucScaleEngine implements AutoCloseable {
     private volatile MetricsHttpServer http;
     private volatile Probe probe;
     private volatile ClusterNode clusterNode;
+    private volatile AdminApi adminApi;
     private boolean started;
     private String probeAdmin;
 
@@ -179,7 +184,7 @@ public final class MucScaleEngine implements AutoCloseable {
                 push(node, () -> clusterNode = null);
                 clusterNode = node;
                 m.clusterView(() -> new MucScaleMetrics.ClusterView(node.localNode(), node.roomsPerNode(),
-                        node.failovers(), node.lastFailoverMillis()));
+                        node.failovers(), node.lastFailoverMillis(), node.versionsPerNode()));
                 m.clusterMembers(node.localNode(), node::members);
                 push(m.gaugeQueueDepth("cluster-relay-in", node::relayBacklog), () -> { });
                 push(m.gaugeQueueDepth("cluster-held", node::heldMessages), () -> { });
@@ -200,9 +205,25 @@ public final class MucScaleEngine implements AutoCloseable {
                 probe = p;
             }
 
+            AdminApi api = new AdminApi(new RoomAdmin(service), settings);
+            push(() -> { }, () -> adminApi = null);
+            adminApi = api;
+
             if (serveHttp && mc.httpEnabled()) {
                 MetricsHttpServer server = new MetricsHttpServer(m, mc);
                 server.onAction("probe", this::probeNow);
+                server.mount(AdminApi.PREFIX, new AdminApiHttpHandler(api));
+                server.page("/mucscale-rooms.jsp", (query, form, csrf, remote) -> {
+                    java.util.Map<String, String> params = new java.util.HashMap<>(query);
+                    String notice = null;
+                    if (form != null) {
+                        notice = RoomsAdminPage.act(api, form, "dashboard", remote);
+                        if ("destroy".equals(form.get("action"))) {
+                            params.remove("room"); // the room is gone: back to the list
+                        }
+                    }
+                    return RoomsAdminPage.page(api, params, csrf, notice);
+                });
                 server.start();
                 push(server, () -> http = null);
                 http = server;
@@ -253,6 +274,10 @@ public final class MucScaleEngine implements AutoCloseable {
         ContentFilter f = filter;
         if (f != null) {
             f.reconfigure(FilterConfig.from(newSettings));
+        }
+        AdminApi api = adminApi;
+        if (api != null) {
+            api.updateSettings(newSettings);
         }
         MucService m = muc;
         if (m != null) {
@@ -334,6 +359,11 @@ public final class MucScaleEngine implements AutoCloseable {
 
     public MucService muc() {
         return muc;
+    }
+
+    /** The room administration HTTP API (served by the host), or null when not running. */
+    public AdminApi adminApi() {
+        return adminApi;
     }
 
     /** The content filter, or null when not running. */

@@ -7,6 +7,7 @@ import org.mucscale.engine.config.Setting;
 import org.mucscale.engine.filter.FilterSettings;
 import org.mucscale.engine.metrics.MetricsSettings;
 import org.mucscale.engine.muc.MucSettings;
+import org.mucscale.engine.runtime.admin.AdminApiSettings;
 import org.mucscale.engine.store.StoreSettings;
 
 /**
@@ -25,6 +26,7 @@ public final class MucScaleSettings {
         all.addAll(StoreSettings.ALL);
         all.addAll(MetricsSettings.ALL);
         all.addAll(ClusterSettings.ALL);
+        all.addAll(AdminApiSettings.ALL);
         return List.copyOf(all);
     }
 

@@ -171,6 +171,34 @@ class MucScaleEngineTest {
         }
     }
 
+    /**
+     * Issue 40 through the real filter and metrics: a comma-format operator list matches prefixes and says so on the
+     * dashboard, a word reversed under a right-to-left override is masked as shown, and a room address is refused.
+     */
+    @Test
+    void commaListRenderedTextAndRoomAddress_throughTheRealFilter_listReportOnTheDashboard() throws Exception {
+        Path list = dir.resolve("contentfilter.txt");
+        java.nio.file.Files.writeString(list, "zorblax,glorp\n");
+        RecordingDelivery out = new RecordingDelivery();
+        try (MucScaleEngine engine = start(out)) {
+            assertThat(engine.metrics().dashboard().json(900)).contains("\"filterLists\":[]");
+            assertThat(engine.reconfigure(engine.settings().withText("mucscale.filter.extra-lists", list.toString())))
+                    .isEmpty();
+            await(() -> engine.metrics().dashboard().json(900).contains(list + ": 2 entries, content-filter comma"
+                    + " format, plain entries match as word prefixes"));
+            engine.process(join("alice@example.org/a", "lobby", "alice"));
+            engine.process(instantRoom("alice@example.org/a", "lobby"));
+            engine.process(groupchat("alice@example.org/a", "lobby", "hi \u202Eecafxalbroz\u202C and glorps"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains(" and ******")));
+            assertThat(out.to("alice@example.org/a")).filteredOn(x -> x.contains(" and ******")).singleElement()
+                    .asString().contains("hi \u202E***********\u202C and ******").doesNotContain("xalbroz");
+            engine.process(join("alice@example.org/a", "zorblax-r-1", "alice"));
+            await(() -> out.to("alice@example.org/a").stream().anyMatch(x -> x.contains("not-acceptable")
+                    && (x.contains("the room address &apos;zorblax-r-1&apos;")
+                    || x.contains("the room address 'zorblax-r-1'"))));
+        }
+    }
+
     @Test
     void relativeSpillDirectory_resolvesAgainstHome_notTheWorkingDirectory() throws Exception {
         Path home = dir.resolve("home");

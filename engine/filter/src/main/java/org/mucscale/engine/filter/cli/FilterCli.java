@@ -117,10 +117,14 @@ public final class FilterCli {
             String listLanguage = languages.iterator().next();
             List<ListEntry> entries = new ArrayList<>();
             for (Path p : lists) {
-                entries.addAll(WordLists.read(p, listLanguage, false));
+                WordLists.OperatorList list = WordLists.readList(p, listLanguage, false);
+                entries.addAll(list.entries());
+                err.println("list: " + list.describe());
             }
             for (Path p : allows) {
-                entries.addAll(WordLists.read(p, "*", true));
+                WordLists.OperatorList list = WordLists.readList(p, "*", true);
+                entries.addAll(list.entries());
+                err.println("allow-list: " + list.describe());
             }
             if (!builtin) {
                 entries.addAll(WordLists.builtinAllow());

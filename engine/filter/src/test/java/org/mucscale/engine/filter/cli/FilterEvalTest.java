@@ -33,7 +33,10 @@ class FilterEvalTest {
         assertThat(run("--list", LIST.toString(), "--eval", SAMPLE.toString())).isZero();
         String o = out.toString(StandardCharsets.UTF_8);
         for (String cls : new String[]{"asterisk-separated", "lookalike", "common-word", "separator", "self-censored",
-                "leet", "confusable", "stretched", "zero-width"}) {
+                "leet", "confusable", "stretched", "zero-width",
+                // issue 40: one class per escape
+                "bidi-override", "bidi-unbalanced", "upside-down", "small-capitals", "circled", "squared",
+                "parenthesized", "math-alphanumeric", "regional-indicator", "fullwidth", "uts39-confusable"}) {
             assertThat(o).as(o).containsPattern("(?m)^" + cls + "\t\\d+\t\\d+\t100\\.0%$");
         }
         assertThat(o).as(o).contains("false positives: 0 of ").doesNotContain("missed ");

@@ -1,0 +1,224 @@
+package org.mucscale.openfire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.mucscale.openfire.RealOpenfireIT.DOMAIN;
+import static org.mucscale.openfire.RealOpenfireIT.USER_PASSWORD;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.jivesoftware.smack.ConnectionConfiguration.SecurityMode;
+import org.jivesoftware.smack.tcp.XMPPTCPConnection;
+import org.jivesoftware.smack.tcp.XMPPTCPConnectionConfiguration;
+import org.jivesoftware.smackx.csi.ClientStateIndicationManager;
+import org.jivesoftware.smackx.muc.MultiUserChat;
+import org.jivesoftware.smackx.muc.MultiUserChatManager;
+import org.jxmpp.jid.impl.JidCreate;
+import org.jxmpp.jid.parts.Resourcepart;
+
+/**
+ * What RealOpenfireIT checks for the clients players use (issue 41): Smack with stream management (its default),
+ * resumption after a cut connection, client state indication, and WebSocket. Each check runs against the Openfire and
+ * the uploaded plugin that RealOpenfireIT started, and reads mucscale's gauges from its Prometheus export (switched on
+ * by an earlier test of that class).
+ */
+final class ModernClientChecks {
+    private ModernClientChecks() {
+    }
+
+    /**
+     * Stream-managed occupants get every message once, in order, through the raw path (the gauge of counted raw
+     * deliveries grows by at least the copies; it would not if SM sessions took the packet path). Then one occupant's
+     * connection goes dead while the server keeps writing (the relay swallows the server's bytes), is cut, and the
+     * client resumes: Openfire resends the copies it counted and kept unacknowledged (the server asks for no acks
+     * here, so every one is kept), built from mucscale's rendered copies, and the client has each message exactly once.
+     */
+    static void streamManagement_exactlyOnce_acrossACutAndResumption() throws Exception {
+        setOpenfireProperty("stream.management.requestFrequency", "100000");
+        XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
+        XMPPTCPConnection dave = RealOpenfireIT.connect("dave", true);
+        try (CuttableProxy proxy = new CuttableProxy(RealOpenfireIT.c2sPort)) {
+            XMPPTCPConnection bob = viaProxy("bob", proxy);
+            assertThat(bob.isSmEnabled()).isTrue();
+            assertThat(bob.isSmResumptionPossible()).as("Openfire offers resumption").isTrue();
+            String room = "sm-resume@mucscale." + DOMAIN;
+            MultiUserChat a = createRoom(alice, room);
+            List<String> bobGot = join(bob, room, "bob");
+            List<String> daveGot = join(dave, room, "dave");
+
+            double countedBefore = gauge("mucscale_openfire_delivered_raw_counted");
+            double builtBefore = gauge("mucscale_openfire_rendered_copies_built");
+            int first = 20;
+            for (int i = 0; i < first; i++) {
+                a.sendMessage("sm" + i);
+            }
+            RealOpenfireIT.waitUntil("bob and dave get the first messages", Duration.ofSeconds(20),
+                    () -> size(bobGot) >= first && size(daveGot) >= first);
+            assertThat(gauge("mucscale_openfire_delivered_raw_counted") - countedBefore)
+                    .as("stream-managed copies take the raw path, counted").isGreaterThanOrEqualTo(2 * first);
+
+            proxy.hold(); // bob's network is gone; Openfire still writes to its open socket and counts
+            int second = 20;
+            for (int i = first; i < first + second; i++) {
+                a.sendMessage("sm" + i);
+            }
+            RealOpenfireIT.waitUntil("dave gets all", Duration.ofSeconds(20), () -> size(daveGot) >= first + second);
+            Thread.sleep(500); // let the raw writes to bob's dead connection happen before the cut
+            proxy.cut();
+            RealOpenfireIT.waitUntil("bob notices the cut", Duration.ofSeconds(20), () -> !bob.isConnected());
+            bob.connect().login();
+            assertThat(bob.streamWasResumed()).as("bob resumed its stream").isTrue();
+            RealOpenfireIT.waitUntil("bob gets the resent messages", Duration.ofSeconds(20),
+                    () -> size(bobGot) >= first + second);
+            Thread.sleep(500);
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < first + second; i++) {
+                expected.add("sm" + i);
+            }
+            assertThat(copy(bobGot)).as("bob: each message once, in order, across the cut").isEqualTo(expected);
+            assertThat(copy(daveGot)).as("dave: each message once, in order").isEqualTo(expected);
+            assertThat(gauge("mucscale_openfire_rendered_copies_built") - builtBefore)
+                    .as("the resent copies were mucscale's rendered copies, built when resent")
+                    .isGreaterThanOrEqualTo(1);
+            a.leave();
+        } finally {
+            setOpenfireProperty("stream.management.requestFrequency", "5");
+        }
+    }
+
+    /**
+     * A stream-managed client that goes CSI-inactive still gets every message at once (a body is never delayed) and
+     * in order; another occupant's join presence waits until it is active again, as Openfire's CsiManager decides;
+     * once active, its copies take the raw path again.
+     */
+    static void clientStateIndication_delaysPresences_notMessages() throws Exception {
+        XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
+        XMPPTCPConnection bob = RealOpenfireIT.connect("bob", true);
+        XMPPTCPConnection carol = RealOpenfireIT.connect("carol", true);
+        assertThat(ClientStateIndicationManager.isSupported(bob)).as("Openfire offers CSI").isTrue();
+        String room = "csi@mucscale." + DOMAIN;
+        MultiUserChat a = createRoom(alice, room);
+        List<String> bobGot = join(bob, room, "bob");
+        MultiUserChat bobsRoom = MultiUserChatManager.getInstanceFor(bob).getMultiUserChat(JidCreate.entityBareFrom(room));
+
+        ClientStateIndicationManager.inactive(bob);
+        Thread.sleep(300); // the nonza is processed before the next stanzas
+        for (int i = 0; i < 10; i++) {
+            a.sendMessage("csi" + i);
+        }
+        RealOpenfireIT.waitUntil("bob gets the messages while inactive", Duration.ofSeconds(20), () -> size(bobGot) >= 10);
+        join(carol, room, "carol");
+        Thread.sleep(1500);
+        assertThat(bobsRoom.getOccupants().toString()).as("carol's join presence waits while bob is inactive")
+                .doesNotContain("/carol");
+        ClientStateIndicationManager.active(bob);
+        RealOpenfireIT.waitUntil("carol's presence after bob is active again", Duration.ofSeconds(20),
+                () -> bobsRoom.getOccupants().toString().contains("/carol"));
+        double counted = gauge("mucscale_openfire_delivered_raw_counted");
+        for (int i = 10; i < 20; i++) {
+            a.sendMessage("csi" + i);
+        }
+        RealOpenfireIT.waitUntil("bob gets the messages while active", Duration.ofSeconds(20), () -> size(bobGot) >= 20);
+        Thread.sleep(300);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            expected.add("csi" + i);
+        }
+        assertThat(copy(bobGot)).isEqualTo(expected);
+        assertThat(gauge("mucscale_openfire_delivered_raw_counted") - counted).as("active again: raw path")
+                .isGreaterThanOrEqualTo(10);
+        a.leave();
+    }
+
+    /**
+     * A WebSocket client (RFC 7395, Openfire's /ws/ endpoint) in a mucscale room gets each message once as one frame
+     * that carries the jabber:client namespace, from the room occupant's address.
+     */
+    static void webSocket_framesCarryTheClientNamespace(int httpPort) throws Exception {
+        XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
+        String room = "ws@mucscale." + DOMAIN;
+        MultiUserChat a = createRoom(alice, room);
+        try (WebSocketXmppClient ws = WebSocketXmppClient.login(httpPort, DOMAIN, "carol", USER_PASSWORD, "ws-1")) {
+            ws.send("<presence xmlns='jabber:client' to='" + room + "/carolws'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+            String self = ws.await(f -> f.startsWith("<presence") && f.contains("110"), "the self-presence");
+            assertThat(self).contains("xmlns=\"jabber:client\"");
+            for (int i = 0; i < 10; i++) {
+                a.sendMessage("ws" + i);
+            }
+            for (int i = 0; i < 10; i++) {
+                final String body = "<body>ws" + i + "</body>";
+                String frame = ws.await(f -> f.startsWith("<message") && f.contains("<body>"), "message " + i);
+                assertThat(frame).as("one frame, one stanza, in order").contains(body);
+                assertThat(frame).startsWith("<message xmlns=\"jabber:client\"");
+                assertThat(frame).contains("from=\"" + room + "/alice\"");
+            }
+            String more = ws.next(500);
+            assertThat(more == null || !more.contains("<body>")).as("nothing twice: " + more).isTrue();
+        }
+        a.leave();
+    }
+
+    private static XMPPTCPConnection viaProxy(String user, CuttableProxy proxy) throws Exception {
+        XMPPTCPConnection c = new XMPPTCPConnection(XMPPTCPConnectionConfiguration.builder()
+                .setXmppDomain(DOMAIN).setHost("127.0.0.1").setPort(proxy.port())
+                .setSecurityMode(SecurityMode.disabled)
+                .setUsernameAndPassword(user, USER_PASSWORD).setResource("it-proxy-" + RealOpenfireIT.RESOURCES.incrementAndGet())
+                .build());
+        c.setReplyTimeout(15_000);
+        c.setUseStreamManagement(true);
+        c.setUseStreamManagementResumption(true);
+        c.connect().login();
+        RealOpenfireIT.connections.add(c);
+        return c;
+    }
+
+    private static MultiUserChat createRoom(XMPPTCPConnection owner, String room) throws Exception {
+        MultiUserChat m = MultiUserChatManager.getInstanceFor(owner).getMultiUserChat(JidCreate.entityBareFrom(room));
+        MultiUserChat.MucCreateConfigFormHandle created = m.createOrJoin(Resourcepart.from("alice"));
+        if (created != null) {
+            created.makeInstant();
+        }
+        return m;
+    }
+
+    private static List<String> join(XMPPTCPConnection c, String room, String nick) throws Exception {
+        List<String> got = Collections.synchronizedList(new ArrayList<>());
+        MultiUserChat m = MultiUserChatManager.getInstanceFor(c).getMultiUserChat(JidCreate.entityBareFrom(room));
+        m.addMessageListener(msg -> {
+            if (msg.getBody() != null) {
+                got.add(msg.getBody());
+            }
+        });
+        m.join(Resourcepart.from(nick));
+        return got;
+    }
+
+    private static int size(List<String> got) {
+        return got.size();
+    }
+
+    private static List<String> copy(List<String> got) {
+        synchronized (got) {
+            return new ArrayList<>(got);
+        }
+    }
+
+    static double gauge(String name) throws Exception {
+        if (RealOpenfireIT.get("/plugins/mucscale/metrics").statusCode() != 200) {
+            setOpenfireProperty("mucscale.metrics.prometheus-enabled", "true");
+            RealOpenfireIT.waitUntil("the Prometheus export", Duration.ofSeconds(20),
+                    () -> RealOpenfireIT.get("/plugins/mucscale/metrics").statusCode() == 200);
+        }
+        return RealOpenfireIT.gauge(RealOpenfireIT.get("/plugins/mucscale/metrics").body(), name);
+    }
+
+    /** Saves an Openfire system property through the admin console, as an operator would. */
+    static void setOpenfireProperty(String key, String value) throws Exception {
+        RealOpenfireIT.get("/server-properties.jsp");
+        var saved = RealOpenfireIT.post("/server-properties.jsp", Map.of("csrf", RealOpenfireIT.cookie("csrf"),
+                "action", "save", "key", key, "value", value, "searchName", ""));
+        assertThat(saved.statusCode()).isIn(200, 302);
+    }
+}

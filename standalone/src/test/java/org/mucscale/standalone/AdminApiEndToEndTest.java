@@ -1,0 +1,216 @@
+package org.mucscale.standalone;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.mucscale.engine.stanza.XmlElement;
+
+/**
+ * The room administration HTTP API (issue 37) served by the standalone engine's HTTP server, behind a real Prosody,
+ * with real XMPP clients in the room asserting what each change gives them (104, groupchat from the room, 307, 301,
+ * {@code <destroy/>}), and every refusal with its status and reason: no or wrong credentials 401, a disabled API
+ * 403, unknown service or room 404, malformed JSON or a room name not matching the path 400, an existing room or the
+ * last owner 409, a body over the limit 413.
+ */
+class AdminApiEndToEndTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+    private static final String SECRET = "api-secret-0123456789abcdef";
+    private static final String ROOM = "arena@" + E2eFixture.MUC;
+    private static final String MUC_USER = "http://jabber.org/protocol/muc#user";
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private String base;
+
+    private HttpResponse<String> call(String method, String path, String body, String auth) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            b.header("Content-Type", "application/json");
+        }
+        if (auth != null) {
+            b.header("Authorization", auth);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> call(String method, String path, String body) throws Exception {
+        return call(method, path, body, SECRET);
+    }
+
+    private static void join(RawXmppClient c, String nick) throws Exception {
+        c.write("<presence to='" + ROOM + "/" + nick + "'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+        c.expect(e -> e.name().equals("presence") && (ROOM + "/" + nick).equals(e.attribute("from"))
+                && e.child("x", MUC_USER) != null && hasStatus(e, "110"), "joined " + nick, WAIT);
+    }
+
+    private static boolean hasStatus(XmlElement e, String code) {
+        XmlElement x = e.child("x", MUC_USER);
+        if (x == null) {
+            return false;
+        }
+        for (XmlElement s : x.elements("status")) {
+            if (code.equals(s.attribute("code"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Test
+    void api_changesSeenByRealClients_refusalsSayWhy_auditRecordsChanges() throws Exception {
+        Map<String, String> settings = Map.of("mucscale.admin.api-enabled", "true",
+                "mucscale.admin.api-secret", SECRET, "mucscale.admin.api-max-body-bytes", "2048",
+                "mucscale.metrics.probe-enabled", "false");
+        try (E2eFixture fx = new E2eFixture(3, settings)) {
+            base = "http://127.0.0.1:" + fx.server.engine().http().port() + "/plugins/mucscale/v1";
+            String owner = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
+            String member = E2eFixture.user(1) + "@" + E2eFixture.DOMAIN;
+
+            // authentication first: nothing about rooms is answered without it
+            HttpResponse<String> r = call("GET", "/chatrooms", null, null);
+            assertThat(r.statusCode()).isEqualTo(401);
+            assertThat(r.headers().firstValue("WWW-Authenticate")).isPresent();
+            r = call("GET", "/chatrooms", null, "wrong-secret-wrong-secret");
+            assertThat(r.statusCode()).isEqualTo(401);
+            assertThat(r.body()).contains("not valid").doesNotContain("wrong-secret");
+
+            String entity = "{\"roomName\":\"arena\",\"naturalName\":\"Arena\",\"description\":\"pvp\","
+                    + "\"publicRoom\":true,\"maxUsers\":50,\"allowPM\":\"participants\","
+                    + "\"broadcastPresenceRoles\":[\"moderator\",\"participant\",\"visitor\"],"
+                    + "\"owners\":[\"" + owner + "\"],\"members\":[\"" + member + "\"]}";
+            r = call("POST", "/chatrooms?servicename=muc", entity);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            assertThat(r.body()).contains("\"roomName\":\"arena\"", "\"naturalName\":\"Arena\"", "\"maxUsers\":50",
+                    "\"allowPM\":\"participants\"", "\"persistent\":true");
+            assertThat(call("POST", "/chatrooms", entity).statusCode()).isEqualTo(409);
+            assertThat(call("GET", "/chatrooms?servicename=conference", null).statusCode()).isEqualTo(404);
+            r = call("GET", "/chatrooms?search=arena&limit=10", null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).contains("\"roomName\":\"arena\"", "\"total\":1");
+            assertThat(call("GET", "/chatrooms/nosuchroom", null).statusCode()).isEqualTo(404);
+
+            RawXmppClient c0 = fx.raw(0);
+            RawXmppClient c1 = fx.raw(1);
+            RawXmppClient c2 = fx.raw(2);
+            join(c0, "boss");
+            join(c1, "mem");
+            join(c2, "cheater");
+            r = call("GET", "/chatrooms/arena/occupants", null);
+            assertThat(r.body()).contains("\"userAddress\":\"" + c2.jid() + "\"", "\"jid\":\"" + ROOM + "/cheater\"",
+                    "\"role\":\"moderator\"");
+
+            // configuration change: every occupant gets 104 from the room
+            r = call("PATCH", "/chatrooms/arena", "{\"description\":\"pvp, no cheats\"}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).contains("\"description\":\"pvp, no cheats\"", "\"naturalName\":\"Arena\"");
+            for (RawXmppClient c : List.of(c0, c1, c2)) {
+                c.expect(e -> e.name().equals("message") && ROOM.equals(e.attribute("from")) && hasStatus(e, "104"),
+                        "status 104", WAIT);
+            }
+            assertThat(call("PATCH", "/chatrooms/arena", "{\"roomName\":\"other\"}").body())
+                    .contains("does not match");
+            r = call("PATCH", "/chatrooms/arena", "{\"description\": }");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("malformed JSON at character");
+            r = call("PATCH", "/chatrooms/arena", "{\"moderated\": \"yes\"}");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("moderated must be true or false");
+            r = call("PATCH", "/chatrooms/arena", "{\"description\":\"" + "x".repeat(3000) + "\"}");
+            assertThat(r.statusCode()).isEqualTo(413);
+
+            // a message into the room, as the room
+            assertThat(call("POST", "/chatrooms/arena/messages", "{\"body\":\"tournament at 8\"}").statusCode())
+                    .isEqualTo(201);
+            for (RawXmppClient c : List.of(c0, c1, c2)) {
+                XmlElement m = c.expect(e -> e.name().equals("message") && "tournament at 8".equals(
+                        e.childText("body")), "announcement", WAIT);
+                assertThat(m.attribute("from")).isEqualTo(ROOM);
+                assertThat(m.attribute("type")).isEqualTo("groupchat");
+                assertThat(m.child("announcement", "urn:mucscale:announcement:0")).isNotNull();
+            }
+
+            // kick: 307 to the kicked occupant and to the others, with the reason
+            r = call("DELETE", "/chatrooms/arena/occupants/cheater?reason=aimbot", null);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            XmlElement kicked = c2.expect(e -> e.name().equals("presence") && hasStatus(e, "307"), "kicked", WAIT);
+            assertThat(kicked.child("x", MUC_USER).child("item").childText("reason")).isEqualTo("aimbot");
+            c0.expect(e -> e.name().equals("presence") && (ROOM + "/cheater").equals(e.attribute("from"))
+                    && hasStatus(e, "307"), "kick seen", WAIT);
+
+            // ban through the outcasts list: 301
+            assertThat(call("POST", "/chatrooms/arena/outcasts/" + member, null).statusCode()).isEqualTo(201);
+            XmlElement banned = c1.expect(e -> e.name().equals("presence") && hasStatus(e, "301"), "banned", WAIT);
+            assertThat(banned.child("x", MUC_USER).child("item").attribute("affiliation")).isEqualTo("outcast");
+            r = call("DELETE", "/chatrooms/arena/owners/" + owner, null);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(409);
+            r = call("PATCH", "/chatrooms/arena", "{\"members\":[\"x@example.test\"],\"outcasts\":[\"x@example.test\"]}");
+            assertThat(r.statusCode()).isEqualTo(409);
+            assertThat(call("GET", "/chatrooms/arena/members", null).body()).doesNotContain("x@example.test");
+
+            // destroy with reason and alternate venue
+            r = call("DELETE", "/chatrooms/arena?reason=season%20over&alternateVenue=lobby@" + E2eFixture.MUC, null);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            XmlElement gone = c0.expect(e -> e.name().equals("presence") && e.child("x", MUC_USER) != null
+                    && e.child("x", MUC_USER).child("destroy") != null, "destroy", WAIT);
+            XmlElement destroy = gone.child("x", MUC_USER).child("destroy");
+            assertThat(destroy.attribute("jid")).isEqualTo("lobby@" + E2eFixture.MUC);
+            assertThat(destroy.childText("reason")).isEqualTo("season over");
+            assertThat(call("GET", "/chatrooms/arena", null).statusCode()).isEqualTo(404);
+
+            // the audit trail has every change with its result, and never the secret
+            r = call("GET", "/audit?limit=50", null);
+            assertThat(r.body()).contains("\"who\":\"shared-secret\"", "\"from\":\"127.0.0.1\"",
+                    "\"path\":\"/plugins/mucscale/v1/chatrooms/arena/occupants/cheater\"", "\"status\":409")
+                    .doesNotContain(SECRET);
+
+            // off until enabled
+            fx.server.engine().reconfigure(fx.server.engine().settings().withText("mucscale.admin.api-enabled",
+                    "false"));
+            r = call("GET", "/chatrooms", null);
+            assertThat(r.statusCode()).isEqualTo(403);
+            assertThat(r.body()).contains("mucscale.admin.api-enabled");
+        }
+    }
+
+    private HttpResponse<String> form(String base, String query, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(base + "/mucscale-rooms.jsp" + query))
+                .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void roomsPage_behindDashboardAccessAndCsrf_actionsReachRealClients() throws Exception {
+        try (E2eFixture fx = new E2eFixture(2, Map.of("mucscale.metrics.probe-enabled", "false"))) {
+            String site = "http://127.0.0.1:" + fx.server.engine().http().port();
+            String csrf = fx.server.engine().http().csrfToken();
+            String owner = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
+            HttpResponse<String> r = form(site, "", "csrf=" + csrf + "&action=create&roomName=hall&owners=" + owner);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).contains("Created room hall");
+            RawXmppClient c1 = fx.raw(1);
+            String hall = "hall@" + E2eFixture.MUC;
+            c1.write("<presence to='" + hall + "/visitor1'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+            c1.expect(e -> e.name().equals("presence") && hasStatus(e, "110"), "joined", WAIT);
+            r = http.send(HttpRequest.newBuilder(URI.create(site + "/mucscale-rooms.jsp?room=hall")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).contains("<td>" + c1.jid() + "</td>", "name=\"csrf\" value=\"" + csrf + "\"");
+            assertThat(form(site, "?room=hall", "csrf=wrong&action=occupant&room=hall&nick=visitor1&do=kick")
+                    .statusCode()).isEqualTo(403);
+            r = form(site, "?room=hall", "csrf=" + csrf + "&action=occupant&room=hall&nick=visitor1&do=kick"
+                    + "&reason=flooding");
+            assertThat(r.body()).contains("Done: kick visitor1");
+            XmlElement kicked = c1.expect(e -> e.name().equals("presence") && hasStatus(e, "307"), "kicked", WAIT);
+            assertThat(kicked.child("x", MUC_USER).child("item").childText("reason")).isEqualTo("flooding");
+            r = form(site, "?room=hall", "csrf=" + csrf + "&action=destroy&room=hall&reason=done");
+            assertThat(r.body()).contains("Room hall destroyed", "0 room(s).");
+        }
+    }
+}
