@@ -3,20 +3,14 @@ package org.mucscale.loadgen;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.X509ExtendedTrustManager;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.filterchain.IoFilterAdapter;
 import org.apache.mina.core.service.IoHandlerAdapter;
@@ -69,7 +63,7 @@ class InlineTaskSslFilterTest {
                     next.filterWrite(session, request);
                 }
             });
-            connector.getFilterChain().addLast("tls", new InlineTaskSslFilter(trustAll()));
+            connector.getFilterChain().addLast("tls", new InlineTaskSslFilter(TrustAllTls.trustAllContext()));
             connector.setHandler(new IoHandlerAdapter() {
                 @Override
                 public void event(IoSession session, FilterEvent event) {
@@ -99,40 +93,5 @@ class InlineTaskSslFilterTest {
             connector.dispose(false);
             acceptor.dispose(false);
         }
-    }
-
-    private static SSLContext trustAll() throws Exception {
-        SSLContext ctx = SSLContext.getInstance("TLS");
-        ctx.init(null, new TrustManager[] {new X509ExtendedTrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, Socket s) {
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, Socket s) {
-            }
-
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine e) {
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine e) {
-            }
-
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) {
-            }
-
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) {
-            }
-
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
-        return ctx;
     }
 }
