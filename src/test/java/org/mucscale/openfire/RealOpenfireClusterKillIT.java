@@ -1,5 +1,7 @@
 package org.mucscale.openfire;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.mucscale.openfire.RealOpenfireClusterIT.SERVICE;
 import static org.mucscale.openfire.RealOpenfireClusterIT.connect;
@@ -20,6 +22,7 @@ import org.jivesoftware.smack.packet.Presence;
 import org.jivesoftware.smack.tcp.XMPPTCPConnection;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.jxmpp.jid.impl.JidCreate;
 
@@ -43,6 +46,12 @@ class RealOpenfireClusterKillIT {
     @AfterAll
     static void stopCluster() throws Exception {
         RealOpenfireClusterIT.stopCluster();
+    }
+
+    /** Without an Openfire cluster each test is reported skipped with the reason (RealOpenfireSkipReportTest). */
+    @BeforeEach
+    void needsOpenfireCluster() {
+        assumeTrue(RealOpenfireClusterIT.skipReason == null, RealOpenfireClusterIT.skipReason);
     }
 
     @Test
