@@ -434,6 +434,12 @@ final class EventLoopWriteBatches {
         return p;
     }
 
+    /** Whether a rendered stanza is a presence (its first bytes are {@code <p}). */
+    static boolean isPresence(RenderedStanza stanza) {
+        byte[] p = stanza.prefixUtf8();
+        return p.length > 1 && p[0] == '<' && p[1] == 'p';
+    }
+
     /** Encodes one stanza into a buffer from the channel's allocator and writes it (not flushed). */
     static int writeTo(Channel ch, RenderedStanza stanza, String escapedTo) {
         byte[] prefix = stanza.prefixUtf8();
@@ -586,11 +592,6 @@ final class EventLoopWriteBatches {
                 bytes = 0;
             }
             super.channelInactive(ctx);
-        }
-
-        private static boolean isPresence(RenderedStanza stanza) {
-            byte[] p = stanza.prefixUtf8();
-            return p.length > 1 && p[0] == '<' && p[1] == 'p';
         }
     }
 

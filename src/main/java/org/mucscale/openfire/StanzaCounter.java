@@ -26,13 +26,8 @@ final class StanzaCounter {
     }
 
     void count(StreamManager sm, RenderedStanza stanza, Jid recipient) {
-        Packet handle = isPresence(stanza) ? presence : message;
+        Packet handle = EventLoopWriteBatches.isPresence(stanza) ? presence : message;
         packets.aim(handle, stanza.prefix(), Xml.escapeAttribute(recipient.toString()), stanza.suffix());
         sm.sentStanza(handle);
-    }
-
-    static boolean isPresence(RenderedStanza stanza) {
-        byte[] p = stanza.prefixUtf8();
-        return p.length > 1 && p[0] == '<' && p[1] == 'p';
     }
 }
