@@ -10,8 +10,6 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -65,14 +63,10 @@ import org.slf4j.LoggerFactory;
  */
 final class EventLoopWriteBatches {
     private static final Logger LOG = LoggerFactory.getLogger(EventLoopWriteBatches.class);
-    private static final String NETTY_CONNECTION = "org.jivesoftware.openfire.nio.NettyConnection";
-
-    /** Openfire's NettyConnection keeps its channel context private; resolved once, null when it cannot be read. */
-    private static final VarHandle CONTEXT = contextHandle();
-
     private final ThreadLocal<Gathered> perThread = new ThreadLocal<>();
-    /** Builds the copies stream managers keep of counted stanzas; null until {@link #countWith} is called. */
+    /** Builds the copies stream managers keep of counted stanzas; null until {@link #manageWith} is called. */
     private volatile RenderedPackets renderedPackets;
+    private volatile ManagedSessionWrites.Outlet outlet;
     private final LongAdder written = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder closed = new LongAdder();
@@ -110,8 +104,12 @@ final class EventLoopWriteBatches {
         this.removedSink = removed;
     }
 
-    /** Where counted stanzas' kept copies come from (see {@link StreamManagedWrites}); set once at start. */
-    void countWith(RenderedPackets packets) {
+    /**
+     * Where counted stanzas' kept copies come from, and how a managed session gets a stanza that must go as a packet
+     * (see {@link ManagedSessionWrites}); set once at start.
+     */
+    void manageWith(RenderedPackets packets, ManagedSessionWrites.Outlet outlet) {
+        this.outlet = outlet;
         this.renderedPackets = packets;
     }
 
@@ -124,43 +122,52 @@ final class EventLoopWriteBatches {
         if (g == null) {
             return false;
         }
-        return gather(g, channelOf(session.getConnection()), stanza, recipient);
+        return gather(g, NettyChannels.channelOf(session.getConnection()), stanza, recipient);
     }
 
     /**
-     * Gathers a stanza for a session whose stream manager counts it, to be written and counted at the hand-over
-     * ({@link StreamManagedWrites}); false when this thread does not batch or the session's connection is not a
-     * Netty channel, and the caller must write and count it now instead.
+     * Gathers a stanza for a session whose stream manager counts it ({@code sm}, else null) or whose client state
+     * indication may hold it back, to be written, counted or queued at the hand-over ({@link ManagedSessionWrites});
+     * false when this thread does not batch or the session's connection is not a Netty channel, and the caller must
+     * deliver it now instead.
      */
-    boolean addCounted(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient) {
+    boolean addManaged(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient) {
         Gathered g = perThread.get();
         RenderedPackets packets = renderedPackets;
-        if (g == null || packets == null || channelOf(session.getConnection()) == null) {
+        if (g == null || packets == null || NettyChannels.channelOf(session.getConnection()) == null) {
             return false;
         }
-        g.counted(packets).add(session, sm, stanza, recipient);
+        g.managed(packets, outlet).add(session, sm, stanza, recipient);
         return true;
     }
 
+    /** Whether this thread holds stanzas for {@code session} to hand over with {@link ManagedSessionWrites}. */
+    boolean holdsManaged(LocalClientSession session) {
+        Gathered g = perThread.get();
+        return g != null && g.managed != null && g.managed.holds(session);
+    }
+
     /**
-     * Hands {@code session}'s stanzas to its connection's event loop as one task, now (the caller holds its stream
-     * manager's monitor, {@link StreamManagedWrites}); {@code counted} stanzas are never dropped by the slow-recipient
-     * bound. Nothing is written when the session has no connection (detached: its stream manager resends).
+     * Hands {@code session}'s stanzas {@code from} to {@code to} (exclusive) to its connection's event loop as one task,
+     * now (the caller holds its managers' monitors, {@link ManagedSessionWrites}); {@code counted} stanzas are never
+     * dropped by the slow-recipient bound. Nothing is written when the session has no connection (detached: its stream
+     * manager resends).
      */
-    void writeNow(LocalClientSession session, RenderedStanza[] stanzas, Jid[] recipients, int size, boolean counted) {
+    void writeNow(LocalClientSession session, RenderedStanza[] stanzas, Jid[] recipients, int from, int to,
+                  boolean counted) {
         Connection connection = session.getConnection();
         if (connection == null || connection.isClosed()) {
             return;
         }
-        Channel ch = channelOf(connection);
+        Channel ch = NettyChannels.channelOf(connection);
         if (ch == null) {
-            for (int i = 0; i < size; i++) {
+            for (int i = from; i < to; i++) {
                 session.deliverRawText(StanzaText.forConnection(connection, stanzas[i], recipients[i]));
             }
             return;
         }
-        Writes w = new Writes(ch.eventLoop(), this, size, counted);
-        for (int i = 0; i < size; i++) {
+        Writes w = new Writes(ch.eventLoop(), this, to - from, counted);
+        for (int i = from; i < to; i++) {
             w.add(ch, stanzas[i], recipients[i]);
         }
         submit(w);
@@ -213,8 +220,8 @@ final class EventLoopWriteBatches {
             loops.set(i, new Writes(w.loop, this));
             submit(w);
         }
-        if (g.counted != null && !g.counted.isEmpty()) {
-            g.counted.handOver(this);
+        if (g.managed != null && !g.managed.isEmpty()) {
+            g.managed.handOver(this);
         }
     }
 
@@ -272,44 +279,17 @@ final class EventLoopWriteBatches {
         return slowRemoved.sum();
     }
 
-    /** Whether {@code connection} is a c2s TCP stream (Openfire's Netty connection), not WebSocket or BOSH. */
-    static boolean isTcp(Connection connection) {
-        return connection != null && NETTY_CONNECTION.equals(connection.getClass().getName());
-    }
-
-    /** The Netty channel of a c2s TCP connection; null for others (WebSocket, BOSH) and closed ones. */
-    static Channel channelOf(Connection connection) {
-        if (connection == null || CONTEXT == null || connection.isClosed()
-                || !NETTY_CONNECTION.equals(connection.getClass().getName())) {
-            return null;
-        }
-        ChannelHandlerContext context = (ChannelHandlerContext) CONTEXT.get(connection);
-        return context == null ? null : context.channel();
-    }
-
-    private static VarHandle contextHandle() {
-        try {
-            Class<?> c = Class.forName(NETTY_CONNECTION, false, LocalClientSession.class.getClassLoader());
-            return MethodHandles.privateLookupIn(c, MethodHandles.lookup())
-                    .findVarHandle(c, "channelHandlerContext", ChannelHandlerContext.class);
-        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-            LOG.info("MUC Scale: Openfire's connection channel is not reachable ({}); raw deliveries are written one "
-                    + "by one through the connection", e.toString());
-            return null;
-        }
-    }
-
     /** One thread's open batches, one per event loop seen (a handful: Openfire's c2s worker count). */
     private static final class Gathered {
         final List<Writes> loops = new ArrayList<>(4);
-        /** Stanzas for stream-managed sessions, made on first use. */
-        StreamManagedWrites counted;
+        /** Stanzas for stream-managed and CSI-tracked sessions, made on first use. */
+        ManagedSessionWrites managed;
 
-        StreamManagedWrites counted(RenderedPackets packets) {
-            if (counted == null) {
-                counted = new StreamManagedWrites(new StanzaCounter(packets));
+        ManagedSessionWrites managed(RenderedPackets packets, ManagedSessionWrites.Outlet outlet) {
+            if (managed == null) {
+                managed = new ManagedSessionWrites(new StanzaCounter(packets), outlet);
             }
-            return counted;
+            return managed;
         }
 
         Writes writesFor(EventLoop loop, EventLoopWriteBatches owner) {

@@ -35,12 +35,14 @@ import org.xmpp.packet.Packet;
  * local delivery): when nothing in Openfire would act on a copy, the rendered text with the recipient's address spliced
  * in is written straight to the session's connection ({@code deliverRawText}), skipping the per-recipient dom4j copy,
  * packet wrap and re-serialization (about half of Openfire's CPU per delivery, profiled). "Nothing would act" is
- * checked per delivery: the session has no stream management enabled (XEP-0198 counts every stanza), is active with
- * an empty client-state-indication queue, has neither an active nor a default privacy list (Openfire's XEP-0191 block
+ * checked per delivery: the session has neither an active nor a default privacy list (Openfire's XEP-0191 block
  * list is a privacy list), its user has no per-user interceptors, and every global packet interceptor is one known not
  * to touch outgoing client stanzas: mucscale's own, and Openfire's file-transfer and avatar interceptors (both act on
  * incoming stanzas only). Any other interceptor (another plugin's, Openfire's audit or packet copier) sends every copy
- * down the packet path below, so blocking and other plugins are always respected.
+ * down the packet path below, so blocking and other plugins are always respected. Sessions whose stream manager
+ * (XEP-0198) counts every stanza, or whose client state indication (XEP-0352) is inactive or has queued stanzas, are
+ * written by the rules of {@link ManagedSessionWrites}: under those managers' monitors, counted as Openfire counts its
+ * own, and what Openfire would hold back for an inactive client goes to it as a packet, so Openfire queues it.
  *
  * <p><b>Batched writes</b> (setting {@code mucscale.openfire.batched-writes}, on by default, only with raw local
  * delivery): a room thread's raw deliveries are gathered per Netty event loop and handed over at {@link #flush} as
@@ -85,6 +87,21 @@ public final class OpenfireDelivery implements Delivery {
     private final LongAdder direct = new LongAdder();
     private final LongAdder routed = new LongAdder();
     private final LongAdder failed = new LongAdder();
+    /** How a managed session's hand-over reaches the packet path and the counters ({@link ManagedSessionWrites}). */
+    private final ManagedSessionWrites.Outlet outlet = new ManagedSessionWrites.Outlet() {
+        @Override
+        public void asPacket(LocalClientSession session, RenderedStanza stanza, Jid recipient) {
+            deliverAsPacket(stanza, recipient, session);
+        }
+
+        @Override
+        public void wroteRaw(int stanzas, boolean countedBySession) {
+            raw.add(stanzas);
+            if (countedBySession) {
+                counted.add(stanzas);
+            }
+        }
+    };
 
     public OpenfireDelivery(XMPPServer server, boolean directLocal, boolean rawLocal, boolean batchedWrites) {
         this.routes = new LocalRoutes(server.getRoutingTable());
@@ -95,7 +112,7 @@ public final class OpenfireDelivery implements Delivery {
         this.batchedWrites = batchedWrites;
         RenderedPackets packets = RenderedPackets.define(Packet.class.getClassLoader(), getClass().getClassLoader());
         this.renderedPackets = packets;
-        this.batches.countWith(packets);
+        this.batches.manageWith(packets, outlet);
     }
 
     /**
@@ -151,6 +168,10 @@ public final class OpenfireDelivery implements Delivery {
         }
         // the slow way queues behind what this thread gathered only if that is handed over first
         batches.release();
+        deliverAsPacket(stanza, recipient, local);
+    }
+
+    private void deliverAsPacket(RenderedStanza stanza, Jid recipient, LocalClientSession local) {
         Packet packet;
         try {
             packet = StanzaConversion.wrap(parsed.copyFor(stanza, recipient));
@@ -203,32 +224,34 @@ public final class OpenfireDelivery implements Delivery {
 
     private void writeRaw(LocalClientSession local, RenderedStanza stanza, Jid recipient) {
         StreamManager sm = local.getStreamManager();
-        if (sm != null && sm.isEnabled()) {
-            writeCounted(local, sm, stanza, recipient);
-        } else if (!batchedWrites || !batches.add(local, stanza, recipient)) {
+        boolean counting = sm != null && sm.isEnabled();
+        if (counting || csiMayHold(local.getCsiManager()) || batches.holdsManaged(local)) {
+            writeManaged(local, counting ? sm : null, stanza, recipient);
+            return;
+        }
+        if (!batchedWrites || !batches.add(local, stanza, recipient)) {
             batches.release(); // batching was just switched off, or this connection is not Netty's: keep order
             local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
         }
         raw.increment();
     }
 
+    /** Whether Openfire's client state indication may queue what this session gets (it is inactive, or flushing). */
+    private static boolean csiMayHold(CsiManager csi) {
+        return csi != null && (!csi.isActive() || csi.getDelayQueueSize() > 0);
+    }
+
     /**
-     * A raw delivery that the session's stream manager counts, as Openfire's own deliveries are: write and count
-     * under its monitor (the rule in {@link StreamManagedWrites}), batched when this thread batches.
+     * A delivery to a session whose stream manager counts it or whose client state indication may queue it, by the
+     * rules of {@link ManagedSessionWrites}: batched when this thread batches, else now under the same monitors.
      */
-    private void writeCounted(LocalClientSession local, StreamManager sm, RenderedStanza stanza, Jid recipient) {
-        counted.increment();
-        if (batchedWrites && batches.addCounted(local, sm, stanza, recipient)) {
-            return;
+    private void writeManaged(LocalClientSession local, StreamManager sm, RenderedStanza stanza, Jid recipient) {
+        if (batchedWrites && batches.addManaged(local, sm, stanza, recipient)) {
+            return; // counted when handed over
         }
         batches.release();
-        synchronized (sm) {
-            local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
-            if (sm.isEnabled()) {
-                // a counter of its own: a thread-local one would stay on Openfire's threads and pin the plugin
-                new StanzaCounter(renderedPackets).count(sm, stanza, recipient);
-            }
-        }
+        // a counter of its own: a thread-local one would stay on Openfire's threads and pin the plugin
+        ManagedSessionWrites.deliverNow(local, sm, stanza, recipient, new StanzaCounter(renderedPackets), outlet);
     }
 
     /** The session of a full JID when it is a usable client session on this node, else null. */
@@ -259,10 +282,6 @@ public final class OpenfireDelivery implements Delivery {
     private boolean nothingActsOnCopies(LocalClientSession session) {
         StreamManager sm = session.getStreamManager();
         if (sm != null && sm.isEnabled() && !rawStreamManaged) {
-            return false;
-        }
-        CsiManager csi = session.getCsiManager();
-        if (csi != null && (!csi.isActive() || csi.getDelayQueueSize() > 0)) {
             return false;
         }
         if (session.getActiveList() != null || session.getDefaultList() != null) {

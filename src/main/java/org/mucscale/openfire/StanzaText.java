@@ -21,7 +21,7 @@ final class StanzaText {
     }
 
     static String forConnection(Connection connection, RenderedStanza stanza, Jid recipient) {
-        return EventLoopWriteBatches.isTcp(connection)
+        return NettyChannels.isTcp(connection)
                 ? stanza.forRecipient(recipient)
                 : namespaced(stanza, Xml.escapeAttribute(recipient.toString()));
     }

@@ -89,41 +89,61 @@ final class ModernClientChecks {
     }
 
     /**
-     * A stream-managed client that goes CSI-inactive still gets every message at once (a body is never delayed) and
-     * in order; another occupant's join presence waits until it is active again, as Openfire's CsiManager decides;
-     * once active, its copies take the raw path again.
+     * A stream-managed client that goes CSI-inactive still gets every message at once (a body is never delayed), in
+     * order and through the counted raw path; another occupant's join presence waits, as Openfire's CsiManager
+     * decides, until the next message, which Openfire pushes with everything it queued before it, or until the client
+     * is active again; once active, its copies take the raw path again.
      */
     static void clientStateIndication_delaysPresences_notMessages() throws Exception {
         XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
         XMPPTCPConnection bob = RealOpenfireIT.connect("bob", true);
         XMPPTCPConnection carol = RealOpenfireIT.connect("carol", true);
+        XMPPTCPConnection dave = RealOpenfireIT.connect("dave", true);
         assertThat(ClientStateIndicationManager.isSupported(bob)).as("Openfire offers CSI").isTrue();
         String room = "csi@mucscale." + DOMAIN;
         MultiUserChat a = createRoom(alice, room);
         List<String> bobGot = join(bob, room, "bob");
         MultiUserChat bobsRoom = MultiUserChatManager.getInstanceFor(bob).getMultiUserChat(JidCreate.entityBareFrom(room));
+        // what bob receives, for the message of a failed "waits" check (what pushed Openfire's queue)
+        List<String> bobTrace = Collections.synchronizedList(new ArrayList<>());
+        bob.addSyncStanzaListener(s -> bobTrace.add(java.time.Instant.now() + " " + s.toXML()), s -> true);
 
         ClientStateIndicationManager.inactive(bob);
         Thread.sleep(300); // the nonza is processed before the next stanzas
+        double countedInactive = gauge("mucscale_openfire_delivered_raw_counted");
         for (int i = 0; i < 10; i++) {
             a.sendMessage("csi" + i);
         }
         RealOpenfireIT.waitUntil("bob gets the messages while inactive", Duration.ofSeconds(20), () -> size(bobGot) >= 10);
+        assertThat(gauge("mucscale_openfire_delivered_raw_counted") - countedInactive)
+                .as("inactive, nothing queued: a message takes the counted raw path").isGreaterThanOrEqualTo(10);
+
         join(carol, room, "carol");
         Thread.sleep(1500);
-        assertThat(bobsRoom.getOccupants().toString()).as("carol's join presence waits while bob is inactive")
+        assertThat(bobsRoom.getOccupants().toString()).as("carol's join presence waits while bob is inactive; bob got %s",
+                        tail(bobTrace))
                 .doesNotContain("/carol");
-        ClientStateIndicationManager.active(bob);
-        RealOpenfireIT.waitUntil("carol's presence after bob is active again", Duration.ofSeconds(20),
+        a.sendMessage("csi10");
+        RealOpenfireIT.waitUntil("bob gets a message while inactive", Duration.ofSeconds(20), () -> size(bobGot) >= 11);
+        RealOpenfireIT.waitUntil("the message pushed carol's queued presence with it", Duration.ofSeconds(5),
                 () -> bobsRoom.getOccupants().toString().contains("/carol"));
+
+        join(dave, room, "dave");
+        Thread.sleep(1500);
+        assertThat(bobsRoom.getOccupants().toString()).as("dave's join presence waits while bob is inactive; bob got %s",
+                        tail(bobTrace))
+                .doesNotContain("/dave");
+        ClientStateIndicationManager.active(bob);
+        RealOpenfireIT.waitUntil("dave's presence after bob is active again", Duration.ofSeconds(20),
+                () -> bobsRoom.getOccupants().toString().contains("/dave"));
         double counted = gauge("mucscale_openfire_delivered_raw_counted");
-        for (int i = 10; i < 20; i++) {
+        for (int i = 11; i < 21; i++) {
             a.sendMessage("csi" + i);
         }
-        RealOpenfireIT.waitUntil("bob gets the messages while active", Duration.ofSeconds(20), () -> size(bobGot) >= 20);
+        RealOpenfireIT.waitUntil("bob gets the messages while active", Duration.ofSeconds(20), () -> size(bobGot) >= 21);
         Thread.sleep(300);
         List<String> expected = new ArrayList<>();
-        for (int i = 0; i < 20; i++) {
+        for (int i = 0; i < 21; i++) {
             expected.add("csi" + i);
         }
         assertThat(copy(bobGot)).isEqualTo(expected);
@@ -193,6 +213,12 @@ final class ModernClientChecks {
         });
         m.join(Resourcepart.from(nick));
         return got;
+    }
+
+    private static String tail(List<String> trace) {
+        synchronized (trace) {
+            return String.join("\n", trace.subList(Math.max(0, trace.size() - 8), trace.size()));
+        }
     }
 
     private static int size(List<String> got) {

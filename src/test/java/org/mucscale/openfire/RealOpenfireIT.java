@@ -447,7 +447,7 @@ class RealOpenfireIT {
 
     @Test
     @Order(6)
-    void csiClients_messagesAtOnce_presencesWhenActive() throws Exception {
+    void csiClients_messagesRawAtOnce_presencesQueuedAsOpenfireDecides() throws Exception {
         ModernClientChecks.clientStateIndication_delaysPresences_notMessages();
         assertThat(ourWarningsAndErrors()).isEmpty();
     }

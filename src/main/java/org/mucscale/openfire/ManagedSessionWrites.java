@@ -1,0 +1,201 @@
+package org.mucscale.openfire;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import org.jivesoftware.openfire.csi.CsiManager;
+import org.jivesoftware.openfire.session.LocalClientSession;
+import org.jivesoftware.openfire.streammanagement.StreamManager;
+import org.mucscale.engine.stanza.Jid;
+import org.mucscale.engine.stanza.RenderedStanza;
+
+/**
+ * One room thread's raw deliveries to sessions whose stream manager (XEP-0198) counts copies or whose client state
+ * indication (XEP-0352) may hold them back, gathered per session and handed over with the thread's other batches
+ * ({@link EventLoopWriteBatches#flush}).
+ *
+ * <p><b>Stream management</b> (as Openfire implements it): for each session, the order in which its stream manager
+ * counts stanzas ({@code sentStanza} numbers them) is the order in which they reach the connection's event loop,
+ * mucscale's and Openfire's own alike; otherwise a client's {@code h} would acknowledge other stanzas than the server
+ * believes, and a resumption would resend the wrong ones. Openfire keeps it by writing and counting under the stream
+ * manager's monitor ({@code LocalClientSession.pushPackets}). So does the hand-over here: for each session, under
+ * that monitor, it resolves the session's current connection (a resumption may have replaced it since the stanza was
+ * gathered), hands the session's stanzas to its event loop as one task, and then counts each of them, which may queue
+ * an {@code <r/>} behind them, as Openfire's own count does after its write.
+ *
+ * <p><b>Client state indication</b> (Openfire's {@code CsiManager.queueOrPush}): while a client is inactive, Openfire
+ * queues the stanzas it may delay ({@link CsiDelay}) and, when one arrives that it may not, pushes the whole queue and
+ * that stanza, in order. The hand-over keeps exactly that, per session, under the CSI manager's monitor (taken before
+ * the stream manager's; Openfire never holds a stream manager's monitor while it waits for its CSI manager's): a
+ * stanza is written raw only while the CSI queue is empty and the client is active or the stanza may not be delayed;
+ * any other goes to the session as a packet ({@link Outlet#asPacket}), so Openfire queues it, or pushes the queue before
+ * it, and the session's later stanzas follow it the same way until the queue is empty again. What the raw path does
+ * not do is set the manager's last-push time, so Openfire may send what it delays a little sooner, never later.
+ *
+ * <p>Order among this thread's paths: a session gathered here stays here until the hand-over, and plain batches are
+ * handed over before this one, so a session that turns inactive within one batch keeps its order too.
+ *
+ * <p>A counted stanza is never dropped by mucscale (see {@link EventLoopWriteBatches}' slow-recipient bound): when it
+ * cannot be written (the connection closed, the session detached), the stream manager holds its copy and resends it
+ * on resumption or re-routes it when the session ends, as for Openfire's own stanzas.
+ *
+ * <p>Owner: the one room thread whose gathering state holds it; nothing here is shared.
+ */
+final class ManagedSessionWrites {
+    /** Where the hand-over's outcomes go. */
+    interface Outlet {
+        /** Delivers one stanza to a session as a Tinder packet, through the session, as Openfire delivers its own. */
+        void asPacket(LocalClientSession session, RenderedStanza stanza, Jid recipient);
+
+        /** Counts stanzas written raw, of which a stream manager counted them ({@code counted}) or not. */
+        void wroteRaw(int stanzas, boolean counted);
+    }
+
+    private final IdentityHashMap<LocalClientSession, Pending> bySession = new IdentityHashMap<>();
+    private final ArrayList<Pending> order = new ArrayList<>();
+    private final StanzaCounter counter;
+    private final Outlet outlet;
+
+    ManagedSessionWrites(StanzaCounter counter, Outlet outlet) {
+        this.counter = counter;
+        this.outlet = outlet;
+    }
+
+    /** Gathers a stanza; {@code sm} is null when the session's stream manager is not enabled. */
+    void add(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient) {
+        Pending p = bySession.get(session);
+        if (p == null) {
+            p = new Pending(session, sm, session.getCsiManager());
+            bySession.put(session, p);
+            order.add(p);
+        }
+        p.add(stanza, recipient);
+    }
+
+    /** Whether {@code session} has stanzas gathered here (its later ones in this batch must follow them here). */
+    boolean holds(LocalClientSession session) {
+        return !order.isEmpty() && bySession.containsKey(session);
+    }
+
+    boolean isEmpty() {
+        return order.isEmpty();
+    }
+
+    /** Writes, counts or queues what was gathered, session by session, under each one's monitors (the class rules). */
+    void handOver(EventLoopWriteBatches batches) {
+        for (int i = 0; i < order.size(); i++) {
+            Pending p = order.get(i);
+            if (p.csi == null) {
+                handOver(batches, p);
+            } else {
+                synchronized (p.csi) {
+                    handOver(batches, p);
+                }
+            }
+        }
+        order.clear();
+        bySession.clear();
+    }
+
+    private void handOver(EventLoopWriteBatches batches, Pending p) {
+        if (p.sm == null) {
+            write(batches, p, false);
+        } else {
+            synchronized (p.sm) {
+                write(batches, p, p.sm.isEnabled());
+            }
+        }
+    }
+
+    private void write(EventLoopWriteBatches batches, Pending p, boolean counting) {
+        int run = 0;
+        for (int j = 0; j < p.size; j++) {
+            if (p.csi != null && !rawMayPass(p.csi, p.stanzas[j])) {
+                writeRun(batches, p, run, j, counting);
+                outlet.asPacket(p.session, p.stanzas[j], p.recipients[j]);
+                run = j + 1;
+            }
+        }
+        writeRun(batches, p, run, p.size, counting);
+    }
+
+    private void writeRun(EventLoopWriteBatches batches, Pending p, int from, int to, boolean counting) {
+        if (from == to) {
+            return;
+        }
+        batches.writeNow(p.session, p.stanzas, p.recipients, from, to, counting);
+        outlet.wroteRaw(to - from, counting);
+        if (counting) {
+            for (int j = from; j < to; j++) {
+                counter.count(p.sm, p.stanzas[j], p.recipients[j]);
+            }
+        }
+    }
+
+    /**
+     * One stanza for a managed session on a thread that does not batch: written and counted, or delivered as a packet,
+     * now, under the same monitors and by the same rule as a hand-over ({@code sm} null when not counting).
+     */
+    static void deliverNow(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient,
+                           StanzaCounter counter, Outlet outlet) {
+        CsiManager csi = session.getCsiManager();
+        if (csi == null) {
+            deliverNow(session, null, sm, stanza, recipient, counter, outlet);
+        } else {
+            synchronized (csi) {
+                deliverNow(session, csi, sm, stanza, recipient, counter, outlet);
+            }
+        }
+    }
+
+    private static void deliverNow(LocalClientSession session, CsiManager csi, StreamManager sm,
+                                   RenderedStanza stanza, Jid recipient, StanzaCounter counter, Outlet outlet) {
+        if (csi != null && !rawMayPass(csi, stanza)) {
+            outlet.asPacket(session, stanza, recipient);
+            return;
+        }
+        if (sm == null) {
+            session.deliverRawText(StanzaText.forConnection(session.getConnection(), stanza, recipient));
+            outlet.wroteRaw(1, false);
+            return;
+        }
+        synchronized (sm) {
+            session.deliverRawText(StanzaText.forConnection(session.getConnection(), stanza, recipient));
+            boolean counting = sm.isEnabled();
+            if (counting) {
+                counter.count(sm, stanza, recipient);
+            }
+            outlet.wroteRaw(1, counting);
+        }
+    }
+
+    /** What {@code queueOrPush} would push at once with nothing queued (the caller holds the CSI monitor). */
+    static boolean rawMayPass(CsiManager csi, RenderedStanza stanza) {
+        return csi.getDelayQueueSize() == 0 && (csi.isActive() || !CsiDelay.openfireMayDelay(stanza));
+    }
+
+    /** One session's stanzas of this flush, in the thread's call order. */
+    private static final class Pending {
+        final LocalClientSession session;
+        final StreamManager sm;
+        final CsiManager csi;
+        RenderedStanza[] stanzas = new RenderedStanza[4];
+        Jid[] recipients = new Jid[4];
+        int size;
+
+        Pending(LocalClientSession session, StreamManager sm, CsiManager csi) {
+            this.session = session;
+            this.sm = sm;
+            this.csi = csi;
+        }
+
+        void add(RenderedStanza stanza, Jid recipient) {
+            if (size == stanzas.length) {
+                stanzas = java.util.Arrays.copyOf(stanzas, size * 2);
+                recipients = java.util.Arrays.copyOf(recipients, size * 2);
+            }
+            stanzas[size] = stanza;
+            recipients[size] = recipient;
+            size++;
+        }
+    }
+}
