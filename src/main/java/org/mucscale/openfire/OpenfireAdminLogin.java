@@ -44,7 +44,7 @@ final class OpenfireAdminLogin implements AdminApi.HostLogin {
             limits.recordFailedAttempt(user, address);
             return AdminApi.LoginOutcome.FAILED;
         }
-        if (!AdminManager.getInstance().isUserAdmin(user, false)) {
+        if (!AdminManager.getInstance().isUserAdmin(user, true)) { // as the console login: "admin" when the list is empty
             return AdminApi.LoginOutcome.NOT_ADMIN;
         }
         limits.recordSuccessfulAttempt(user, address);

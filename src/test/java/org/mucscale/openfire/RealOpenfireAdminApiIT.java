@@ -161,10 +161,14 @@ class RealOpenfireAdminApiIT {
         assertThat(page.statusCode()).as("redirected by PluginServlet's CSRF check").isEqualTo(302);
         assertThat(call("GET", "/chatrooms/nocsrf", null, SECRET).statusCode()).isEqualTo(404);
 
-        // every change in the audit trail, with who made it
+        // every change in the audit trail, with who made it, kept in Openfire's database (schema 4 installed by
+        // Openfire's SchemaManager from the plugin's scripts) and shown on the Rooms page
         String audit = call("GET", "/audit?limit=50", null, SECRET).body();
         assertThat(audit).contains("admin:admin").contains("shared-secret")
                 .contains("/plugins/mucscale/v1/chatrooms/arena/occupants/bob").doesNotContain(SECRET);
+        String roomsPage = RealOpenfireIT.get("/plugins/mucscale/mucscale-rooms.jsp").body();
+        assertThat(roomsPage).contains("kept in the database, table mucscaleAdminAudit")
+                .contains("DELETE /plugins/mucscale/v1/chatrooms/arena/occupants/bob");
         assertThat(RealOpenfireIT.ourWarningsAndErrors()).isEmpty();
         for (String line : RealOpenfireIT.logLines()) {
             assertThat(line).doesNotContain(SECRET);

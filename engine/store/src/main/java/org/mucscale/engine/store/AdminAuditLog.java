@@ -24,7 +24,7 @@ public final class AdminAuditLog {
 
     private final DataSource dataSource;
 
-    AdminAuditLog(DataSource dataSource) {
+    public AdminAuditLog(DataSource dataSource) {
         this.dataSource = dataSource;
     }
 

@@ -104,7 +104,7 @@ public final class AdminApi {
     }
 
     private final RoomAdmin admin;
-    private final AuditTrail audit = new AuditTrail();
+    private final AuditTrail audit;
     private volatile Access access;
 
     private record Access(boolean enabled, String secret, AddressList allowed, int maxBodyBytes,
@@ -150,7 +150,13 @@ public final class AdminApi {
     }
 
     public AdminApi(RoomAdmin admin, Settings settings) {
+        this(admin, settings, null);
+    }
+
+    /** {@code auditLog}: the database table of the audit trail, or null to keep it in memory only. */
+    public AdminApi(RoomAdmin admin, Settings settings, org.mucscale.engine.store.AdminAuditLog auditLog) {
         this.admin = admin;
+        this.audit = new AuditTrail(auditLog);
         updateSettings(settings);
     }
 
