@@ -1,4 +1,4 @@
--- mucscale schema, version 3, for MariaDB (Openfire database type "mariadb").
+-- mucscale schema, version 4, for MariaDB (Openfire database type "mariadb").
 -- Openfire's SchemaManager runs this once when ofVersion has no 'mucscale' row; mucscale standalone runs it too.
 -- Format rules (Openfire): each statement ends with a semicolon at the end of a line, comments on their own lines.
 -- Tables are utf8mb4 with a binary collation: 4-byte characters (emoji) are stored, JIDs compare exactly.
@@ -76,4 +76,20 @@ CREATE TABLE mucscaleReview (
   INDEX mucscaleReview_logTime (logTime)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-INSERT INTO ofVersion (name, version) VALUES ('mucscale', 3);
+-- Room administration audit trail (issue 37): one row per change made through the HTTP API or the admin pages,
+-- who (how the caller authenticated, never a secret), from which address, what (method and path), when, and the
+-- HTTP status answered with the refusal's message. Read newest first by the key; rows are never updated.
+CREATE TABLE mucscaleAdminAudit (
+  auditId       BIGINT        NOT NULL AUTO_INCREMENT,
+  auditTime     BIGINT        NOT NULL,
+  who           VARCHAR(255)  NOT NULL,
+  fromAddress   VARCHAR(64)   NOT NULL,
+  method        VARCHAR(16)   NOT NULL,
+  path          VARCHAR(2000) NOT NULL,
+  status        INTEGER       NOT NULL,
+  message       VARCHAR(2000) NULL,
+  PRIMARY KEY (auditId),
+  INDEX mucscaleAdminAudit_time (auditTime)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+INSERT INTO ofVersion (name, version) VALUES ('mucscale', 4);

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
  *   <li>the MUC Scale service component on {@code mucscale.openfire.subdomain};</li>
  *   <li>the content filter interceptor for Openfire's own MUC ({@link BuiltInMucFilter});</li>
  *   <li>the Prometheus path's admin-login exclusion, when configured;</li>
+ *   <li>the room-administration API's admin-login exclusion ({@link AdminApiExclusion}; web.xml's
+ *       {@link AdminApiFilter} serves the API);</li>
  *   <li>the context the servlets of web/WEB-INF/web.xml read ({@link MucScaleContext}).</li>
  * </ol>
  *
@@ -104,6 +106,7 @@ public final class MucScalePlugin implements Plugin {
         BuiltInMucFilter builtInFilter = new BuiltInMucFilter(engine::filter, server.getMultiUserChatManager(),
                 xmppDomain, settings.get(OpenfireSettings.FILTER_BUILTIN_MUC));
         PrometheusExclusion prometheus = new PrometheusExclusion();
+        AdminApiExclusion adminApi = new AdminApiExclusion();
         registrations.push("settings subscription", props.subscribe(s -> {
             engine.reconfigure(s);
             delivery.directLocal(s.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY));
@@ -113,12 +116,15 @@ public final class MucScalePlugin implements Plugin {
             delivery.recipientMaxQueuedBytes(s.get(OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES));
             builtInFilter.enabled(s.get(OpenfireSettings.FILTER_BUILTIN_MUC));
             prometheus.apply(s);
+            adminApi.apply(s);
         }));
 
         registrations.push("component " + subdomain, MucScaleComponent.register(subdomain, engine::process));
         registrations.push("built-in MUC filter interceptor", BuiltInMucFilter.register(builtInFilter));
         prometheus.apply(settings);
         registrations.push("Prometheus admin-login exclusion", prometheus);
+        adminApi.apply(settings);
+        registrations.push("room administration API admin-login exclusion", adminApi);
         registrations.onClose("servlet context", MucScaleContext.install(props, engine::metrics, engine::probeNow,
                 () -> engine));
     }

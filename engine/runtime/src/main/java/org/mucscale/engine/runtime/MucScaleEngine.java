@@ -205,7 +205,9 @@ public final class MucScaleEngine implements AutoCloseable {
                 probe = p;
             }
 
-            AdminApi api = new AdminApi(new RoomAdmin(service), settings);
+            RoomLogStore auditStore = store;
+            AdminApi api = new AdminApi(new RoomAdmin(service), settings,
+                    auditStore == null ? null : auditStore.audit());
             push(() -> { }, () -> adminApi = null);
             adminApi = api;
 

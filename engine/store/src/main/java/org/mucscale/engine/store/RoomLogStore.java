@@ -25,6 +25,7 @@ public final class RoomLogStore implements AutoCloseable {
     private final RetentionPurger purger;
     private final PersistentRoomStore rooms;
     private final ReviewQueue review;
+    private final AdminAuditLog audit;
 
     public RoomLogStore(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                         StoreListener listener, boolean installSchema) {
@@ -37,6 +38,7 @@ public final class RoomLogStore implements AutoCloseable {
         this.purger = new RetentionPurger(dataSource, type, config, clock);
         this.rooms = new PersistentRoomStore(dataSource, clock);
         this.review = new ReviewQueue(dataSource, type);
+        this.audit = new AdminAuditLog(dataSource);
     }
 
     /** Applies the schema scripts when asked to, recovers spill/write-ahead files, starts writer and purge job. */
@@ -81,6 +83,11 @@ public final class RoomLogStore implements AutoCloseable {
     /** Flagged messages waiting for a moderator's review. */
     public ReviewQueue review() {
         return review;
+    }
+
+    /** The room administration audit trail. */
+    public AdminAuditLog audit() {
+        return audit;
     }
 
     public RoomLogReader reader() {

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class SchemaInstaller {
     /** The schema version the install scripts create; equals plugin.xml's databaseVersion. */
-    public static final int LATEST_VERSION = 3;
+    public static final int LATEST_VERSION = 4;
     static final String DATABASE_KEY = "mucscale";
     static final String RESOURCE_ROOT = "mucscale-db/";
 

@@ -35,7 +35,7 @@ import org.mucscale.engine.store.StoreTestSupport.CountingListener;
  */
 abstract class DatabaseContractTest {
     private static final String[] TABLES = {"mucscaleRoomLog", "mucscaleDeadLetter", "mucscaleAffiliation",
-        "mucscaleRoomConfig", "mucscaleRoom", "mucscaleReview"};
+        "mucscaleRoomConfig", "mucscaleRoom", "mucscaleReview", "mucscaleAdminAudit"};
     @TempDir
     Path dir;
     RoomLogStore store;
@@ -349,7 +349,7 @@ abstract class DatabaseContractTest {
         assertThat(SchemaInstaller.install(dataSource(), type())).as("version found before").isEqualTo(1);
 
         assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(SchemaInstaller.LATEST_VERSION)
-                .isEqualTo(3);
+                .isEqualTo(4);
         assertThat(allRows()).as("every row kept, every column intact").containsExactlyInAnyOrderElementsOf(rows);
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
             assertThatThrownBy(() -> s.executeQuery("SELECT logId FROM mucscaleRoomLog").close())
@@ -397,7 +397,7 @@ abstract class DatabaseContractTest {
 
         assertThat(SchemaInstaller.install(dataSource(), type())).as("version found before").isEqualTo(2);
 
-        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(3);
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(4);
         assertThat(allRows()).as("every row kept").containsExactlyInAnyOrderElementsOf(rows);
         assertThat(roomLogIndexColumns()).containsEntry("roomlog_room_id", List.of("roomjid", "stanzaid"));
         try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
@@ -409,6 +409,46 @@ abstract class DatabaseContractTest {
                 assertThat(rs.getInt(1)).isEqualTo(1);
             }
         }
+    }
+
+    @Test
+    void upgrade_version3WithRows_keepsThemAndAddsTheAuditTrail() throws Exception {
+        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+            c.setAutoCommit(true);
+            for (String t : TABLES) {
+                s.execute("DROP TABLE " + t);
+            }
+            s.execute("DELETE FROM ofVersion WHERE name = 'mucscale'");
+            // the version 3 install script as released (a copy in src/test/resources)
+            SchemaInstaller.runScript(c, "schema-v3/mucscale_" + type().openfireName() + ".sql");
+        }
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(3);
+        List<RoomLogRecord> rows = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            rows.add(record("v3-room@muc", i));
+        }
+        try (Connection c = dataSource().getConnection()) {
+            c.setAutoCommit(false);
+            new RoomLogSql(type()).insert(c, rows.toArray(new RoomLogRecord[0]), 0, rows.size());
+            c.commit();
+        }
+
+        assertThat(SchemaInstaller.install(dataSource(), type())).as("version found before").isEqualTo(3);
+
+        assertThat(SchemaInstaller.installedVersion(dataSource())).isEqualTo(4);
+        assertThat(allRows()).as("every row kept").containsExactlyInAnyOrderElementsOf(rows);
+        AdminAuditLog audit = new AdminAuditLog(dataSource());
+        audit.append(new AdminAuditLog.Row(1_000, "admin:admin", "127.0.0.1", "POST", "/plugins/mucscale/v1/chatrooms",
+                201, null));
+        audit.append(new AdminAuditLog.Row(2_000, "shared-secret", "::1", "DELETE",
+                "/plugins/mucscale/v1/chatrooms/" + "r".repeat(3_000), 404, "no room \uD83C\uDF89 " + "m".repeat(3_000)));
+        List<AdminAuditLog.Row> newest = audit.newest(10);
+        assertThat(newest).extracting(AdminAuditLog.Row::status).containsExactly(404, 201);
+        assertThat(newest.get(0).path()).hasSize(2_000).startsWith("/plugins/mucscale/v1/chatrooms/rrr");
+        assertThat(newest.get(0).message()).hasSize(2_000).startsWith("no room \uD83C\uDF89 m");
+        assertThat(newest.get(1).message()).isNull();
+        assertThat(newest.get(1).who()).isEqualTo("admin:admin");
+        assertThat(audit.newest(1)).hasSize(1);
     }
 
     /** The room log's secondary indexes by lower-case name (without the table prefix), with their columns in order. */

@@ -33,9 +33,10 @@ import org.mucscale.engine.muc.admin.UserRoom;
  * <p>Access, in this order, each refusal saying why: the API must be enabled ({@code mucscale.admin.api-enabled},
  * else 403); the caller's address must be on {@code mucscale.admin.api-allowed-addresses} when that is set (403);
  * the caller must authenticate, by the shared secret ({@code Authorization: <secret>} or {@code Bearer <secret>},
- * compared in constant time, never echoed or logged) or, inside Openfire, as an Openfire administrator (the host sets
- * {@link Request#hostAdmin}); no credentials or wrong ones are 401; a user who authenticated but is no administrator
- * is 403. Bodies are read up to {@code mucscale.admin.api-max-body-bytes} (413 beyond). Every change (any method but
+ * compared in constant time, never echoed or logged) or, inside Openfire, as an Openfire administrator by HTTP Basic
+ * (the host's {@link HostLogin} checks the pair, only after the checks above, so a disabled API, a refused address or
+ * a caller over the rate never reaches Openfire's password check); no credentials or wrong ones are 401; a user who
+ * authenticated but is no administrator is 403. Bodies are read up to {@code mucscale.admin.api-max-body-bytes} (413 beyond). Every change (any method but
  * GET) is recorded in the {@link AuditTrail} with its result.
  *
  * <p>Thread-safe: settings are replaced as a whole ({@link #updateSettings}); each request blocks its HTTP thread
@@ -43,16 +44,45 @@ import org.mucscale.engine.muc.admin.UserRoom;
  */
 public final class AdminApi {
     public static final String PREFIX = "/plugins/mucscale/v1";
-    static final String JSON = "application/json; charset=utf-8";
+    public static final String JSON = "application/json; charset=utf-8";
 
     /**
      * One HTTP request. {@code body} is null when there was none; {@code bodyTooLarge}: the host stopped reading at
-     * {@link #maxBodyBytes()}. {@code hostAdmin}: the Openfire administrator the host authenticated (null: none);
-     * {@code hostUserNotAdmin}: the host authenticated a user who is not an administrator.
+     * {@link #maxBodyBytes()}. {@code hostLogin}: checks HTTP Basic credentials against the host's administrators
+     * (null: the host has none, as standalone).
      */
     public record Request(String method, String path, String rawQuery, String authorization, String contentType,
-                          InetAddress remote, byte[] body, boolean bodyTooLarge, String hostAdmin,
-                          boolean hostUserNotAdmin) {
+                          InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin) {
+    }
+
+    /** How the host's check of a user name and password came out. */
+    public enum LoginOutcome { ADMIN, NOT_ADMIN, FAILED }
+
+    /** The host's administrator accounts (inside Openfire: its auth provider and admin list). */
+    @FunctionalInterface
+    public interface HostLogin {
+        /** Checks one HTTP Basic pair from {@code remote}; never throws (a failing back end is FAILED). */
+        LoginOutcome check(String user, String password, InetAddress remote);
+    }
+
+    /** A request body read up to a limit: {@code bytes} null when empty or too large. */
+    public record Body(byte[] bytes, boolean tooLarge) {
+    }
+
+    /**
+     * Reads a body for {@link Request}: not at all when {@code contentLength} already says it is over {@code max},
+     * else up to {@code max + 1} bytes (so a body without a length cannot make the host buffer more).
+     */
+    public static Body readBody(java.io.InputStream in, String contentLength, int max) throws java.io.IOException {
+        if (contentLength != null && contentLength.trim().matches("\\d{1,18}")
+                && Long.parseLong(contentLength.trim()) > max) {
+            return new Body(null, true);
+        }
+        byte[] read = in.readNBytes(max + 1);
+        if (read.length > max) {
+            return new Body(null, true);
+        }
+        return new Body(read.length == 0 ? null : read, false);
     }
 
     /** The answer: status, content type, body and extra headers (WWW-Authenticate, Retry-After, Location). */
@@ -74,7 +104,7 @@ public final class AdminApi {
     }
 
     private final RoomAdmin admin;
-    private final AuditTrail audit = new AuditTrail();
+    private final AuditTrail audit;
     private volatile Access access;
 
     private record Access(boolean enabled, String secret, AddressList allowed, int maxBodyBytes,
@@ -120,7 +150,13 @@ public final class AdminApi {
     }
 
     public AdminApi(RoomAdmin admin, Settings settings) {
+        this(admin, settings, null);
+    }
+
+    /** {@code auditLog}: the database table of the audit trail, or null to keep it in memory only. */
+    public AdminApi(RoomAdmin admin, Settings settings, org.mucscale.engine.store.AdminAuditLog auditLog) {
         this.admin = admin;
+        this.audit = new AuditTrail(auditLog);
         updateSettings(settings);
     }
 
@@ -161,12 +197,14 @@ public final class AdminApi {
             return res;
         }
         String presented = presentedSecret(r.authorization());
-        if (r.hostAdmin() != null) {
-            who = "admin:" + r.hostAdmin();
-        } else if (!a.secret().isEmpty() && presented != null && MetricsAccess.constantTimeEquals(a.secret(),
-                presented)) {
+        String[] basic = r.hostLogin() == null ? null : basicPair(r.authorization());
+        LoginOutcome login = LoginOutcome.FAILED;
+        if (!a.secret().isEmpty() && presented != null && MetricsAccess.constantTimeEquals(a.secret(), presented)) {
             who = "shared-secret";
-        } else if (r.hostUserNotAdmin()) {
+        } else if (basic != null && (login = r.hostLogin().check(basic[0], basic[1], r.remote()))
+                == LoginOutcome.ADMIN) {
+            who = "admin:" + basic[0];
+        } else if (login == LoginOutcome.NOT_ADMIN) {
             return error(403, "not-an-administrator", "the authenticated user is not an Openfire administrator");
         } else if (presented == null) {
             Response res = error(401, "unauthenticated", a.secret().isEmpty()
@@ -209,6 +247,25 @@ public final class AdminApi {
     private static String messageOf(Response res) {
         Object m = ((Map<?, ?>) JsonText.parse(res.body())).get("message");
         return m == null ? null : m.toString();
+    }
+
+    /** User and password of an HTTP Basic header, or null when it is none (or has no user name). */
+    private static String[] basicPair(String authorization) {
+        if (authorization == null) {
+            return null;
+        }
+        String t = authorization.trim();
+        if (!t.regionMatches(true, 0, "Basic ", 0, 6)) {
+            return null;
+        }
+        try {
+            String pair = new String(java.util.Base64.getDecoder().decode(t.substring(6).trim()),
+                    StandardCharsets.UTF_8);
+            int colon = pair.indexOf(':');
+            return colon <= 0 ? null : new String[] {pair.substring(0, colon), pair.substring(colon + 1)};
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private static String presentedSecret(String authorization) {

@@ -22,26 +22,15 @@ public final class AdminApiHttpHandler implements HttpHandler {
 
     @Override
     public void handle(HttpExchange ex) throws IOException {
-        int max = api.maxBodyBytes();
-        byte[] body = null;
-        boolean tooLarge = false;
-        String length = ex.getRequestHeaders().getFirst("Content-Length");
-        if (length != null && length.trim().matches("\\d{1,18}") && Long.parseLong(length.trim()) > max) {
-            tooLarge = true; // not read at all
-        } else {
-            try (InputStream in = ex.getRequestBody()) {
-                byte[] read = in.readNBytes(max + 1);
-                if (read.length > max) {
-                    tooLarge = true;
-                } else if (read.length > 0) {
-                    body = read;
-                }
-            }
+        AdminApi.Body body;
+        try (InputStream in = ex.getRequestBody()) {
+            body = AdminApi.readBody(in, ex.getRequestHeaders().getFirst("Content-Length"), api.maxBodyBytes());
         }
+        boolean tooLarge = body.tooLarge();
         AdminApi.Response res = api.handle(new AdminApi.Request(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
                 ex.getRequestURI().getRawQuery(), ex.getRequestHeaders().getFirst("Authorization"),
-                ex.getRequestHeaders().getFirst("Content-Type"), ex.getRemoteAddress().getAddress(), body, tooLarge,
-                null, false));
+                ex.getRequestHeaders().getFirst("Content-Type"), ex.getRemoteAddress().getAddress(), body.bytes(),
+                tooLarge, null));
         byte[] out = res.body().getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", res.contentType());
         ex.getResponseHeaders().set("Cache-Control", "no-store");

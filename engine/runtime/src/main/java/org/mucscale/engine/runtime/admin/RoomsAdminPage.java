@@ -47,6 +47,7 @@ public final class RoomsAdminPage {
         try {
             if (room == null || room.isBlank()) {
                 rooms(sb, api.rooms(), params.get("search"), params.get("after"), csrf);
+                audit(sb, api.audit());
             } else {
                 room(sb, api.rooms().room(room), csrf);
             }
@@ -86,6 +87,25 @@ public final class RoomsAdminPage {
         form(sb, csrf, "create", null, "<input name=\"roomName\" required placeholder=\"room name\">"
                 + "<input name=\"naturalName\" placeholder=\"natural name\">"
                 + "<input name=\"owners\" placeholder=\"owners (JIDs, comma-separated)\">", "Create");
+    }
+
+    /** Rows of the audit trail the Rooms page shows. */
+    static final int AUDIT_ROWS = 20;
+
+    /** The newest changes (API and pages), newest first; the full trail is GET /plugins/mucscale/v1/audit. */
+    private static void audit(StringBuilder sb, AuditTrail trail) {
+        sb.append("<h2>Recent changes</h2><p>The audit trail (").append(trail.persistent()
+                ? "kept in the database, table mucscaleAdminAudit" : "in memory only: no database")
+                .append("); all of it: <code>GET /plugins/mucscale/v1/audit?limit=N</code>.</p>")
+                .append("<table class=\"jive-table\" id=\"audit\"><thead><tr><th>When</th><th>Who</th><th>From</th>")
+                .append("<th>What</th><th>Result</th></tr></thead><tbody>");
+        for (AuditTrail.Entry e : trail.newest(AUDIT_ROWS)) {
+            sb.append("<tr><td>").append(e.at()).append("</td><td>").append(Html.escape(e.who())).append("</td><td>")
+                    .append(Html.escape(e.from())).append("</td><td>").append(Html.escape(e.method())).append(' ')
+                    .append(Html.escape(e.path())).append("</td><td>").append(e.status())
+                    .append(e.message() == null ? "" : " " + Html.escape(e.message())).append("</td></tr>");
+        }
+        sb.append("</tbody></table>");
     }
 
     private static void room(StringBuilder sb, RoomDetails d, String csrf) {

@@ -69,7 +69,7 @@ class AdminApiTest {
         String path = AdminApi.PREFIX + (q < 0 ? pathAndQuery : pathAndQuery.substring(0, q));
         return api.handle(new AdminApi.Request(method, path, q < 0 ? null : pathAndQuery.substring(q + 1), auth,
                 body == null ? null : "application/json", InetAddress.getByName(from),
-                body == null ? null : body.getBytes(StandardCharsets.UTF_8), false, null, false));
+                body == null ? null : body.getBytes(StandardCharsets.UTF_8), false, null));
     }
 
     void join(String user, String room, String nick) {
@@ -165,21 +165,50 @@ class AdminApiTest {
         String basic = java.util.Base64.getEncoder().encodeToString(("api:" + SECRET).getBytes(StandardCharsets.UTF_8));
         assertThat(call("GET", "/chatrooms", null, "Basic " + basic, "127.0.0.1").status()).isEqualTo(200);
         assertThat(call("GET", "/chatrooms", null, SECRET + "x", "127.0.0.1").status()).isEqualTo(401);
-        AdminApi.Response host = api.handle(new AdminApi.Request("GET", AdminApi.PREFIX + "/chatrooms", null, null,
-                null, InetAddress.getByName("127.0.0.1"), null, false, null, true));
+        // the host's administrators: "admin"/"pw" is one, "user"/"pw" authenticates but is not one
+        java.util.concurrent.atomic.AtomicInteger checks = new java.util.concurrent.atomic.AtomicInteger();
+        AdminApi.HostLogin accounts = (user, password, remote) -> {
+            checks.incrementAndGet();
+            if (!password.equals("pw")) {
+                return AdminApi.LoginOutcome.FAILED;
+            }
+            return user.equals("admin") ? AdminApi.LoginOutcome.ADMIN : AdminApi.LoginOutcome.NOT_ADMIN;
+        };
+        AdminApi.Response host = api.handle(new AdminApi.Request("GET", AdminApi.PREFIX + "/chatrooms", null,
+                basic("user", "pw"), null, InetAddress.getByName("127.0.0.1"), null, false, accounts));
         assertThat(host.status()).isEqualTo(403);
-        AdminApi.Response admin = api.handle(new AdminApi.Request("POST", AdminApi.PREFIX + "/chatrooms", null, null,
-                "application/json", InetAddress.getByName("127.0.0.1"),
+        assertThat(host.body()).contains("not an Openfire administrator");
+        AdminApi.Response wrong = api.handle(new AdminApi.Request("GET", AdminApi.PREFIX + "/chatrooms", null,
+                basic("admin", "nope"), null, InetAddress.getByName("127.0.0.1"), null, false, accounts));
+        assertThat(wrong.status()).isEqualTo(401);
+        assertThat(wrong.body()).doesNotContain("nope");
+        AdminApi.Response admin = api.handle(new AdminApi.Request("POST", AdminApi.PREFIX + "/chatrooms", null,
+                basic("admin", "pw"), "application/json", InetAddress.getByName("127.0.0.1"),
                 "{\"roomName\":\"x\",\"owners\":[\"a@example.org\"]}".getBytes(StandardCharsets.UTF_8), false,
-                "admin", false));
+                accounts));
         assertThat(admin.status()).isEqualTo(201);
+        assertThat(checks.get()).isEqualTo(3);
+        // the shared secret as a Basic password is accepted without asking the host
+        AdminApi.Response secretAsPassword = api.handle(new AdminApi.Request("GET", AdminApi.PREFIX + "/chatrooms",
+                null, basic("api", SECRET), null, InetAddress.getByName("127.0.0.1"), null, false, accounts));
+        assertThat(secretAsPassword.status()).isEqualTo(200);
+        assertThat(checks.get()).isEqualTo(3);
         AdminApi.Response big = api.handle(new AdminApi.Request("POST", AdminApi.PREFIX + "/chatrooms", null, SECRET,
-                "application/json", InetAddress.getByName("127.0.0.1"), null, true, null, false));
+                "application/json", InetAddress.getByName("127.0.0.1"), null, true, null));
         assertThat(big.status()).isEqualTo(413);
         List<AuditTrail.Entry> audit = api.audit().newest(10);
         assertThat(audit).extracting(AuditTrail.Entry::status).containsExactly(413, 201);
         assertThat(audit.get(1).who()).isEqualTo("admin:admin");
         api.updateSettings(settings.withText("mucscale.admin.api-enabled", "false"));
         assertThat(call("GET", "/chatrooms", null).body()).contains("mucscale.admin.api-enabled=false");
+        // a disabled API never reaches the host's password check
+        assertThat(api.handle(new AdminApi.Request("GET", AdminApi.PREFIX + "/chatrooms", null, basic("admin", "pw"),
+                null, InetAddress.getByName("127.0.0.1"), null, false, accounts)).status()).isEqualTo(403);
+        assertThat(checks.get()).isEqualTo(3);
+    }
+
+    private static String basic(String user, String password) {
+        return "Basic " + java.util.Base64.getEncoder().encodeToString((user + ":" + password)
+                .getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -121,5 +121,10 @@ class RoomsAdminPageTest {
         assertThat(audit).extracting(AuditTrail.Entry::path).startsWith("destroy hall", "remove-affiliation hall");
         assertThat(audit.get(1).status()).isEqualTo(409);
         assertThat(audit).allMatch(e -> e.who().equals("admin:root"));
+        // the Rooms page shows the newest changes, the refusal with its reason
+        String rooms = RoomsAdminPage.page(api, Map.of(), "tok", null);
+        assertThat(rooms).contains("id=\"audit\"", "in memory only", "PAGE destroy hall", "<td>admin:root</td>",
+                "409 ");
+        assertThat(rooms.indexOf("destroy hall")).isLessThan(rooms.indexOf("remove-affiliation hall"));
     }
 }

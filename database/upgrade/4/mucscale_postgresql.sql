@@ -1,0 +1,19 @@
+-- mucscale schema upgrade 3 -> 4 for postgresql (Openfire database type "postgresql").
+-- Adds the room administration audit trail.
+-- Room administration audit trail (issue 37): one row per change made through the HTTP API or the admin pages,
+-- who (how the caller authenticated, never a secret), from which address, what (method and path), when, and the
+-- HTTP status answered with the refusal's message. Read newest first by the key; rows are never updated.
+CREATE TABLE mucscaleAdminAudit (
+  auditId       BIGSERIAL     NOT NULL,
+  auditTime     BIGINT        NOT NULL,
+  who           VARCHAR(255)  NOT NULL,
+  fromAddress   VARCHAR(64)   NOT NULL,
+  method        VARCHAR(16)   NOT NULL,
+  path          VARCHAR(2000) NOT NULL,
+  status        INTEGER       NOT NULL,
+  message       VARCHAR(2000) NULL,
+  CONSTRAINT mucscaleAdminAudit_pk PRIMARY KEY (auditId)
+);
+CREATE INDEX mucscaleAdminAudit_time ON mucscaleAdminAudit (auditTime);
+
+UPDATE ofVersion SET version = 4 WHERE name = 'mucscale';

@@ -1,0 +1,6 @@
+package org.jivesoftware.openfire.auth;
+
+/** Compile-only declaration of Openfire 5.1.1 {@code org.jivesoftware.openfire.auth.UnauthorizedException}. */
+public class UnauthorizedException extends Exception {
+    private static final long serialVersionUID = 1L;
+}
