@@ -20,7 +20,7 @@ public final class OpenfireSettings {
 
     public static final Setting<Boolean> RAW_LOCAL_DELIVERY = Setting.ofBoolean(
             "mucscale.openfire.raw-local-delivery", true, true,
-            "With direct local delivery, write the service's pre-rendered stanza text straight to a local client's connection when nothing in Openfire would act on the copy but stream management (client active, no privacy or block list, no packet interceptor but mucscale's own and Openfire's incoming-only ones); otherwise the copy goes through the session as a packet. WebSocket and BOSH clients get the text with its jabber:client namespace.");
+            "With direct local delivery, write the service's pre-rendered stanza text straight to a local client's connection when nothing in Openfire would act on the copy but stream management or client state indication (no privacy or block list, no packet interceptor but mucscale's own and Openfire's incoming-only ones); otherwise the copy goes through the session as a packet. WebSocket and BOSH clients get the text with its jabber:client namespace.");
 
     public static final Setting<Boolean> BATCHED_WRITES = Setting.ofBoolean(
             "mucscale.openfire.batched-writes", true, true,
