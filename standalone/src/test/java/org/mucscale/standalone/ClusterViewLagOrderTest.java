@@ -125,13 +125,7 @@ class ClusterViewLagOrderTest {
 
     @AfterEach
     void stopAll() {
-        for (ClusterEnginesTest.Node n : nodes) {
-            try {
-                n.engine.close();
-            } catch (RuntimeException ignored) {
-                // already stopped
-            }
-        }
+        ClusterEnginesTest.stopAfterTest(nodes);
     }
 
     private ClusterEnginesTest.Node startNode(String name, List<Integer> ports, int port, String handoffTimeoutMs) {

@@ -37,13 +37,7 @@ class DepartedNodeOccupantsTest {
 
     @AfterEach
     void stopAll() {
-        for (Node n : nodes) {
-            try {
-                n.engine.close();
-            } catch (RuntimeException ignored) {
-                // already stopped
-            }
-        }
+        ClusterEnginesTest.stopAfterTest(nodes);
     }
 
     @Test

@@ -30,13 +30,7 @@ class MixedWireVersionsTest {
 
     @AfterEach
     void stopAll() {
-        for (Node n : nodes) {
-            try {
-                n.engine.close();
-            } catch (RuntimeException ignored) {
-                // already stopped
-            }
-        }
+        ClusterEnginesTest.stopAfterTest(nodes);
         if (newer != null) {
             newer.stop();
         }
