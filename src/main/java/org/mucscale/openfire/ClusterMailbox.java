@@ -157,7 +157,7 @@ final class ClusterMailbox {
                 dropped.incrementAndGet();
                 if (!closing && writer != null && warnedFull.compareAndSet(false, true)) {
                     LOG.warn("MUC Scale's cluster mailbox holds {} bytes that the cluster has not taken yet; messages "
-                            + "to other nodes are dropped until it drains (said once)", queuedBytes);
+                            + "to other nodes are dropped until it drains (said again only after it has drained)", queuedBytes);
                 }
                 return;
             }
@@ -226,7 +226,12 @@ final class ClusterMailbox {
         if (format > 0 && slot > format + 1 && key.startsWith(FORMAT + "/")) {
             String from = key.substring(format + 1, slot);
             if (!from.equals(localNode)) {
-                r.received(from, value);
+                try {
+                    r.received(from, value);
+                } catch (RuntimeException e) {
+                    // the engine only enqueues here; a failure is a bug of ours, not Hazelcast's to log
+                    LOG.error("MUC Scale failed to take a cluster message from node {}", from, e);
+                }
             }
             return;
         }

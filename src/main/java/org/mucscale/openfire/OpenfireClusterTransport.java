@@ -49,7 +49,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Concurrency: Openfire calls the {@link ClusterEventListener} on its "ClusterManager events dispatcher" thread;
- * we only enqueue there. {@link #send} and {@link #map} are called from any engine thread. {@link #members()} reads a
+ * we only enqueue there, and register on the inbox at {@code joinedCluster()}. Messages arrive on Hazelcast's event
+ * threads, several at once. {@link #send} and {@link #map} are called from any engine thread. {@link #members()} reads a
  * volatile immutable list.
  */
 public final class OpenfireClusterTransport implements ClusterTransport {
