@@ -150,12 +150,16 @@ final class ClusterMailbox {
         listenerId = null;
     }
 
-    /** Queues {@code message} for {@code node}'s inbox; drops it (counted) when the queue is full or closed. */
+    /**
+     * Queues {@code message} for {@code node}'s inbox; drops it (counted) when the queue is full, or once the writer
+     * has ended. While {@link #close} drains, messages are still taken: the engine's threads may send their last ones
+     * while it stops.
+     */
     void post(String node, byte[] message) {
         synchronized (queue) {
-            if (closing || writer == null || queuedBytes + message.length > QUEUE_LIMIT_BYTES) {
+            if (writer == null || queuedBytes + message.length > QUEUE_LIMIT_BYTES) {
                 dropped.incrementAndGet();
-                if (!closing && writer != null && warnedFull.compareAndSet(false, true)) {
+                if (writer != null && warnedFull.compareAndSet(false, true)) {
                     LOG.warn("MUC Scale's cluster mailbox holds {} bytes that the cluster has not taken yet; messages "
                             + "to other nodes are dropped until it drains (said again only after it has drained)", queuedBytes);
                 }

@@ -98,7 +98,7 @@ class OpenfireClusterTransportTest {
         assertThat(engine.next()).isEqualTo("received from node-a [3] on " + OpenfireClusterTransport.EVENT_THREAD);
         assertThat(engine.nothingMore()).isTrue();
         assertThat(transport.members()).containsExactly("node-a", "node-b");
-        assertThat(openfire.written).hasValue(1);
+        waitFor(() -> openfire.written.get() == 1);
         assertThat(transport.dropped()).isEqualTo(1);
     }
 
@@ -198,6 +198,7 @@ class OpenfireClusterTransportTest {
 
         openfire.replaceCaches(); // Openfire swaps every cache as a node (re)joins: listeners do not carry over
         transport.send("node-b", new byte[] {2});
+        waitFor(() -> openfire.written.get() == 2); // written while nobody listens
         openfire.listeners.get(1).joinedCluster();
         openfire.listeners.get(1).joinedCluster(); // a repeated join registers once, not twice
         transport.send("node-b", new byte[] {3});

