@@ -4,13 +4,15 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 import org.jivesoftware.openfire.XMPPServer;
 import org.jivesoftware.openfire.cluster.ClusterEventListener;
 import org.jivesoftware.openfire.cluster.ClusterManager;
 import org.jivesoftware.openfire.cluster.ClusterNodeInfo;
+import org.jivesoftware.openfire.cluster.ClusteredCacheEntryListener;
+import org.jivesoftware.openfire.cluster.NodeID;
 import org.jivesoftware.util.cache.Cache;
 import org.jivesoftware.util.cache.CacheFactory;
-import org.jivesoftware.util.cache.ClusterTask;
 
 /**
  * The part of Openfire's clustering API that {@link OpenfireClusterTransport} uses, as one seam: {@link #LIVE} calls
@@ -39,11 +41,22 @@ interface OpenfireClusterHost {
     void removeListener(ClusterEventListener listener);
 
     /**
-     * Runs {@code task} on {@code nodeId}, asynchronously ({@code CacheFactory.doClusterTask(task, nodeId)}). Does
-     * nothing when this node is not clustered; the hazelcast plugin throws IllegalArgumentException (after a WARN of
-     * its own) for a node that is not a member.
+     * The cache {@code name} with Openfire's default limits ({@code CacheFactory.createCache(name)}, no properties
+     * written): the cluster mailbox's inboxes, whose entries may expire (6 hours) and which must not leave a system
+     * property per node id in the database.
      */
-    void runTask(byte[] nodeId, ClusterTask<?> task);
+    Map<String, byte[]> plainCache(String name);
+
+    /**
+     * Registers {@code written} for every entry written to {@code cache} (a {@link #plainCache}) by any node, with its
+     * value ({@code Cache.addClusteredCacheEntryListener(listener, true, true)}); removals, evictions and clears are
+     * not reported. Returns the registration's id. Throws UnsupportedOperationException when the cache is not
+     * clustered (Openfire's {@code DefaultCache}).
+     */
+    String listen(Map<String, byte[]> cache, BiConsumer<String, byte[]> written);
+
+    /** Removes the registration {@code id} from {@code cache}. */
+    void unlisten(Map<String, byte[]> cache, String id);
 
     /**
      * The clustered cache {@code name}, configured never to evict or expire an entry before it is created (see
@@ -131,8 +144,53 @@ interface OpenfireClusterHost {
         }
 
         @Override
-        public void runTask(byte[] nodeId, ClusterTask<?> task) {
-            CacheFactory.doClusterTask(task, nodeId);
+        public Map<String, byte[]> plainCache(String name) {
+            Cache<String, byte[]> cache = CacheFactory.createCache(name);
+            return cache;
+        }
+
+        @Override
+        public String listen(Map<String, byte[]> cache, BiConsumer<String, byte[]> written) {
+            @SuppressWarnings("unchecked")
+            Cache<String, byte[]> c = (Cache<String, byte[]>) cache;
+            return c.addClusteredCacheEntryListener(new ClusteredCacheEntryListener<>() {
+                @Override
+                public void entryAdded(String key, byte[] newValue, NodeID nodeID) {
+                    written.accept(key, newValue);
+                }
+
+                @Override
+                public void entryUpdated(String key, byte[] oldValue, byte[] newValue, NodeID nodeID) {
+                    written.accept(key, newValue);
+                }
+
+                @Override
+                public void entryRemoved(String key, byte[] oldValue, NodeID nodeID) {
+                    // a slot expiring or a cache emptied: nothing arrives
+                }
+
+                @Override
+                public void entryEvicted(String key, byte[] oldValue, NodeID nodeID) {
+                    // as above
+                }
+
+                @Override
+                public void mapCleared(NodeID nodeID) {
+                    // as above
+                }
+
+                @Override
+                public void mapEvicted(NodeID nodeID) {
+                    // as above
+                }
+            }, true, true);
+        }
+
+        @Override
+        public void unlisten(Map<String, byte[]> cache, String id) {
+            @SuppressWarnings("unchecked")
+            Cache<String, byte[]> c = (Cache<String, byte[]>) cache;
+            c.removeClusteredCacheEntryListener(id);
         }
 
         @Override

@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -30,24 +29,28 @@ import org.slf4j.LoggerFactory;
  *       {@value #EVENT_THREAD}, in the order Openfire dispatched them, each time as the whole view. Openfire's
  *       hazelcast plugin starts the cluster only after every plugin has loaded, so on a clustered node the first
  *       view is this node alone and the cluster's view follows when {@code joinedCluster()} fires.</li>
- *   <li><b>Messages</b>: {@code CacheFactory.doClusterTask(new ClusterMessageTask(...), nodeId)}, asynchronous, at
- *       most once, in any order (Hazelcast runs tasks on several threads). A message to a node outside the view, or
- *       to one Openfire has already refused since the view last changed, is dropped and counted here without asking
- *       Openfire (whose hazelcast plugin logs a WARN per message to a node that left); a message to this node itself
- *       is handed over on the event thread.</li>
+ *   <li><b>Messages</b>: entries of the receiving node's inbox cache ({@link ClusterMailbox}: plain String keys and
+ *       {@code byte[]} values, no class of ours in the cluster, so a reloaded or upgraded plugin reads them),
+ *       asynchronous, at most once, in any order. This node listens on its inbox whenever it is clustered: at start,
+ *       and again at every {@code joinedCluster()}, synchronously on Openfire's dispatcher thread, before the view
+ *       that makes the engine talk to the others is reported (Openfire replaces the caches on a join, and the
+ *       listener with them). A message to a node outside the view is dropped and counted here; a message to this
+ *       node itself is handed over on the event thread.</li>
  *   <li><b>Maps</b>: {@link OpenfireClusterMap} over {@code CacheFactory.createCache("mucscale-" + name)}, set up
  *       never to evict or expire ({@link OpenfireClusterHost#LIVE}). Only JDK types (String, byte[]) go into them, so
  *       no plugin class ends up in Hazelcast.</li>
  *   <li><b>Shutdown</b>: when Openfire (or the JVM) is stopping, this node's {@code leftCluster()} is not
  *       reported as a view of this node alone: the view stays and nothing more is sent to other nodes, which see
  *       this node leave and take its rooms over as from a crashed node.</li>
- *   <li><b>Stop</b>: removes the listener and this node's message receiver and stops the event thread. Openfire's
+ *   <li><b>Stop</b>: writes what the mailbox still holds (the engine's last hand-offs, at most 5 s), stops listening
+ *       on the inbox, removes the cluster event listener and stops the event thread. Openfire's
  *       cluster membership is left alone (Openfire owns it), and so are the caches when clustered (other nodes use
  *       them); alone, the caches are emptied, so a reload starts from nothing as a first cluster member would.</li>
  * </ul>
  *
  * <p>Concurrency: Openfire calls the {@link ClusterEventListener} on its "ClusterManager events dispatcher" thread;
- * we only enqueue there. {@link #send} and {@link #map} are called from any engine thread. {@link #members()} reads a
+ * we only enqueue there, and register on the inbox at {@code joinedCluster()}. Messages arrive on Hazelcast's event
+ * threads, several at once. {@link #send} and {@link #map} are called from any engine thread. {@link #members()} reads a
  * volatile immutable list.
  */
 public final class OpenfireClusterTransport implements ClusterTransport {
@@ -61,14 +64,8 @@ public final class OpenfireClusterTransport implements ClusterTransport {
     private final String localNode;
     private final Map<String, OpenfireClusterMap> maps = new ConcurrentHashMap<>();
     private final AtomicLong dropped = new AtomicLong();
-    /**
-     * Nodes Openfire refused as "not found in cluster" since the last view: Hazelcast drops a departed member some
-     * 100 ms before Openfire's {@code leftCluster(id)} reaches us, and the hazelcast plugin logs a WARN for every task
-     * to it in between. One refusal is enough to stop asking until the view changes.
-     */
-    private final Set<String> refused = ConcurrentHashMap.newKeySet();
     private final ClusterEventListener clusterEvents = new ClusterEvents();
-    private final ClusterMessageTask.Receiver receiver = this::received;
+    private final ClusterMailbox mailbox;
     /** Guards enqueueing onto {@link #events}, so nothing is queued before the first view or after stop. */
     private final Object queueLock = new Object();
 
@@ -91,6 +88,7 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         this.host = Objects.requireNonNull(host);
         this.localNode = NodeIds.engineId(host.localNodeId());
         this.members = List.of(localNode);
+        this.mailbox = new ClusterMailbox(host, localNode);
     }
 
     @Override
@@ -118,11 +116,14 @@ public final class OpenfireClusterTransport implements ClusterTransport {
                 return t;
             });
             view = new ClusterView(localNode);
-            ClusterMessageTask.install(receiver);
+            mailbox.start(this::received);
             // Listener first, then the first view: a join racing with start() is then either in the snapshot or
             // queued after it (both are fine: the view ignores what it already has). Cluster events wait for
             // queueLock, so the first view is the first thing on the event thread.
             host.addListener(clusterEvents);
+            if (host.clusteringStarted()) {
+                mailbox.listen();
+            }
             List<String> first = host.clusteringStarted() ? view.reset(engineIds(host.clusterNodeIds())) : null;
             List<String> initial = first == null ? view.current() : first;
             members = initial;
@@ -142,9 +143,11 @@ public final class OpenfireClusterTransport implements ClusterTransport {
             ex = events;
             if (started) {
                 host.removeListener(clusterEvents);
-                ClusterMessageTask.uninstall(receiver);
                 ex.shutdown();
             }
+        }
+        if (started) {
+            mailbox.close();
         }
         if (ex != null) {
             try {
@@ -167,7 +170,7 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         listener = null;
         members = List.of(localNode);
         LOG.info("MUC Scale cluster transport stopped on node {} ({} messages dropped while running)", localNode,
-                dropped.get());
+                dropped());
     }
 
     @Override
@@ -182,23 +185,12 @@ public final class OpenfireClusterTransport implements ClusterTransport {
             enqueue(() -> received(localNode, copy));
             return;
         }
-        if (leaving || !members.contains(node) || refused.contains(node)) {
+        if (leaving || !members.contains(node)) {
             dropped.incrementAndGet();
             return;
         }
-        try {
-            host.runTask(NodeIds.bytes(node), new ClusterMessageTask(localNode, message));
-        } catch (IllegalArgumentException e) {
-            // Openfire no longer knows the node: it left, and our view hears of it a little later.
-            refused.add(node);
-            dropped.incrementAndGet();
-            LOG.debug("MUC Scale dropped a cluster message to node {}, which Openfire no longer knows: {}", node,
-                    e.toString());
-        } catch (RuntimeException e) {
-            // the cluster is shutting down under us: at most once allows dropping it
-            dropped.incrementAndGet();
-            LOG.debug("MUC Scale dropped a cluster message to node {}: {}", node, e.toString());
-        }
+        // a copy: the mailbox writes it later, on its own thread
+        mailbox.post(node, message.clone());
     }
 
     @Override
@@ -207,9 +199,14 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         return maps.computeIfAbsent(name, n -> new OpenfireClusterMap(n, host.cache(CACHE_PREFIX + n)));
     }
 
-    /** Messages not handed over (to a node outside the view, after stop, or refused by Openfire). */
+    /** Messages not handed over (to a node outside the view, after stop, or not written by the mailbox). */
     long dropped() {
-        return dropped.get();
+        return dropped.get() + mailbox.dropped();
+    }
+
+    /** Inbox entries this build could not read (a key of another format). */
+    long unreadable() {
+        return mailbox.unreadable();
     }
 
     private void received(String fromNode, byte[] message) {
@@ -225,7 +222,6 @@ public final class OpenfireClusterTransport implements ClusterTransport {
             return;
         }
         members = next;
-        refused.clear();
         LOG.info("MUC Scale cluster members now {} (this node {})", next, localNode);
         try {
             l.membersChanged(next);
@@ -248,6 +244,12 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         }
     }
 
+    private boolean running() {
+        synchronized (queueLock) {
+            return started && !stopped;
+        }
+    }
+
     private static List<String> engineIds(List<byte[]> nodeIds) {
         List<String> ids = new ArrayList<>(nodeIds.size());
         for (byte[] id : nodeIds) {
@@ -260,6 +262,11 @@ public final class OpenfireClusterTransport implements ClusterTransport {
     private final class ClusterEvents implements ClusterEventListener {
         @Override
         public void joinedCluster() {
+            // here, on Openfire's dispatcher thread: the others may write to our inbox as soon as they see us, and
+            // the sooner we listen the less is lost (Openfire has replaced the caches before calling listeners)
+            if (running()) {
+                mailbox.listen();
+            }
             enqueue(() -> report(view.reset(engineIds(host.clusterNodeIds()))));
         }
 
@@ -280,10 +287,12 @@ public final class OpenfireClusterTransport implements ClusterTransport {
                 // load: one or two messages twice). The view stays; nothing more goes to other nodes, which treat
                 // this node as crashed: they resend what it never confirmed and re-deliver what it accepted.
                 leaving = true;
+                mailbox.forgetListener();
                 LOG.info("MUC Scale: Openfire is shutting down and left the cluster; this node keeps its view {} "
                         + "and sends nothing more to the other nodes, which take its rooms over", members);
                 return;
             }
+            mailbox.forgetListener();
             enqueue(() -> report(view.alone()));
         }
 

@@ -14,7 +14,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.jivesoftware.openfire.cluster.ClusterEventListener;
-import org.jivesoftware.util.cache.ClusterTask;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.cluster.ClusterMap;
@@ -25,13 +24,16 @@ class OpenfireClusterTransportTest {
     private final FakeOpenfire openfire = new FakeOpenfire("node-a");
     private final Recorder engine = new Recorder();
     private OpenfireClusterTransport transport;
+    private OpenfireClusterTransport peer;
 
     @AfterEach
     void stop() {
         if (transport != null) {
             transport.stop();
         }
-        ClusterMessageTask.install(null);
+        if (peer != null) {
+            peer.stop();
+        }
     }
 
     @Test
@@ -96,7 +98,7 @@ class OpenfireClusterTransportTest {
         assertThat(engine.next()).isEqualTo("received from node-a [3] on " + OpenfireClusterTransport.EVENT_THREAD);
         assertThat(engine.nothingMore()).isTrue();
         assertThat(transport.members()).containsExactly("node-a", "node-b");
-        assertThat(openfire.tasks).hasSize(1);
+        waitFor(() -> openfire.written.get() == 1);
         assertThat(transport.dropped()).isEqualTo(1);
     }
 
@@ -115,7 +117,6 @@ class OpenfireClusterTransportTest {
         transport.stop();
         transport.stop();
         events.joinedCluster(bytes("node-b"));
-        new ClusterMessageTask("node-b", new byte[1]).run();
 
         assertThat(openfire.listeners).isEmpty();
         assertThat(engine.nothingMore()).isTrue();
@@ -131,64 +132,122 @@ class OpenfireClusterTransportTest {
     }
 
     @Test
-    void send_toAMember_runsOneTaskThereThatCarriesSenderAndBytes() throws Exception {
-        openfire.clustered("node-a", "node-b");
-        transport = new OpenfireClusterTransport(openfire);
-        transport.start(engine);
-        engine.next();
+    void send_toAMember_arrivesThroughItsInbox_withSenderAndBytes_asACopy() throws Exception {
+        Recorder other = startPair();
+        byte[] message = {4, 2};
 
-        transport.send("node-b", new byte[] {4, 2});
+        transport.send("node-b", message);
+        message[0] = 0;
 
-        assertThat(openfire.tasks).hasSize(1);
-        assertThat(new String(openfire.tasks.get(0).node(), StandardCharsets.UTF_8)).isEqualTo("node-b");
-        // the task arrives on node-b: there it finds node-b's transport; here, ours stands in for it
-        openfire.tasks.get(0).task().run();
-        assertThat(engine.next()).startsWith("received from node-a [4, 2]");
+        assertThat(other.next()).startsWith("received from node-a [4, 2]");
+        assertThat(engine.nothingMore()).as("nothing comes back to the sender").isTrue();
+        assertThat(openfire.caches).containsKey(ClusterMailbox.inboxName("node-b"));
     }
 
     @Test
-    void send_toANodeOutsideTheView_isDroppedWithoutAskingOpenfire() {
-        transport = new OpenfireClusterTransport(openfire);
-        transport.start(engine);
+    void manyMessages_allArrive_whileTheInboxKeepsAtMostOneSlotRingPerSender() throws Exception {
+        Recorder other = startPair();
+
+        for (int i = 0; i < 3 * ClusterMailbox.SLOTS + 5; i++) {
+            transport.send("node-b", new byte[] {(byte) i});
+        }
+
+        java.util.Set<String> got = new java.util.HashSet<>();
+        for (int i = 0; i < 3 * ClusterMailbox.SLOTS + 5; i++) {
+            got.add(other.next().replaceAll(" on .*", ""));
+        }
+        assertThat(got).hasSize(3 * ClusterMailbox.SLOTS + 5).contains("received from node-a [52]");
+        assertThat(openfire.caches.get(ClusterMailbox.inboxName("node-b"))).hasSizeLessThanOrEqualTo(ClusterMailbox.SLOTS)
+                .allSatisfy((key, value) -> assertThat(key).startsWith("1/node-a/"));
+        assertThat(other.nothingMore()).isTrue();
+    }
+
+    @Test
+    void bothWays_eachNodeHearsOnlyWhatWasWrittenToItsOwnInbox() throws Exception {
+        Recorder other = startPair();
+
+        transport.send("node-b", new byte[] {1});
+        peer.send("node-a", new byte[] {2});
+
+        assertThat(other.next()).startsWith("received from node-a [1]");
+        assertThat(engine.next()).startsWith("received from node-b [2]");
+        assertThat(other.nothingMore()).isTrue();
+        assertThat(engine.nothingMore()).isTrue();
+    }
+
+    @Test
+    void anInboxEntryOfAnotherKeyFormat_isDroppedAndCounted_andLaterMessagesArrive() throws Exception {
+        Recorder other = startPair();
+        Map<String, byte[]> inbox = openfire.caches.get(ClusterMailbox.inboxName("node-b"));
+
+        inbox.put("2/node-c/0/zstd", new byte[] {9});
+        inbox.put("2/node-c/1/zstd", new byte[] {9});
+        inbox.put("no-format", new byte[] {9});
+        transport.send("node-b", new byte[] {3});
+
+        assertThat(other.next()).startsWith("received from node-a [3]");
+        assertThat(other.nothingMore()).isTrue();
+        assertThat(peer.unreadable()).isEqualTo(3);
+    }
+
+    @Test
+    void joinedCluster_listensAgainOnTheReplacedInbox_exactlyOnce() throws Exception {
+        Recorder other = startPair();
+        transport.send("node-b", new byte[] {1});
+        assertThat(other.next()).startsWith("received from node-a [1]");
+
+        openfire.replaceCaches(); // Openfire swaps every cache as a node (re)joins: listeners do not carry over
+        transport.send("node-b", new byte[] {2});
+        waitFor(() -> openfire.written.get() == 2); // written while nobody listens
+        openfire.listeners.get(1).joinedCluster();
+        openfire.listeners.get(1).joinedCluster(); // a repeated join registers once, not twice
+        transport.send("node-b", new byte[] {3});
+
+        assertThat(other.next()).startsWith("received from node-a [3]");
+        assertThat(other.nothingMore()).as("[2] was written while nobody listened; [3] arrives once").isTrue();
+        assertThat(openfire.caches.get(ClusterMailbox.inboxName("node-b")).listeners).hasSize(1);
+    }
+
+    @Test
+    void stop_writesWhatWasQueued_thenStopsListening() throws Exception {
+        Recorder other = startPair();
+        for (int i = 0; i < 10; i++) {
+            transport.send("node-b", new byte[] {(byte) i});
+        }
+
+        transport.stop();
+        for (int i = 0; i < 10; i++) {
+            assertThat(other.next()).startsWith("received from node-a");
+        }
+        peer.stop();
+
+        assertThat(openfire.caches.get(ClusterMailbox.inboxName("node-b")).listeners).isEmpty();
+        assertThat(openfire.caches.get(ClusterMailbox.inboxName("node-a")).listeners).isEmpty();
+    }
+
+    @Test
+    void send_whenTheClusterRefusesTheWrite_isDroppedAndCounted_andTheNextOneIsTried() throws Exception {
+        Recorder other = startPair();
+        openfire.failWrites = true;
 
         transport.send("node-b", new byte[1]);
+        waitFor(() -> transport.dropped() == 1);
+        openfire.failWrites = false;
+        transport.send("node-b", new byte[] {5});
 
-        assertThat(openfire.tasks).isEmpty();
+        assertThat(other.next()).startsWith("received from node-a [5]");
         assertThat(transport.dropped()).isEqualTo(1);
     }
 
     @Test
-    void send_whenOpenfireRefusesTheNode_isDroppedQuietly_andNotRetriedUntilTheViewChanges() throws Exception {
-        openfire.clustered("node-a", "node-b");
-        openfire.refuseTasks = true;
-        transport = new OpenfireClusterTransport(openfire);
-        transport.start(engine);
-        engine.next();
-
-        transport.send("node-b", new byte[1]);
-        transport.send("node-b", new byte[1]);
-
-        assertThat(transport.dropped()).isEqualTo(2);
-        assertThat(openfire.attempts).hasValue(1);
-        openfire.refuseTasks = false;
-        openfire.listeners.get(0).joinedCluster(bytes("node-c"));
-        engine.next();
-        transport.send("node-b", new byte[1]);
-        assertThat(openfire.tasks).hasSize(1);
-    }
-
-    @Test
-    void send_whenTheClusterFailsOtherwise_isDroppedButTriedAgainNextTime() {
-        openfire.clustered("node-a", "node-b");
-        openfire.failTasks = true;
+    void send_toANodeOutsideTheView_isDroppedWithoutWritingAnything() {
         transport = new OpenfireClusterTransport(openfire);
         transport.start(engine);
 
         transport.send("node-b", new byte[1]);
-        transport.send("node-b", new byte[1]);
 
-        assertThat(transport.dropped()).isEqualTo(2);
-        assertThat(openfire.attempts).hasValue(2);
+        assertThat(openfire.written).hasValue(0);
+        assertThat(transport.dropped()).isEqualTo(1);
     }
 
     @Test
@@ -202,7 +261,7 @@ class OpenfireClusterTransportTest {
         message[0] = 0;
 
         assertThat(engine.next()).isEqualTo("received from node-a [7] on " + OpenfireClusterTransport.EVENT_THREAD);
-        assertThat(openfire.tasks).isEmpty();
+        assertThat(openfire.written).hasValue(0);
     }
 
     @Test
@@ -226,7 +285,8 @@ class OpenfireClusterTransportTest {
         assertThat(transport.localNode()).isEqualTo("x:6e6f64652031");
         assertThat(transport.members()).containsExactly("x:6e6f64652031", "x:6e6f64652032");
         transport.send("x:6e6f64652032", new byte[1]);
-        assertThat(new String(custom.tasks.get(0).node(), StandardCharsets.UTF_8)).isEqualTo("node 2");
+        waitFor(() -> custom.written.get() == 1);
+        assertThat(custom.caches).containsKey("mucscale-inbox-x:6e6f64652032");
     }
 
     @Test
@@ -311,23 +371,79 @@ class OpenfireClusterTransportTest {
         return id.getBytes(StandardCharsets.UTF_8);
     }
 
-    /** Openfire's clustering API as {@link OpenfireClusterHost} sees it, in memory. */
-    private static final class FakeOpenfire implements OpenfireClusterHost {
-        record SentTask(byte[] node, ClusterTask<?> task) {
+    /**
+     * Two nodes, node-a (this test's transport) and node-b ({@link #peer}), clustered over the same caches, each
+     * started and past its first view; returns node-b's engine.
+     */
+    private Recorder startPair() throws Exception {
+        openfire.clustered("node-a", "node-b");
+        FakeOpenfire b = openfire.sameCluster("node-b");
+        Recorder other = new Recorder();
+        transport = new OpenfireClusterTransport(openfire);
+        transport.start(engine);
+        peer = new OpenfireClusterTransport(b);
+        peer.start(other);
+        assertThat(engine.next()).startsWith("members [node-a, node-b]");
+        assertThat(other.next()).startsWith("members [node-a, node-b]");
+        return other;
+    }
+
+    private static void waitFor(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        for (int i = 0; i < 250 && !condition.getAsBoolean(); i++) {
+            Thread.sleep(20);
+        }
+        assertThat(condition.getAsBoolean()).as("condition within 5 s").isTrue();
+    }
+
+    /**
+     * A cache as the hazelcast plugin's is seen through Openfire's API: a map whose writes are reported to every
+     * registered entry listener with the value written, on the writer's thread (Hazelcast: on its event threads).
+     */
+    static final class FakeCache extends ConcurrentHashMap<String, byte[]> {
+        final Map<String, java.util.function.BiConsumer<String, byte[]>> listeners = new ConcurrentHashMap<>();
+
+        @Override
+        public byte[] put(String key, byte[] value) {
+            byte[] old = super.put(key, value.clone());
+            listeners.values().forEach(l -> l.accept(key, value.clone()));
+            return old;
         }
 
+        @Override
+        public void putAll(Map<? extends String, ? extends byte[]> m) {
+            m.forEach(this::put);
+        }
+    }
+
+    /** Openfire's clustering API as {@link OpenfireClusterHost} sees it, in memory; {@link #sameCluster} shares it. */
+    private static final class FakeOpenfire implements OpenfireClusterHost {
         final byte[] local;
-        final List<ClusterEventListener> listeners = new CopyOnWriteArrayList<>();
-        final List<SentTask> tasks = new CopyOnWriteArrayList<>();
-        final Map<String, Map<String, byte[]>> caches = new ConcurrentHashMap<>();
+        final List<ClusterEventListener> listeners;
+        final Map<String, FakeCache> caches;
+        final java.util.concurrent.atomic.AtomicInteger written;
         volatile List<byte[]> nodes = List.of();
-        volatile boolean refuseTasks;
-        volatile boolean failTasks;
+        volatile boolean failWrites;
         volatile boolean shuttingDown;
-        final java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicInteger ids = new java.util.concurrent.atomic.AtomicInteger();
 
         FakeOpenfire(String local) {
+            this(local, new CopyOnWriteArrayList<>(), new ConcurrentHashMap<>(),
+                    new java.util.concurrent.atomic.AtomicInteger());
+        }
+
+        private FakeOpenfire(String local, List<ClusterEventListener> listeners, Map<String, FakeCache> caches,
+                java.util.concurrent.atomic.AtomicInteger written) {
             this.local = bytes(local);
+            this.listeners = listeners;
+            this.caches = caches;
+            this.written = written;
+        }
+
+        /** Another node of the same cluster: the same caches and members, the same list of cluster listeners. */
+        FakeOpenfire sameCluster(String id) {
+            FakeOpenfire other = new FakeOpenfire(id, listeners, caches, written);
+            other.nodes = nodes;
+            return other;
         }
 
         void clustered(String... ids) {
@@ -336,6 +452,14 @@ class OpenfireClusterTransportTest {
                 n.add(bytes(id));
             }
             nodes = n;
+        }
+
+        /** What Openfire does to every cache as a node joins: emptied, and its listeners gone. */
+        void replaceCaches() {
+            caches.values().forEach(c -> {
+                c.listeners.clear();
+                c.clear();
+            });
         }
 
         @Override
@@ -369,20 +493,60 @@ class OpenfireClusterTransportTest {
         }
 
         @Override
-        public void runTask(byte[] nodeId, ClusterTask<?> task) {
-            attempts.incrementAndGet();
-            if (refuseTasks) {
-                throw new IllegalArgumentException("Requested node not found in cluster");
-            }
-            if (failTasks) {
-                throw new IllegalStateException("Hazelcast instance is not active");
-            }
-            tasks.add(new SentTask(nodeId, task));
+        public Map<String, byte[]> cache(String name) {
+            return caches.computeIfAbsent(name, n -> new FakeCache());
         }
 
         @Override
-        public Map<String, byte[]> cache(String name) {
-            return caches.computeIfAbsent(name, n -> new ConcurrentHashMap<>());
+        public Map<String, byte[]> plainCache(String name) {
+            return new PlainView(caches.computeIfAbsent(name, n -> new FakeCache()));
+        }
+
+        /** What {@link #plainCache} hands out: writes fail while {@link #failWrites}, and are counted. */
+        private final class PlainView extends java.util.AbstractMap<String, byte[]> {
+            final FakeCache cache;
+
+            PlainView(FakeCache cache) {
+                this.cache = cache;
+            }
+
+                @Override
+                public java.util.Set<Entry<String, byte[]>> entrySet() {
+                    return cache.entrySet();
+                }
+
+                @Override
+                public void putAll(Map<? extends String, ? extends byte[]> m) {
+                    if (failWrites) {
+                        throw new IllegalStateException("Hazelcast instance is not active");
+                    }
+                    written.addAndGet(m.size());
+                    cache.putAll(m);
+                }
+
+                @Override
+                public byte[] put(String key, byte[] value) {
+                    return cache.put(key, value);
+                }
+        }
+
+        @Override
+        public String listen(Map<String, byte[]> cache, java.util.function.BiConsumer<String, byte[]> w) {
+            if (!clusteringStarted()) {
+                throw new UnsupportedOperationException(); // Openfire's DefaultCache
+            }
+            String id = "listener-" + ids.incrementAndGet();
+            fake(cache).listeners.put(id, w);
+            return id;
+        }
+
+        @Override
+        public void unlisten(Map<String, byte[]> cache, String id) {
+            fake(cache).listeners.remove(id);
+        }
+
+        private static FakeCache fake(Map<String, byte[]> view) {
+            return ((PlainView) view).cache;
         }
 
         @Override

@@ -17,6 +17,4 @@ public class CacheFactory {
     public static synchronized <T extends Cache> T createCache(String name) { return null; }
 
     public static boolean isClusteringStarted() { return false; }
-
-    public static void doClusterTask(ClusterTask<?> task, byte[] nodeID) { }
 }
