@@ -136,7 +136,7 @@ final class Moderation {
     }
 
     private boolean logged() {
-        return ctx.config.logAllRooms || room.loggingEnabled;
+        return ctx.config.logAllRooms || room.settings().loggingEnabled();
     }
 
     /** The message known to the room: its log row follows, and a failure is logged (the occupants saw it go). */

@@ -4,7 +4,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,25 +36,8 @@ final class Room {
     private final ServiceContext ctx;
     private final Delivery delivery;
 
-    // configuration
-    String name;
-    String description = "";
-    boolean isPublic;
-    boolean persistent;
-    boolean moderated;
-    boolean membersOnly;
-    String password; // null: none
-    int maxOccupants;
-    boolean nonAnonymous;
-    boolean participantsChangeSubject;
-    String allowPrivateMessages = "anyone"; // anyone, participants, moderators, none
-    boolean loggingEnabled;
-    /** muc#roomconfig_enablearchiving: messages are logged and the archive answers XEP-0313 queries. */
-    boolean archivingEnabled;
-    PresencePolicy presencePolicy;
-    Set<Role> presenceBroadcastRoles = EnumSet.of(Role.MODERATOR, Role.PARTICIPANT, Role.VISITOR);
-    /** Roles whose occupants may retrieve the member list besides admins and owners (muc#roomconfig_getmemberlist). */
-    Set<Role> memberListRoles = EnumSet.noneOf(Role.class);
+    /** The configuration, swapped whole on a change (never edited in place). */
+    private RoomSettings settings;
     /** True from creation until the owner configures the room or accepts the instant room (XEP-0045 10.1). */
     boolean locked;
 
@@ -87,14 +69,7 @@ final class Room {
         this.delivery = ctx.delivery;
         this.jid = jid;
         MucConfig c = ctx.config;
-        this.name = jid.local();
-        this.isPublic = c.defaultPublic;
-        this.persistent = c.defaultPersistent;
-        this.maxOccupants = c.defaultMaxOccupants;
-        this.nonAnonymous = c.defaultNonAnonymous;
-        this.participantsChangeSubject = c.defaultParticipantsChangeSubject;
-        this.presencePolicy = c.defaultPresencePolicy;
-        this.archivingEnabled = c.archiveByDefault;
+        this.settings = RoomSettings.defaults(jid, c);
         this.history = new HistoryRing(c.historySize);
         this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
@@ -151,8 +126,7 @@ final class Room {
     /** Restores a persistent room (at start, before the shard thread runs). */
     static Room restore(RoomShard shard, StoredRoom stored) {
         Room room = new Room(shard, stored.room());
-        room.applyConfig(stored);
-        room.persistent = true;
+        room.applyConfig(stored, true, RoomSettings.ALL_ROLES);
         room.locked = false;
         room.restoreHistory();
         shard.addRoom(room);
@@ -161,30 +135,15 @@ final class Room {
     }
 
     /** Configuration, subject and affiliations as stored (a restored or adopted room). */
-    private void applyConfig(StoredRoom stored) {
-        name = stored.name();
-        description = stored.description() == null ? "" : stored.description();
+    private void applyConfig(StoredRoom stored, boolean persistent, Set<Role> presenceBroadcastRoles) {
+        settings = RoomSettings.fromStored(stored, persistent, presenceBroadcastRoles, ctx.config);
         subject = stored.subject() == null ? "" : stored.subject();
         if (!subject.isEmpty()) {
             subjectMessage = XmlElement.builder("message").attribute("from", jid.toString())
                     .attribute("type", "groupchat").textChild("subject", subject).build();
         }
-        isPublic = stored.isPublic();
-        moderated = stored.moderated();
-        membersOnly = stored.membersOnly();
-        password = stored.password();
-        maxOccupants = stored.maxOccupants();
-        nonAnonymous = stored.nonAnonymous();
-        participantsChangeSubject = stored.participantsChangeSubject();
-        allowPrivateMessages = stored.allowPrivateMessages();
-        loggingEnabled = stored.loggingEnabled();
-        archivingEnabled = stored.archivingEnabled() == null ? ctx.config.archiveByDefault : stored.archivingEnabled();
-        presencePolicy = stored.presencePolicy();
         stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
         affiliations.values().removeIf(a -> a == Affiliation.NONE);
-        registration.open = stored.registrationOpen();
-        memberListRoles = stored.memberListRoles().isEmpty() ? EnumSet.noneOf(Role.class)
-                : EnumSet.copyOf(stored.memberListRoles());
         stored.reservedNicks().forEach((j, nick) -> {
             Affiliation a = affiliations.get(Stanzas.userKey(j));
             if (a != null && a != Affiliation.OUTCAST) {
@@ -224,7 +183,7 @@ final class Room {
             list.add(new RoomImage.OccupantImage(o.nick, o.realJid, o.role, o.affiliation, o.presence, o.occupantId,
                     ctx.placement.sessionNode(o.realJid)));
         }
-        return new RoomImage(snapshot(), persistent, locked, presenceBroadcastRoles, subjectMessage, list, tailSeq);
+        return new RoomImage(snapshot(), settings.persistent(), locked, settings.presenceBroadcastRoles(), subjectMessage, list, tailSeq);
     }
 
     /** The occupants' real addresses now (a message the previous owner accepted is re-delivered to them). */
@@ -261,11 +220,8 @@ final class Room {
     static Room adopt(RoomShard shard, RoomImage image, List<TailRecord> tail, boolean relog) {
         ServiceContext ctx = shard.ctx;
         Room room = new Room(shard, image.room());
-        room.applyConfig(image.config());
-        room.persistent = image.persistent();
+        room.applyConfig(image.config(), image.persistent(), image.presenceBroadcastRoles());
         room.locked = image.locked();
-        room.presenceBroadcastRoles = image.presenceBroadcastRoles().isEmpty() ? EnumSet.noneOf(Role.class)
-                : EnumSet.copyOf(image.presenceBroadcastRoles());
         if (image.subjectMessage() != null) {
             room.subjectMessage = image.subjectMessage();
         }
@@ -337,20 +293,21 @@ final class Room {
             broadcastPresence(others, o, "unavailable", new int[] {333}, null,
                     reachable.test(o.realJid) ? new int[] {110, 333} : null, extra, null);
         }
-        if (!leaving.isEmpty() && occupantCount == 0 && !persistent) {
+        if (!leaving.isEmpty() && occupantCount == 0 && !settings.persistent()) {
             shard.removeRoom(this);
         }
     }
 
     StoredRoom snapshot() {
-        return new StoredRoom(jid, name, description, subject, isPublic, moderated, membersOnly, password,
-                maxOccupants, nonAnonymous, participantsChangeSubject, allowPrivateMessages, loggingEnabled,
-                presencePolicy, affiliations, registration.open, memberListRoles, registration.reservedNicks(),
-                archivingEnabled);
+        return settings.toStored(jid, subject, affiliations, registration.reservedNicks());
+    }
+
+    RoomSettings settings() {
+        return settings;
     }
 
     private void saveIfPersistent() {
-        if (persistent && !locked) {
+        if (settings.persistent() && !locked) {
             shard.storeWrites.save(snapshot());
         }
     }
@@ -444,14 +401,14 @@ final class Room {
             reply(c, Condition.FORBIDDEN, "you are banned from this room");
             return;
         }
-        if (membersOnly && !aff.atLeast(Affiliation.MEMBER)) {
+        if (settings.membersOnly() && !aff.atLeast(Affiliation.MEMBER)) {
             reply(c, Condition.REGISTRATION_REQUIRED, "this room is for members only");
             return;
         }
-        if (password != null && !aff.atLeast(Affiliation.OWNER)) {
+        if (settings.password() != null && !aff.atLeast(Affiliation.OWNER)) {
             XmlElement x = s.child("x", NS_MUC);
             String given = x == null ? null : x.childText("password");
-            if (given == null || !given.equals(password)) {
+            if (given == null || !given.equals(settings.password())) {
                 reply(c, Condition.NOT_AUTHORIZED, given == null ? "this room needs a password"
                         : "the password is not correct");
                 return;
@@ -464,8 +421,8 @@ final class Room {
             reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
-        if (sameNick == null && occupantCount >= maxOccupants && !aff.atLeast(Affiliation.ADMIN)) {
-            reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + maxOccupants + " occupants)");
+        if (sameNick == null && occupantCount >= settings.maxOccupants() && !aff.atLeast(Affiliation.ADMIN)) {
+            reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + settings.maxOccupants() + " occupants)");
             return;
         }
         Jid occupantJid;
@@ -481,7 +438,7 @@ final class Room {
             o.occupantId = ctx.occupantId(jid, o.bareJid);
         }
         // 1. the existing occupants' presence to the joiner
-        boolean joinerSeesJids = nonAnonymous || o.isModerator();
+        boolean joinerSeesJids = settings.nonAnonymous() || o.isModerator();
         for (int i = 0; i < occupantCount; i++) {
             Occupant other = occupants[i];
             if (broadcastsPresenceOf(other, occupantCount + 1) && isFirstSession(other) && !other.nickKey.equals(key)) {
@@ -502,14 +459,14 @@ final class Room {
     }
 
     private int[] selfCodes(boolean creating, boolean nickModified) {
-        int n = 1 + (nonAnonymous ? 1 : 0) + (loggingEnabled ? 1 : 0) + (creating ? 1 : 0) + (nickModified ? 1 : 0);
+        int n = 1 + (settings.nonAnonymous() ? 1 : 0) + (settings.loggingEnabled() ? 1 : 0) + (creating ? 1 : 0) + (nickModified ? 1 : 0);
         int[] codes = new int[n];
         int i = 0;
         codes[i++] = 110;
-        if (nonAnonymous) {
+        if (settings.nonAnonymous()) {
             codes[i++] = 100;
         }
-        if (loggingEnabled) {
+        if (settings.loggingEnabled()) {
             codes[i++] = 170;
         }
         if (creating) {
@@ -525,7 +482,7 @@ final class Room {
         return switch (aff) {
             case OWNER, ADMIN -> Role.MODERATOR;
             case MEMBER -> Role.PARTICIPANT;
-            case NONE -> moderated ? Role.VISITOR : Role.PARTICIPANT;
+            case NONE -> settings.moderated() ? Role.VISITOR : Role.PARTICIPANT;
             case OUTCAST -> Role.NONE;
         };
     }
@@ -629,7 +586,7 @@ final class Room {
         broadcastPresence(visible, o, type, codes, null, selfCodes, extra, null);
         detachOccupant(o);
         ctx.listener.occupantLeft(jid);
-        if (destroyIfEmpty && occupantCount == 0 && !persistent) {
+        if (destroyIfEmpty && occupantCount == 0 && !settings.persistent()) {
             shard.removeRoom(this);
         }
     }
@@ -780,10 +737,10 @@ final class Room {
 
     /** Whether {@code o}'s presence goes to others, given the room size. */
     private boolean broadcastsPresenceOf(Occupant o, int roomSize) {
-        if (!presenceBroadcastRoles.contains(o.role)) {
+        if (!settings.presenceBroadcastRoles().contains(o.role)) {
             return false;
         }
-        return switch (presencePolicy) {
+        return switch (settings.presencePolicy()) {
             case FULL -> true;
             case MODERATORS_ONLY -> o.role == Role.MODERATOR || o.affiliation.atLeast(Affiliation.ADMIN);
             case NONE_ABOVE_N -> roomSize <= ctx.config.presenceBroadcastLimit || o.role == Role.MODERATOR;
@@ -823,7 +780,7 @@ final class Room {
                 if (r == o) {
                     continue;
                 }
-                if (nonAnonymous || r.isModerator()) {
+                if (settings.nonAnonymous() || r.isModerator()) {
                     if (withJid == null) {
                         withJid = RenderedStanza.render(presenceOf(o, type, true, codes, newNick, reasonAndActor,
                                 destroy));
@@ -1005,7 +962,7 @@ final class Room {
         }
         // a subject that comes with a body changes the room's subject only from those who may change it; from others
         // it is an ordinary message (XEP-0045 §8.1: a subject change carries no body)
-        boolean maySetSubject = sender.isModerator() || (participantsChangeSubject && sender.role == Role.PARTICIPANT);
+        boolean maySetSubject = sender.isModerator() || (settings.participantsChangeSubject() && sender.role == Role.PARTICIPANT);
         if (subjectElement != null && body == null) {
             if (!maySetSubject) {
                 reply(c, Condition.FORBIDDEN, "you may not change the subject of this room");
@@ -1050,7 +1007,7 @@ final class Room {
         }
         String stanzaId = ctx.stanzaIds.next();
         long nowMillis = ctx.clock.currentTimeMillis();
-        if ((ctx.config.logAllRooms || loggingEnabled || archivingEnabled)
+        if ((ctx.config.logAllRooms || settings.loggingEnabled() || settings.archivingEnabled())
                 && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject, action)) {
             ctx.listener.logRefused(jid);
             reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
@@ -1263,11 +1220,11 @@ final class Room {
     }
 
     private boolean mayPrivateMessage(Occupant sender) {
-        return switch (allowPrivateMessages) {
-            case "anyone" -> true;
-            case "participants" -> sender.role == Role.PARTICIPANT || sender.role == Role.MODERATOR;
-            case "moderators" -> sender.role == Role.MODERATOR;
-            default -> false;
+        return switch (settings.allowPrivateMessages()) {
+            case ANYONE -> true;
+            case PARTICIPANTS -> sender.role == Role.PARTICIPANT || sender.role == Role.MODERATOR;
+            case MODERATORS -> sender.role == Role.MODERATOR;
+            case NONE -> false;
         };
     }
 
@@ -1290,7 +1247,7 @@ final class Room {
             if (reason == ContentInspection.REFUSED) {
                 return; // before a members-only room makes the invitee a member
             }
-            if (membersOnly) {
+            if (settings.membersOnly()) {
                 if (!sender.affiliation.atLeast(Affiliation.ADMIN)) {
                     reply(c, Condition.FORBIDDEN, "only admins may invite to this members-only room");
                     return;
@@ -1304,8 +1261,8 @@ final class Room {
                 inv.child(reason);
             }
             XmlElement.Builder ux = XmlElement.builder("x", NS_MUC_USER).child(inv.build());
-            if (password != null) {
-                ux.textChild("password", password);
+            if (settings.password() != null) {
+                ux.textChild("password", settings.password());
             }
             delivery.send(XmlElement.builder("message").attribute("from", jid.toString())
                     .attribute("to", invitee.toString()).attribute("id", c.stanza.attribute("id"))
@@ -1443,25 +1400,25 @@ final class Room {
         }
         XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_INFO);
         q.child(XmlElement.builder("identity").attribute("category", "conference").attribute("type", "text")
-                .attribute("name", name == null || name.isEmpty() ? jid.local() : name).build());
+                .attribute("name", settings.displayName(jid)).build());
         q.child(Stanzas.feature(Stanzas.NS_MUC));
-        q.child(Stanzas.feature(membersOnly ? "muc_membersonly" : "muc_open"));
-        q.child(Stanzas.feature(moderated ? "muc_moderated" : "muc_unmoderated"));
-        q.child(Stanzas.feature(password != null ? "muc_passwordprotected" : "muc_unsecured"));
-        q.child(Stanzas.feature(persistent ? "muc_persistent" : "muc_temporary"));
-        q.child(Stanzas.feature(isPublic ? "muc_public" : "muc_hidden"));
-        q.child(Stanzas.feature(nonAnonymous ? "muc_nonanonymous" : "muc_semianonymous"));
+        q.child(Stanzas.feature(settings.membersOnly() ? "muc_membersonly" : "muc_open"));
+        q.child(Stanzas.feature(settings.moderated() ? "muc_moderated" : "muc_unmoderated"));
+        q.child(Stanzas.feature(settings.password() != null ? "muc_passwordprotected" : "muc_unsecured"));
+        q.child(Stanzas.feature(settings.persistent() ? "muc_persistent" : "muc_temporary"));
+        q.child(Stanzas.feature(settings.isPublic() ? "muc_public" : "muc_hidden"));
+        q.child(Stanzas.feature(settings.nonAnonymous() ? "muc_nonanonymous" : "muc_semianonymous"));
         q.child(Stanzas.feature(Stanzas.NS_SID));
         q.child(Stanzas.feature(Stanzas.NS_STABLE_ID));
         if (ctx.config.occupantIds) {
             q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
         }
         q.child(Stanzas.feature(VoiceRequests.FORM_TYPE));
-        if (registration.open) {
+        if (settings.registrationOpen()) {
             q.child(Stanzas.feature(Registration.NS_REGISTER));
         }
         q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
-        if (archivingEnabled) {
+        if (settings.archivingEnabled()) {
             q.child(Stanzas.feature(RoomArchive.NS_MAM)).child(Stanzas.feature(RoomArchive.NS_MAM_EXTENDED));
         }
         q.child(Stanzas.feature(Moderation.NS_MODERATE));
@@ -1471,17 +1428,17 @@ final class Room {
         q.child(Stanzas.feature(Stanzas.NS_PING));
         XmlElement form = XmlElement.builder("x", Stanzas.NS_DATA).attribute("type", "result")
                 .child(Stanzas.formField("FORM_TYPE", "hidden", null, "http://jabber.org/protocol/muc#roominfo"))
-                .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", description))
+                .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", settings.description()))
                 .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", subject))
                 .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
                         Integer.toString(byNick.size()))) // nicknames, not sessions
-                .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", name))
+                .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", settings.name()))
                 .child(Stanzas.formField("muc#roomconfig_maxusers", "text-single", "Maximum occupants",
-                        Integer.toString(maxOccupants)))
+                        Integer.toString(settings.maxOccupants())))
                 .child(Stanzas.formField("muc#roomconfig_changesubject", "boolean", "Occupants may change the subject",
-                        participantsChangeSubject ? "1" : "0"))
+                        settings.participantsChangeSubject() ? "1" : "0"))
                 .child(Stanzas.formField(FIELD_PRESENCE_POLICY, "text-single", "Presence policy",
-                        presencePolicy.name().toLowerCase(java.util.Locale.ROOT)))
+                        settings.presencePolicy().name().toLowerCase(java.util.Locale.ROOT)))
                 .build();
         q.child(form);
         result(c, q.build());
@@ -1495,7 +1452,7 @@ final class Room {
             if (!isFirstSession(o)) {
                 continue; // one item per nickname
             }
-            if (presencePolicy == PresencePolicy.FULL || broadcastsPresenceOf(o, occupantCount) || o == sender) {
+            if (settings.presencePolicy() == PresencePolicy.FULL || broadcastsPresenceOf(o, occupantCount) || o == sender) {
                 q.child(XmlElement.builder("item").attribute("jid", o.occupantJid.toString()).build());
             }
         }
@@ -1520,8 +1477,8 @@ final class Room {
                 reply(c, Condition.BAD_REQUEST, "unknown affiliation '" + affText + "'");
                 return;
             }
-            boolean memberMayList = wanted == Affiliation.MEMBER && (membersOnly && actorAff == Affiliation.MEMBER
-                    || sender != null && memberListRoles.contains(sender.role));
+            boolean memberMayList = wanted == Affiliation.MEMBER && (settings.membersOnly() && actorAff == Affiliation.MEMBER
+                    || sender != null && settings.memberListRoles().contains(sender.role));
             if (!actorAff.atLeast(Affiliation.ADMIN) && !memberMayList) {
                 reply(c, Condition.FORBIDDEN, "only admins and owners may list affiliations");
                 return;
@@ -1740,7 +1697,7 @@ final class Room {
             o.invalidatePresence();
             if (aff == Affiliation.OUTCAST) {
                 removeOccupant(o, "unavailable", new int[] {301}, reason, actorNick, null, true);
-            } else if (membersOnly && !aff.atLeast(Affiliation.MEMBER)) {
+            } else if (settings.membersOnly() && !aff.atLeast(Affiliation.MEMBER)) {
                 removeOccupant(o, "unavailable", new int[] {321}, reason, actorNick, null, true);
             } else {
                 Role newRole = o.role;
@@ -1843,10 +1800,10 @@ final class Room {
             return;
         }
         boolean wasLocked = locked;
-        boolean wasPersistent = persistent;
-        boolean wasNonAnonymous = nonAnonymous;
-        boolean wasMembersOnly = membersOnly;
-        sub.applyTo(this);
+        boolean wasPersistent = settings.persistent();
+        boolean wasNonAnonymous = settings.nonAnonymous();
+        boolean wasMembersOnly = settings.membersOnly();
+        settings = sub.applyTo(settings);
         locked = false;
         result(c, null);
         if (sub.ownersOrNull() != null) {
@@ -1855,7 +1812,7 @@ final class Room {
         if (sub.adminsOrNull() != null) {
             replaceAffiliation(Affiliation.ADMIN, sub.adminsOrNull());
         }
-        if (!wasMembersOnly && membersOnly) {
+        if (!wasMembersOnly && settings.membersOnly()) {
             for (Occupant o : occupantsSnapshot()) {
                 if (!o.affiliation.atLeast(Affiliation.MEMBER)) {
                     removeOccupant(o, "unavailable", new int[] {322}, null, null, null, false);
@@ -1865,7 +1822,7 @@ final class Room {
         for (int i = 0; i < occupantCount; i++) {
             occupants[i].invalidatePresence();
         }
-        if (persistent) {
+        if (settings.persistent()) {
             shard.storeWrites.save(snapshot());
         } else if (wasPersistent) {
             shard.storeWrites.delete(jid);
@@ -1875,8 +1832,8 @@ final class Room {
             // XEP-0045 10.2.1: tell occupants the configuration changed (104), and about anonymity (172/173)
             XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER)
                     .child(XmlElement.builder("status").attribute("code", "104").build());
-            if (wasNonAnonymous != nonAnonymous) {
-                x.child(XmlElement.builder("status").attribute("code", nonAnonymous ? "172" : "173").build());
+            if (wasNonAnonymous != settings.nonAnonymous()) {
+                x.child(XmlElement.builder("status").attribute("code", settings.nonAnonymous() ? "172" : "173").build());
             }
             RenderedStanza note = RenderedStanza.render(XmlElement.builder("message")
                     .attribute("from", jid.toString()).attribute("type", "groupchat").child(x.build()).build());
@@ -1884,7 +1841,7 @@ final class Room {
                 delivery.deliver(note, occupants[i].realJid);
             }
         }
-        if (occupantCount == 0 && !persistent) {
+        if (occupantCount == 0 && !settings.persistent()) {
             shard.removeRoom(this);
         }
     }
@@ -1915,8 +1872,8 @@ final class Room {
     }
 
     void updateDirectory() {
-        if (isPublic && !locked) {
-            ctx.directory.put(jid, name == null || name.isEmpty() ? jid.local() : name);
+        if (settings.isPublic() && !locked) {
+            ctx.directory.put(jid, settings.displayName(jid));
         } else {
             ctx.directory.remove(jid);
         }
@@ -1955,7 +1912,7 @@ final class Room {
                 notifyDestroyed(o, destroyElement);
             }
         }
-        if (persistent) {
+        if (settings.persistent()) {
             shard.storeWrites.delete(jid);
         }
         history.clear();

@@ -217,7 +217,8 @@ public final class RoomAdminBridge {
             int later = 0;
             for (Room r : shard.rooms.values()) {
                 if (needle != null && !containsIgnoreCase(r.jid.local(), needle)
-                        && !containsIgnoreCase(r.name, needle) && !containsIgnoreCase(r.description, needle)) {
+                        && !containsIgnoreCase(r.settings().name(), needle)
+                        && !containsIgnoreCase(r.settings().description(), needle)) {
                     continue;
                 }
                 all++;
@@ -333,10 +334,11 @@ public final class RoomAdminBridge {
                 history.add(new HistoryView(t.timestampMillis(), t.nick(), t.body(), t.subject(), t.stanzaId()));
             }
         }
-        return new RoomView(r.jid, r.name, r.description, r.subject, r.isPublic, r.persistent, r.moderated,
-                r.membersOnly, r.password != null && !r.password.isEmpty(), r.maxOccupants, r.nonAnonymous,
-                r.participantsChangeSubject, r.allowPrivateMessages, r.loggingEnabled, r.archivingEnabled,
-                Set.copyOf(r.presenceBroadcastRoles), Set.copyOf(r.memberListRoles), r.locked, r.occupantCount(),
-                last, affiliations, occupants, history);
+        RoomSettings s = r.settings();
+        return new RoomView(r.jid, s.name(), s.description(), r.subject, s.isPublic(), s.persistent(), s.moderated(),
+                s.membersOnly(), s.password() != null && !s.password().isEmpty(), s.maxOccupants(), s.nonAnonymous(),
+                s.participantsChangeSubject(), s.allowPrivateMessages().xmlName(), s.loggingEnabled(),
+                s.archivingEnabled(), Set.copyOf(s.presenceBroadcastRoles()), Set.copyOf(s.memberListRoles()),
+                r.locked, r.occupantCount(), last, affiliations, occupants, history);
     }
 }
