@@ -63,7 +63,7 @@ final class Moderation {
                     + " xmlns='" + NS_MODERATE + "'><retract xmlns='" + NS_RETRACT + "'/></moderate>");
             return;
         }
-        if (sender == null || !sender.isModerator()) {
+        if (sender == null || !RoomPermissions.mayRetract(sender.role)) {
             Room.reply(ctx, c, Condition.FORBIDDEN, "only moderators may retract messages");
             return;
         }

@@ -43,10 +43,7 @@ final class Room {
 
     // state
     private final Map<Jid, Affiliation> affiliations = new HashMap<>();
-    private Occupant[] occupants = new Occupant[8];
-    private int occupantCount;
-    private final Map<String, Occupant> byNick = new HashMap<>();
-    private final Map<Jid, Occupant> byRealJid = new HashMap<>();
+    final Occupants occupants;
     private final HistoryRing history;
     private final TokenBucket roomBucket;
     final FloodGuard guard;
@@ -76,6 +73,7 @@ final class Room {
         this.invitations = new Invitations(ctx);
         this.voiceRequests = new VoiceRequests(this, ctx);
         this.registration = new Registration(this, ctx);
+        this.occupants = new Occupants(jid, ctx, guard, voiceRequests);
         this.moderation = new Moderation(this, shard, history);
     }
 
@@ -177,9 +175,9 @@ final class Room {
 
     /** The room as another node would restore it (see {@link #adopt}). */
     RoomImage image() {
-        List<RoomImage.OccupantImage> list = new ArrayList<>(occupantCount);
-        for (int i = 0; i < occupantCount; i++) {
-            Occupant o = occupants[i];
+        List<RoomImage.OccupantImage> list = new ArrayList<>(occupants.count());
+        for (int i = 0; i < occupants.count(); i++) {
+            Occupant o = occupants.at(i);
             list.add(new RoomImage.OccupantImage(o.nick, o.realJid, o.role, o.affiliation, o.presence, o.occupantId,
                     ctx.placement.sessionNode(o.realJid)));
         }
@@ -188,11 +186,24 @@ final class Room {
 
     /** The occupants' real addresses now (a message the previous owner accepted is re-delivered to them). */
     List<Jid> occupantAddresses() {
-        List<Jid> out = new ArrayList<>(occupantCount);
-        for (int i = 0; i < occupantCount; i++) {
-            out.add(occupants[i].realJid);
-        }
-        return out;
+        return occupants.addresses();
+    }
+
+    int occupantCount() {
+        return occupants.count();
+    }
+
+    Occupant occupant(String nick) {
+        return occupants.byNick(nick);
+    }
+
+    Occupant occupantAt(int index) {
+        return occupants.at(index);
+    }
+
+    /** Throws when the occupant registry's indexes disagree (tests call this on the shard thread). */
+    void checkInvariants() {
+        occupants.checkInvariants();
     }
 
     /** This room's history as tail records (when the room's state is first replicated, after a node joined). */
@@ -237,7 +248,7 @@ final class Room {
                     oi.presence(), room.guard.budgetOf(Stanzas.userKey(oi.realJid())).messages);
             o.occupantId = oi.occupantId();
             ctx.placement.sessionSeen(oi.realJid(), oi.node());
-            room.addOccupant(o);
+            room.occupants.add(o);
         }
         int first = Math.max(0, tail.size() - ctx.config.historySize);
         for (int i = 0; i < tail.size(); i++) {
@@ -270,18 +281,18 @@ final class Room {
     void removeSessionsWhere(java.util.function.Predicate<Jid> gone, java.util.function.Predicate<Jid> reachable,
                              String reason) {
         List<Occupant> leaving = new ArrayList<>();
-        for (int i = 0; i < occupantCount; i++) {
-            if (gone.test(occupants[i].realJid)) {
-                leaving.add(occupants[i]);
+        for (int i = 0; i < occupants.count(); i++) {
+            if (gone.test(occupants.at(i).realJid)) {
+                leaving.add(occupants.at(i));
             }
         }
         boolean[] visible = new boolean[leaving.size()];
         for (int i = 0; i < visible.length; i++) {
             Occupant o = leaving.get(i);
-            visible[i] = broadcastsPresenceOf(o, occupantCount + i); // the room as the others saw it
+            visible[i] = broadcastsPresenceOf(o, occupants.count() + i); // the room as the others saw it
             o.role = Role.NONE;
             o.invalidatePresence();
-            detachOccupant(o);
+            occupants.detach(o);
             ctx.listener.occupantLeft(jid);
         }
         java.util.Set<String> announced = new java.util.HashSet<>();
@@ -289,11 +300,11 @@ final class Room {
         for (int i = 0; i < visible.length; i++) {
             Occupant o = leaving.get(i);
             // the others see a nickname leave only with its last session, and once
-            boolean others = visible[i] && byNick.get(o.nickKey) == null && announced.add(o.nickKey);
+            boolean others = visible[i] && occupants.firstUnder(o.nickKey) == null && announced.add(o.nickKey);
             broadcastPresence(others, o, "unavailable", new int[] {333}, null,
                     reachable.test(o.realJid) ? new int[] {110, 333} : null, extra, null);
         }
-        if (!leaving.isEmpty() && occupantCount == 0 && !settings.persistent()) {
+        if (!leaving.isEmpty() && occupants.count() == 0 && !settings.persistent()) {
             shard.removeRoom(this);
         }
     }
@@ -340,7 +351,7 @@ final class Room {
     private void handlePresenceInner(Command c) {
         XmlElement s = c.stanza;
         String type = s.attribute("type");
-        Occupant self = byRealJid.get(c.from);
+        Occupant self = occupants.byRealJid(c.from);
         if ("error".equals(type)) {
             // a bounce from an occupant's server: the occupant is gone (XEP-0045 status 333)
             if (self != null) {
@@ -381,7 +392,7 @@ final class Room {
         }
         if (shown != null && shard.content.admitNickname(c, jid, nick)) {
             join(c, shown, nick, !nick.equals(c.to.resource()));
-        } else if (locked && occupantCount == 0) {
+        } else if (locked && occupants.count() == 0) {
             shard.removeRoom(this); // created for this refused join: nobody could ever enter it
         }
     }
@@ -389,23 +400,16 @@ final class Room {
     private void join(Command c, XmlElement s, String nick, boolean nickModified) {
         Jid bare = c.from.bare();
         Affiliation aff = affiliationOf(bare);
-        boolean creating = locked && occupantCount == 0 && aff == Affiliation.OWNER;
+        boolean creating = locked && occupants.count() == 0 && aff == Affiliation.OWNER;
         if (!creating && !guard.admitJoin(c, Stanzas.userKey(c.from))) {
             return;
         }
-        if (locked && aff != Affiliation.OWNER) {
-            reply(c, Condition.ITEM_NOT_FOUND, "the room is locked until its owner configures it");
+        RoomPermissions.Refusal refusal = RoomPermissions.joinRefusal(locked, settings.membersOnly(), aff);
+        if (refusal != null) {
+            reply(c, refusal.condition(), refusal.text());
             return;
         }
-        if (aff == Affiliation.OUTCAST) {
-            reply(c, Condition.FORBIDDEN, "you are banned from this room");
-            return;
-        }
-        if (settings.membersOnly() && !aff.atLeast(Affiliation.MEMBER)) {
-            reply(c, Condition.REGISTRATION_REQUIRED, "this room is for members only");
-            return;
-        }
-        if (settings.password() != null && !aff.atLeast(Affiliation.OWNER)) {
+        if (RoomPermissions.needsPassword(settings.password(), aff)) {
             XmlElement x = s.child("x", NS_MUC);
             String given = x == null ? null : x.childText("password");
             if (given == null || !given.equals(settings.password())) {
@@ -415,13 +419,14 @@ final class Room {
             }
         }
         String key = Nicknames.key(nick);
-        Occupant sameNick = byNick.get(key); // another session of the same user may share its nickname
+        Occupant sameNick = occupants.firstUnder(key); // another session of the same user may share its nickname
         if ((sameNick != null && !sameNick.bareJid.equals(Stanzas.userKey(bare)))
                 || registration.reservedByOther(key, bare)) {
             reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
-        if (sameNick == null && occupantCount >= settings.maxOccupants() && !aff.atLeast(Affiliation.ADMIN)) {
+        if (sameNick == null && occupants.count() >= settings.maxOccupants()
+                && !RoomPermissions.mayExceedCapacity(aff)) {
             reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + settings.maxOccupants() + " occupants)");
             return;
         }
@@ -432,24 +437,25 @@ final class Room {
             reply(c, Condition.JID_MALFORMED, "the nickname is not acceptable: " + e.getMessage());
             return;
         }
-        Occupant o = new Occupant(nick, occupantJid, c.from, sameNick != null ? sameNick.role : defaultRole(aff), aff,
+        Occupant o = new Occupant(nick, occupantJid, c.from, sameNick != null ? sameNick.role
+                : RoomPermissions.defaultRole(aff, settings.moderated()), aff,
                 s, guard.budgetOf(Stanzas.userKey(c.from)).messages);
         if (ctx.config.occupantIds) {
             o.occupantId = ctx.occupantId(jid, o.bareJid);
         }
         // 1. the existing occupants' presence to the joiner
         boolean joinerSeesJids = settings.nonAnonymous() || o.isModerator();
-        for (int i = 0; i < occupantCount; i++) {
-            Occupant other = occupants[i];
-            if (broadcastsPresenceOf(other, occupantCount + 1) && isFirstSession(other) && !other.nickKey.equals(key)) {
+        for (int i = 0; i < occupants.count(); i++) {
+            Occupant other = occupants.at(i);
+            if (broadcastsPresenceOf(other, occupants.count() + 1) && occupants.isFirstSession(other) && !other.nickKey.equals(key)) {
                 delivery.deliver(cachedPresence(other, joinerSeesJids), o.realJid);
             }
         }
-        addOccupant(o);
+        occupants.add(o);
         // 2. the joiner's presence to the others (not for a further session: the nickname is already there),
         // 3. self-presence
         int[] selfCodes = selfCodes(creating, nickModified);
-        broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupantCount), o, null, null, null, selfCodes,
+        broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupants.count()), o, null, null, null, selfCodes,
                 null, null);
         // 4. history
         sendHistory(o, s.child("x", NS_MUC));
@@ -476,15 +482,6 @@ final class Room {
             codes[i] = 210;
         }
         return codes;
-    }
-
-    private Role defaultRole(Affiliation aff) {
-        return switch (aff) {
-            case OWNER, ADMIN -> Role.MODERATOR;
-            case MEMBER -> Role.PARTICIPANT;
-            case NONE -> settings.moderated() ? Role.VISITOR : Role.PARTICIPANT;
-            case OUTCAST -> Role.NONE;
-        };
     }
 
     /**
@@ -514,7 +511,7 @@ final class Room {
      * so nobody keeps a stale entry.
      */
     private void presenceChanged(Occupant o, boolean visibleBefore, XmlElement reasonAndActor) {
-        boolean visibleNow = broadcastsPresenceOf(o, occupantCount);
+        boolean visibleNow = broadcastsPresenceOf(o, occupants.count());
         if (visibleBefore && !visibleNow) {
             broadcastPresence(true, o, "unavailable", null, null, null, reasonAndActor, null);
             broadcastPresence(false, o, null, null, null, new int[] {110}, reasonAndActor, null);
@@ -530,11 +527,11 @@ final class Room {
 
     private void changeNick(Occupant o, String newNick, Command c, XmlElement presence) {
         String newKey = Nicknames.key(newNick);
-        if (!isOnlySession(o)) {
+        if (!occupants.isOnlySession(o)) {
             reply(c, Condition.NOT_ACCEPTABLE, "other sessions of yours share this nickname; leave with them first");
             return;
         }
-        if (byNick.containsKey(newKey) || registration.reservedByOther(newKey, o.bareJid)) {
+        if (occupants.nickTaken(newKey) || registration.reservedByOther(newKey, o.bareJid)) {
             reply(c, Condition.CONFLICT, "that nickname is in use in this room or reserved by another user");
             return;
         }
@@ -550,11 +547,7 @@ final class Room {
         }
         // unavailable from the old nick with 303 and the new nick, then available from the new nick (XEP-0045 7.6)
         broadcastPresence(o, "unavailable", new int[] {303}, newNick, new int[] {110, 303}, null, null);
-        byNick.remove(o.nickKey);
-        o.nick = newNick;
-        o.nickKey = newKey;
-        o.occupantJid = newOccupantJid;
-        byNick.put(newKey, o);
+        occupants.rename(o, newNick, newOccupantJid);
         o.presence = presence;
         o.invalidatePresence();
         broadcastPresence(o, null, null, null, new int[] {110}, null, null);
@@ -571,7 +564,7 @@ final class Room {
             o.presence = unavailable;
         }
         // the others see the nickname leave only with its last session
-        boolean visible = broadcastsPresenceOf(o, occupantCount) && isOnlySession(o);
+        boolean visible = broadcastsPresenceOf(o, occupants.count()) && occupants.isOnlySession(o);
         o.role = Role.NONE;
         o.invalidatePresence();
         int[] selfCodes;
@@ -584,9 +577,9 @@ final class Room {
         }
         XmlElement extra = reasonAndActor(reason, actorNick);
         broadcastPresence(visible, o, type, codes, null, selfCodes, extra, null);
-        detachOccupant(o);
+        occupants.detach(o);
         ctx.listener.occupantLeft(jid);
-        if (destroyIfEmpty && occupantCount == 0 && !settings.persistent()) {
+        if (destroyIfEmpty && occupants.count() == 0 && !settings.persistent()) {
             shard.removeRoom(this);
         }
     }
@@ -611,52 +604,6 @@ final class Room {
 
     // ------------------------------------------------------------------------------------------------ occupants
 
-    private void addOccupant(Occupant o) {
-        if (occupantCount == occupants.length) {
-            occupants = java.util.Arrays.copyOf(occupants, occupants.length * 2);
-        }
-        o.index = occupantCount;
-        occupants[occupantCount++] = o;
-        Occupant first = byNick.putIfAbsent(o.nickKey, o);
-        if (first != null) { // a further session under the same nickname
-            o.nextSession = first.nextSession;
-            first.nextSession = o;
-        }
-        byRealJid.put(o.realJid, o);
-        guard.entered(o);
-        ctx.occupantCount.incrementAndGet();
-        ctx.populationChanged();
-    }
-
-    private void detachOccupant(Occupant o) {
-        int last = occupantCount - 1;
-        Occupant moved = occupants[last];
-        occupants[o.index] = moved;
-        moved.index = o.index;
-        occupants[last] = null;
-        occupantCount = last;
-        Occupant first = byNick.get(o.nickKey);
-        if (first == o) {
-            if (o.nextSession == null) {
-                byNick.remove(o.nickKey);
-            } else {
-                byNick.put(o.nickKey, o.nextSession);
-            }
-        } else {
-            Occupant prev = first;
-            while (prev.nextSession != o) {
-                prev = prev.nextSession;
-            }
-            prev.nextSession = o.nextSession;
-        }
-        o.nextSession = null;
-        byRealJid.remove(o.realJid);
-        guard.departed(o);
-        voiceRequests.settled(o);
-        ctx.occupantCount.decrementAndGet();
-        ctx.populationChanged();
-    }
-
     Affiliation affiliationOf(Jid user) {
         Jid key = Stanzas.userKey(user);
         if (ctx.isServiceAdmin(key)) {
@@ -665,72 +612,11 @@ final class Room {
         return affiliations.getOrDefault(key, Affiliation.NONE);
     }
 
-    int occupantCount() {
-        return occupantCount;
-    }
-
-    Occupant occupant(String nick) {
-        return byNick.get(Nicknames.key(nick));
-    }
-
-    Occupant occupantAt(int index) {
-        return occupants[index];
-    }
-
-    /** The first session under its nickname: the one others see (presence, occupant lists, role changes). */
-    private boolean isFirstSession(Occupant o) {
-        return byNick.get(o.nickKey) == o;
-    }
-
-    private boolean isOnlySession(Occupant o) {
-        return o.nextSession == null && byNick.get(o.nickKey) == o;
-    }
-
-    /** Every session under {@code o}'s nickname (one, unless the user joined from several clients). */
-    private List<Occupant> sessionsOf(Occupant o) {
-        List<Occupant> list = new ArrayList<>(1);
-        for (Occupant s = byNick.get(o.nickKey); s != null; s = s.nextSession) {
-            list.add(s);
-        }
-        return list;
-    }
-
-    /** Sets the role of every session under {@code o}'s nickname. */
-    private void setRole(Occupant o, Role role) {
-        for (Occupant s = byNick.get(o.nickKey); s != null; s = s.nextSession) {
-            s.role = role;
-            s.invalidatePresence();
-        }
-    }
-
     /** A moderator approved a visitor's voice request (XEP-0045 8.6): broadcast as a role change. */
     void grantVoice(Occupant visitor, Occupant moderator) {
-        boolean visibleBefore = broadcastsPresenceOf(visitor, occupantCount);
-        setRole(visitor, Role.PARTICIPANT);
+        boolean visibleBefore = broadcastsPresenceOf(visitor, occupants.count());
+        occupants.setRole(visitor, Role.PARTICIPANT);
         presenceChanged(visitor, visibleBefore, reasonAndActor(null, moderator.nick));
-    }
-
-    /** Throws when the array and both maps disagree (tests call this on the shard thread). */
-    void checkInvariants() {
-        if (byNick.size() > occupantCount || byRealJid.size() != occupantCount) {
-            throw new IllegalStateException(jid + ": " + occupantCount + " occupants, " + byNick.size() + " nicks, "
-                    + byRealJid.size() + " JIDs");
-        }
-        for (int i = 0; i < occupantCount; i++) {
-            Occupant o = occupants[i];
-            if (o.index != i || !sessionsOf(o).contains(o) || byRealJid.get(o.realJid) != o
-                    || !byNick.get(o.nickKey).bareJid.equals(o.bareJid)) {
-                throw new IllegalStateException(jid + ": occupant " + o.nick + " is not in every index");
-            }
-            if (!o.occupantJid.resource().equals(o.nick) || o.role == Role.NONE) {
-                throw new IllegalStateException(jid + ": occupant " + o.nick + " has a stale address or no role");
-            }
-        }
-        for (int i = occupantCount; i < occupants.length; i++) {
-            if (occupants[i] != null) {
-                throw new IllegalStateException(jid + ": a removed occupant is still referenced");
-            }
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ presence out
@@ -766,17 +652,17 @@ final class Room {
      */
     private void broadcastPresence(Occupant o, String type, int[] codes, String newNick, int[] selfCodes,
                                    XmlElement reasonAndActor, XmlElement destroy) {
-        broadcastPresence(broadcastsPresenceOf(o, occupantCount), o, type, codes, newNick, selfCodes, reasonAndActor,
+        broadcastPresence(broadcastsPresenceOf(o, occupants.count()), o, type, codes, newNick, selfCodes, reasonAndActor,
                 destroy);
     }
 
     private void broadcastPresence(boolean others, Occupant o, String type, int[] codes, String newNick,
                                    int[] selfCodes, XmlElement reasonAndActor, XmlElement destroy) {
-        if (others && occupantCount > 0) { // o itself is skipped, or already detached
+        if (others && occupants.count() > 0) { // o itself is skipped, or already detached
             RenderedStanza withJid = null;
             RenderedStanza withoutJid = null;
-            for (int i = 0; i < occupantCount; i++) {
-                Occupant r = occupants[i];
+            for (int i = 0; i < occupants.count(); i++) {
+                Occupant r = occupants.at(i);
                 if (r == o) {
                     continue;
                 }
@@ -925,7 +811,7 @@ final class Room {
         if ("error".equals(type)) {
             return;
         }
-        Occupant sender = byRealJid.get(c.from);
+        Occupant sender = occupants.byRealJid(c.from);
         if (c.to.resource() != null) {
             privateMessage(c, sender, type);
             return;
@@ -956,13 +842,13 @@ final class Room {
         String body = ContentInspection.plainBody(s);
         XmlElement subjectElement = ContentInspection.plainSubject(s);
         String newSubject = subjectElement == null ? null : subjectElement.text();
-        if (sender.role == Role.VISITOR) {
+        if (!RoomPermissions.maySpeak(sender.role)) {
             reply(c, Condition.FORBIDDEN, "visitors may not speak in this moderated room");
             return;
         }
         // a subject that comes with a body changes the room's subject only from those who may change it; from others
         // it is an ordinary message (XEP-0045 §8.1: a subject change carries no body)
-        boolean maySetSubject = sender.isModerator() || (settings.participantsChangeSubject() && sender.role == Role.PARTICIPANT);
+        boolean maySetSubject = RoomPermissions.maySetSubject(sender.role, settings.participantsChangeSubject());
         if (subjectElement != null && body == null) {
             if (!maySetSubject) {
                 reply(c, Condition.FORBIDDEN, "you may not change the subject of this room");
@@ -1127,13 +1013,9 @@ final class Room {
         }
         XmlElement sent = m.build();
         RenderedStanza rendered = RenderedStanza.render(sent, counted ? c.arrivalNs : 0);
-        Occupant[] all = occupants;
-        int n = occupantCount;
-        for (int i = 0; i < n; i++) {
-            delivery.deliver(rendered, all[i].realJid);
-        }
+        occupants.deliverToAll(rendered);
         if (counted) {
-            ctx.listener.messageDelivered(jid, c.arrivalNs, ctx.clock.nanoTime(), n);
+            ctx.listener.messageDelivered(jid, c.arrivalNs, ctx.clock.nanoTime(), occupants.count());
         }
         return sent;
     }
@@ -1156,12 +1038,7 @@ final class Room {
 
     /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
     void broadcastFromRoom(XmlElement message) {
-        RenderedStanza rendered = RenderedStanza.render(message, 0);
-        Occupant[] all = occupants;
-        int n = occupantCount;
-        for (int i = 0; i < n; i++) {
-            delivery.deliver(rendered, all[i].realJid);
-        }
+        occupants.deliverToAll(RenderedStanza.render(message, 0));
     }
 
     private void privateMessage(Command c, Occupant sender, String type) {
@@ -1173,12 +1050,13 @@ final class Room {
             reply(c, Condition.NOT_ACCEPTABLE, "join the room before sending private messages");
             return;
         }
-        Occupant target = occupant(c.to.resource());
+        Occupant target = occupants.byNick(c.to.resource());
         if (target == null) {
             reply(c, Condition.ITEM_NOT_FOUND, "no occupant with that nickname");
             return;
         }
-        if (!ctx.config.privateMessages || !mayPrivateMessage(sender)) {
+        if (!ctx.config.privateMessages
+                || !RoomPermissions.mayPrivateMessage(settings.allowPrivateMessages(), sender.role)) {
             reply(c, Condition.NOT_ALLOWED, "private messages are not allowed in this room");
             return;
         }
@@ -1219,15 +1097,6 @@ final class Room {
         }
     }
 
-    private boolean mayPrivateMessage(Occupant sender) {
-        return switch (settings.allowPrivateMessages()) {
-            case ANYONE -> true;
-            case PARTICIPANTS -> sender.role == Role.PARTICIPANT || sender.role == Role.MODERATOR;
-            case MODERATORS -> sender.role == Role.MODERATOR;
-            case NONE -> false;
-        };
-    }
-
     private void invitation(Command c, Occupant sender, XmlElement x) {
         XmlElement invite = x.child("invite");
         if (invite != null) {
@@ -1248,7 +1117,7 @@ final class Room {
                 return; // before a members-only room makes the invitee a member
             }
             if (settings.membersOnly()) {
-                if (!sender.affiliation.atLeast(Affiliation.ADMIN)) {
+                if (!RoomPermissions.mayInvite(true, sender.affiliation)) {
                     reply(c, Condition.FORBIDDEN, "only admins may invite to this members-only room");
                     return;
                 }
@@ -1301,7 +1170,7 @@ final class Room {
     private void handleIq(Command c) {
         XmlElement s = c.stanza;
         String type = s.attribute("type");
-        Occupant sender = byRealJid.get(c.from);
+        Occupant sender = occupants.byRealJid(c.from);
         if (c.to.resource() != null) {
             occupantIq(c, sender, type);
             return;
@@ -1358,7 +1227,7 @@ final class Room {
     private void occupantIq(Command c, Occupant sender, String type) {
         XmlElement s = c.stanza;
         boolean request = "get".equals(type) || "set".equals(type);
-        Occupant target = occupant(c.to.resource());
+        Occupant target = occupants.byNick(c.to.resource());
         if (!request) {
             // a reply from an occupant to another occupant's relayed request
             if (sender != null && target != null) {
@@ -1431,7 +1300,7 @@ final class Room {
                 .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", settings.description()))
                 .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", subject))
                 .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
-                        Integer.toString(byNick.size()))) // nicknames, not sessions
+                        Integer.toString(occupants.nicknameCount()))) // nicknames, not sessions
                 .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", settings.name()))
                 .child(Stanzas.formField("muc#roomconfig_maxusers", "text-single", "Maximum occupants",
                         Integer.toString(settings.maxOccupants())))
@@ -1447,12 +1316,12 @@ final class Room {
     private void discoItems(Command c, Occupant sender) {
         XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_ITEMS);
         // the occupant list; large rooms under a restricted presence policy show only what their presence shows
-        for (int i = 0; i < occupantCount; i++) {
-            Occupant o = occupants[i];
-            if (!isFirstSession(o)) {
+        for (int i = 0; i < occupants.count(); i++) {
+            Occupant o = occupants.at(i);
+            if (!occupants.isFirstSession(o)) {
                 continue; // one item per nickname
             }
-            if (settings.presencePolicy() == PresencePolicy.FULL || broadcastsPresenceOf(o, occupantCount) || o == sender) {
+            if (settings.presencePolicy() == PresencePolicy.FULL || broadcastsPresenceOf(o, occupants.count()) || o == sender) {
                 q.child(XmlElement.builder("item").attribute("jid", o.occupantJid.toString()).build());
             }
         }
@@ -1477,9 +1346,8 @@ final class Room {
                 reply(c, Condition.BAD_REQUEST, "unknown affiliation '" + affText + "'");
                 return;
             }
-            boolean memberMayList = wanted == Affiliation.MEMBER && (settings.membersOnly() && actorAff == Affiliation.MEMBER
-                    || sender != null && settings.memberListRoles().contains(sender.role));
-            if (!actorAff.atLeast(Affiliation.ADMIN) && !memberMayList) {
+            if (!RoomPermissions.mayListAffiliation(actorAff, sender == null ? null : sender.role, wanted,
+                    settings.membersOnly(), settings.memberListRoles())) {
                 reply(c, Condition.FORBIDDEN, "only admins and owners may list affiliations");
                 return;
             }
@@ -1495,12 +1363,12 @@ final class Room {
                 reply(c, Condition.BAD_REQUEST, "unknown role '" + roleText + "'");
                 return;
             }
-            if (sender == null || !sender.isModerator()) {
+            if (sender == null || !RoomPermissions.mayChangeRoles(sender.role)) {
                 reply(c, Condition.FORBIDDEN, "only moderators may list roles");
                 return;
             }
-            for (int i = 0; i < occupantCount; i++) {
-                Occupant o = occupants[i];
+            for (int i = 0; i < occupants.count(); i++) {
+                Occupant o = occupants.at(i);
                 if (o.role == wanted) {
                     q.child(XmlElement.builder("item").attribute("affiliation", o.affiliation.xmlName())
                             .attribute("role", o.role.xmlName()).attribute("nick", o.nick)
@@ -1521,137 +1389,87 @@ final class Room {
             return;
         }
         for (XmlElement item : items) {
-            Condition problem;
-            String[] why = new String[1];
+            RoomPermissions.Refusal problem;
             if (item.attribute("role") != null) {
-                problem = changeRole(c, sender, item, why);
+                problem = changeRole(sender, item);
             } else if (item.attribute("affiliation") != null) {
-                problem = changeAffiliation(c, sender, item, why);
+                problem = changeAffiliation(c, sender, item);
             } else {
-                problem = Condition.BAD_REQUEST;
-                why[0] = "each item needs a role or an affiliation";
+                problem = new RoomPermissions.Refusal(Condition.BAD_REQUEST, "each item needs a role or an affiliation");
             }
             if (problem != null) {
-                reply(c, problem, why[0]);
+                reply(c, problem.condition(), problem.text());
                 return;
             }
         }
         result(c, null);
     }
 
-    private Condition changeRole(Command c, Occupant actor, XmlElement item, String[] why) {
+    private RoomPermissions.Refusal changeRole(Occupant actor, XmlElement item) {
         Role role = Role.fromXml(item.attribute("role"));
         if (role == null) {
-            why[0] = "unknown role '" + item.attribute("role") + "'";
-            return Condition.BAD_REQUEST;
+            return new RoomPermissions.Refusal(Condition.BAD_REQUEST, "unknown role '" + item.attribute("role") + "'");
         }
         String nick = item.attribute("nick");
         if (nick == null) {
-            why[0] = "a role change needs the occupant's nick";
-            return Condition.BAD_REQUEST;
+            return new RoomPermissions.Refusal(Condition.BAD_REQUEST, "a role change needs the occupant's nick");
         }
-        if (actor == null || !actor.isModerator()) {
-            why[0] = "only moderators may change roles";
-            return Condition.FORBIDDEN;
+        if (actor == null || !RoomPermissions.mayChangeRoles(actor.role)) {
+            return new RoomPermissions.Refusal(Condition.FORBIDDEN, "only moderators may change roles");
         }
-        Occupant target = occupant(nick);
+        Occupant target = occupants.byNick(nick);
         if (target == null) {
-            why[0] = "no occupant with the nickname '" + nick + "'";
-            return Condition.ITEM_NOT_FOUND;
+            return new RoomPermissions.Refusal(Condition.ITEM_NOT_FOUND, "no occupant with the nickname '" + nick + "'");
+        }
+        RoomPermissions.Refusal refusal = RoomPermissions.roleChangeRefusal(actor.affiliation, target.role,
+                target.affiliation, role);
+        if (refusal != null) {
+            return refusal;
         }
         String reason = item.childText("reason");
-        boolean targetPrivileged = target.affiliation.atLeast(Affiliation.ADMIN);
-        switch (role) {
-            case NONE -> {
-                if (targetPrivileged || (target.isModerator() && !actor.affiliation.atLeast(Affiliation.ADMIN))) {
-                    why[0] = "admins and owners cannot be kicked";
-                    return Condition.NOT_ALLOWED;
-                }
-                for (Occupant session : sessionsOf(target)) {
-                    removeOccupant(session, "unavailable", new int[] {307}, reason, actor.nick, null, true);
-                }
-                return null;
+        if (role == Role.NONE) {
+            for (Occupant session : occupants.sessionsOf(target)) {
+                removeOccupant(session, "unavailable", new int[] {307}, reason, actor.nick, null, true);
             }
-            case VISITOR -> {
-                if (targetPrivileged || (target.isModerator() && !actor.affiliation.atLeast(Affiliation.ADMIN))) {
-                    why[0] = "the voice of admins, owners and moderators cannot be revoked";
-                    return Condition.NOT_ALLOWED;
-                }
-            }
-            case PARTICIPANT -> {
-                if (target.isModerator()) {
-                    if (!actor.affiliation.atLeast(Affiliation.ADMIN)) {
-                        why[0] = "only admins and owners may revoke moderator status";
-                        return Condition.NOT_ALLOWED;
-                    }
-                    if (target.affiliation.compareTo(actor.affiliation) > 0 || targetPrivileged) {
-                        why[0] = "moderator status of an admin or owner cannot be revoked";
-                        return Condition.NOT_ALLOWED;
-                    }
-                }
-            }
-            case MODERATOR -> {
-                if (!actor.affiliation.atLeast(Affiliation.ADMIN)) {
-                    why[0] = "only admins and owners may grant moderator status";
-                    return Condition.FORBIDDEN;
-                }
-            }
-            default -> {
-            }
+            return null;
         }
         if (target.role != role) {
             voiceRequests.settled(target);
-            boolean visibleBefore = broadcastsPresenceOf(target, occupantCount);
-            setRole(target, role);
+            boolean visibleBefore = broadcastsPresenceOf(target, occupants.count());
+            occupants.setRole(target, role);
             presenceChanged(target, visibleBefore, reasonAndActor(reason, actor.nick));
         }
         return null;
     }
 
-    private Condition changeAffiliation(Command c, Occupant actorOccupant, XmlElement item, String[] why) {
+    private RoomPermissions.Refusal changeAffiliation(Command c, Occupant actorOccupant, XmlElement item) {
         Affiliation aff = Affiliation.fromXml(item.attribute("affiliation"));
         if (aff == null) {
-            why[0] = "unknown affiliation '" + item.attribute("affiliation") + "'";
-            return Condition.BAD_REQUEST;
+            return new RoomPermissions.Refusal(Condition.BAD_REQUEST,
+                    "unknown affiliation '" + item.attribute("affiliation") + "'");
         }
         Jid target;
         String jidText = item.attribute("jid");
         if (jidText != null) {
             target = Jid.tryParse(jidText);
             if (target == null) {
-                why[0] = "'" + jidText + "' is not a valid JID";
-                return Condition.JID_MALFORMED;
+                return new RoomPermissions.Refusal(Condition.JID_MALFORMED, "'" + jidText + "' is not a valid JID");
             }
             target = target.bare();
         } else if (item.attribute("nick") != null) {
-            Occupant o = occupant(item.attribute("nick"));
+            Occupant o = occupants.byNick(item.attribute("nick"));
             if (o == null) {
-                why[0] = "no occupant with the nickname '" + item.attribute("nick") + "'";
-                return Condition.ITEM_NOT_FOUND;
+                return new RoomPermissions.Refusal(Condition.ITEM_NOT_FOUND,
+                        "no occupant with the nickname '" + item.attribute("nick") + "'");
             }
             target = o.bareJid;
         } else {
-            why[0] = "an affiliation change needs a jid";
-            return Condition.BAD_REQUEST;
+            return new RoomPermissions.Refusal(Condition.BAD_REQUEST, "an affiliation change needs a jid");
         }
-        Affiliation actor = affiliationOf(c.from.bare());
-        Affiliation current = affiliationOf(target);
-        if (!actor.atLeast(Affiliation.ADMIN)) {
-            why[0] = "only admins and owners may change affiliations";
-            return Condition.FORBIDDEN;
-        }
-        boolean ownerOnly = aff.atLeast(Affiliation.ADMIN) || current.atLeast(Affiliation.ADMIN);
-        if (ownerOnly && actor != Affiliation.OWNER) {
-            why[0] = "only owners may change the affiliation of admins and owners";
-            return current.atLeast(Affiliation.ADMIN) ? Condition.NOT_ALLOWED : Condition.FORBIDDEN;
-        }
-        if (current == Affiliation.OWNER && aff != Affiliation.OWNER && ownerCount() <= 1) {
-            why[0] = "the room's only owner cannot give up ownership";
-            return Condition.CONFLICT;
-        }
-        if (ctx.isServiceAdmin(target) && aff != Affiliation.OWNER) {
-            why[0] = "service admins own every room";
-            return Condition.NOT_ALLOWED;
+        RoomPermissions.Refusal refusal = RoomPermissions.affiliationChangeRefusal(affiliationOf(c.from.bare()),
+                affiliationOf(target), aff, ownerCount(), ctx.isServiceAdmin(target));
+        if (refusal != null) {
+            return refusal;
         }
         applyAffiliation(target, aff, item.childText("reason"), actorOccupant == null ? null : actorOccupant.nick);
         return null;
@@ -1684,15 +1502,9 @@ final class Room {
     private void applyAffiliation(Jid user, Affiliation aff, String reason, String actorNick) {
         Jid bare = Stanzas.userKey(user);
         setAffiliation(bare, aff);
-        List<Occupant> sessions = new ArrayList<>(1);
-        for (int i = 0; i < occupantCount; i++) {
-            if (occupants[i].bareJid.equals(bare)) {
-                sessions.add(occupants[i]);
-            }
-        }
-        for (Occupant o : sessions) {
+        for (Occupant o : occupants.sessionsOfUser(bare)) {
             Affiliation before = o.affiliation;
-            boolean visibleBefore = broadcastsPresenceOf(o, occupantCount);
+            boolean visibleBefore = broadcastsPresenceOf(o, occupants.count());
             o.affiliation = aff;
             o.invalidatePresence();
             if (aff == Affiliation.OUTCAST) {
@@ -1700,15 +1512,7 @@ final class Room {
             } else if (settings.membersOnly() && !aff.atLeast(Affiliation.MEMBER)) {
                 removeOccupant(o, "unavailable", new int[] {321}, reason, actorNick, null, true);
             } else {
-                Role newRole = o.role;
-                if (aff.atLeast(Affiliation.ADMIN)) {
-                    newRole = Role.MODERATOR;
-                } else if (before.atLeast(Affiliation.ADMIN)) {
-                    newRole = defaultRole(aff);
-                } else if (aff == Affiliation.MEMBER && o.role == Role.VISITOR) {
-                    newRole = Role.PARTICIPANT;
-                }
-                o.role = newRole;
+                o.role = RoomPermissions.roleAfterAffiliationChange(o.role, before, aff, settings.moderated());
                 presenceChanged(o, visibleBefore, reasonAndActor(reason, actorNick));
             }
         }
@@ -1735,7 +1539,7 @@ final class Room {
     // ------------------------------------------------------------------------------------------------ owner
 
     private void ownerGet(Command c, XmlElement query) {
-        if (affiliationOf(c.from.bare()) != Affiliation.OWNER) {
+        if (!RoomPermissions.mayConfigure(affiliationOf(c.from.bare()))) {
             reply(c, Condition.FORBIDDEN, "only owners may configure the room");
             return;
         }
@@ -1757,7 +1561,7 @@ final class Room {
     }
 
     private void ownerSet(Command c, XmlElement query) {
-        if (affiliationOf(c.from.bare()) != Affiliation.OWNER) {
+        if (!RoomPermissions.mayConfigure(affiliationOf(c.from.bare()))) {
             reply(c, Condition.FORBIDDEN, "only owners may configure or destroy the room");
             return;
         }
@@ -1795,7 +1599,7 @@ final class Room {
             reply(c, Condition.NOT_ACCEPTABLE, "a room needs at least one owner");
             return;
         }
-        Occupant owner = byRealJid.get(c.from);
+        Occupant owner = occupants.byRealJid(c.from);
         if (!shard.content.admitConfiguration(c, jid, owner == null ? null : owner.nick, sub)) {
             return;
         }
@@ -1813,15 +1617,13 @@ final class Room {
             replaceAffiliation(Affiliation.ADMIN, sub.adminsOrNull());
         }
         if (!wasMembersOnly && settings.membersOnly()) {
-            for (Occupant o : occupantsSnapshot()) {
+            for (Occupant o : occupants.snapshot()) {
                 if (!o.affiliation.atLeast(Affiliation.MEMBER)) {
                     removeOccupant(o, "unavailable", new int[] {322}, null, null, null, false);
                 }
             }
         }
-        for (int i = 0; i < occupantCount; i++) {
-            occupants[i].invalidatePresence();
-        }
+        occupants.invalidatePresences();
         if (settings.persistent()) {
             shard.storeWrites.save(snapshot());
         } else if (wasPersistent) {
@@ -1837,11 +1639,9 @@ final class Room {
             }
             RenderedStanza note = RenderedStanza.render(XmlElement.builder("message")
                     .attribute("from", jid.toString()).attribute("type", "groupchat").child(x.build()).build());
-            for (int i = 0; i < occupantCount; i++) {
-                delivery.deliver(note, occupants[i].realJid);
-            }
+            occupants.deliverToAll(note);
         }
-        if (occupantCount == 0 && !settings.persistent()) {
+        if (occupants.count() == 0 && !settings.persistent()) {
             shard.removeRoom(this);
         }
     }
@@ -1861,14 +1661,6 @@ final class Room {
                 applyAffiliation(j, aff, null, null);
             }
         }
-    }
-
-    private List<Occupant> occupantsSnapshot() {
-        List<Occupant> list = new ArrayList<>(occupantCount);
-        for (int i = 0; i < occupantCount; i++) {
-            list.add(occupants[i]);
-        }
-        return list;
     }
 
     void updateDirectory() {
@@ -1898,7 +1690,7 @@ final class Room {
             d.textChild("password", alternatePassword);
         }
         XmlElement destroyElement = d.build();
-        List<Occupant> all = occupantsSnapshot();
+        List<Occupant> all = occupants.snapshot();
         if (request != null) {
             for (Occupant o : all) {
                 if (o.realJid.equals(request.from)) {
@@ -1929,13 +1721,13 @@ final class Room {
                                 .attribute("role", "none").build())
                         .child(destroyElement).build())
                 .build());
-        detachOccupant(o);
+        occupants.detach(o);
         ctx.listener.occupantLeft(jid);
     }
 
     /** Service shutdown: occupants are told the room is going away with status 332. */
     void shutdown() {
-        for (Occupant o : occupantsSnapshot()) {
+        for (Occupant o : occupants.snapshot()) {
             XmlElement p = XmlElement.builder("presence").attribute("from", o.occupantJid.toString())
                     .attribute("to", o.realJid.toString()).attribute("type", "unavailable")
                     .child(XmlElement.builder("x", NS_MUC_USER)
@@ -1945,7 +1737,7 @@ final class Room {
                             .child(XmlElement.builder("status").attribute("code", "332").build()).build())
                     .build();
             delivery.send(p);
-            detachOccupant(o);
+            occupants.detach(o);
         }
     }
 
