@@ -200,7 +200,7 @@ final class Moderation {
 
     /** Tells every occupant and counts it. */
     private void retracted(Actor actor, Request request) {
-        room.broadcastFromRoom(retraction(request, actor));
+        room.messages.broadcastFromRoom(retraction(request, actor));
         ctx.listener.messageModerated(room.jid);
     }
 

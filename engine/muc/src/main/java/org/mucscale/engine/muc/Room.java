@@ -45,8 +45,7 @@ final class Room {
     private final Map<Jid, Affiliation> affiliations = new HashMap<>();
     final Occupants occupants;
     final RoomPresence presence;
-    private final HistoryRing history;
-    private final TokenBucket roomBucket;
+    final RoomMessages messages;
     final FloodGuard guard;
     final Invitations invitations;
     final VoiceRequests voiceRequests;
@@ -54,10 +53,6 @@ final class Room {
     private final Moderation moderation;
     /** The creator's count of rooms (released when the room goes); null for restored or adopted rooms. */
     UserLimits.Entry createdBy;
-    private XmlElement subjectMessage; // as broadcast, from room/nick
-    String subject = "";
-    /** Counter of accepted messages, numbering the room's replicated tail (clustering). */
-    private long tailSeq;
     /** In its shard's list of rooms to replicate at the next flush (clustering). */
     boolean dirty;
 
@@ -68,15 +63,14 @@ final class Room {
         this.jid = jid;
         MucConfig c = ctx.config;
         this.settings = RoomSettings.defaults(jid, c);
-        this.history = new HistoryRing(c.historySize);
-        this.roomBucket = new TokenBucket(c.roomBurst, ctx.clock.nanoTime());
         this.guard = new FloodGuard(ctx, jid);
         this.invitations = new Invitations(ctx);
         this.voiceRequests = new VoiceRequests(this, ctx);
         this.registration = new Registration(this, ctx);
         this.occupants = new Occupants(jid, ctx, guard, voiceRequests);
         this.presence = new RoomPresence(this, shard, occupants);
-        this.moderation = new Moderation(this, shard, history);
+        this.messages = new RoomMessages(this, shard, occupants);
+        this.moderation = new Moderation(this, shard, messages.history);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -128,7 +122,7 @@ final class Room {
         Room room = new Room(shard, stored.room());
         room.applyConfig(stored, true, RoomSettings.ALL_ROLES);
         room.locked = false;
-        room.restoreHistory();
+        room.messages.restoreHistory();
         shard.addRoom(room);
         room.updateDirectory();
         return room;
@@ -137,11 +131,7 @@ final class Room {
     /** Configuration, subject and affiliations as stored (a restored or adopted room). */
     private void applyConfig(StoredRoom stored, boolean persistent, Set<Role> presenceBroadcastRoles) {
         settings = RoomSettings.fromStored(stored, persistent, presenceBroadcastRoles, ctx.config);
-        subject = stored.subject() == null ? "" : stored.subject();
-        if (!subject.isEmpty()) {
-            subjectMessage = XmlElement.builder("message").attribute("from", jid.toString())
-                    .attribute("type", "groupchat").textChild("subject", subject).build();
-        }
+        messages.restoreSubject(stored.subject());
         stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
         affiliations.values().removeIf(a -> a == Affiliation.NONE);
         stored.reservedNicks().forEach((j, nick) -> {
@@ -150,27 +140,6 @@ final class Room {
                 registration.reserve(Stanzas.userKey(j), nick);
             }
         });
-    }
-
-    /** Refills the in-memory history of a restored room from the room log, so a restart does not empty it. */
-    private void restoreHistory() {
-        if (ctx.config.historySize == 0) {
-            return;
-        }
-        for (RoomRepository.LoggedMessage m : ctx.repository.recentMessages(jid, ctx.config.historySize)) {
-            if (m.body() == null || m.nick() == null) {
-                continue;
-            }
-            XmlElement.Builder b = XmlElement.builder("message")
-                    .attribute("from", jid.toString() + "/" + m.nick()).attribute("type", "groupchat")
-                    .textChild("body", m.body());
-            if (m.stanzaId() != null) {
-                b.child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", m.stanzaId())
-                        .attribute("by", jid.toString()).build());
-            }
-            XmlElement message = b.build();
-            history.add(message, m.timestampMillis(), Stanzas.approximateChars(message, Integer.MAX_VALUE));
-        }
     }
 
     // ------------------------------------------------------------------------------------------------ clustering
@@ -183,7 +152,7 @@ final class Room {
             list.add(new RoomImage.OccupantImage(o.nick, o.realJid, o.role, o.affiliation, o.presence, o.occupantId,
                     ctx.placement.sessionNode(o.realJid)));
         }
-        return new RoomImage(snapshot(), settings.persistent(), locked, settings.presenceBroadcastRoles(), subjectMessage, list, tailSeq);
+        return new RoomImage(snapshot(), settings.persistent(), locked, settings.presenceBroadcastRoles(), messages.subjectMessage(), list, messages.tailSeq());
     }
 
     /** The occupants' real addresses now (a message the previous owner accepted is re-delivered to them). */
@@ -210,15 +179,15 @@ final class Room {
 
     /** This room's history as tail records (when the room's state is first replicated, after a node joined). */
     List<TailRecord> historyAsTail() {
-        List<TailRecord> out = new ArrayList<>(history.size());
-        long seq = tailSeq - history.size();
-        for (int i = 0; i < history.size(); i++) {
-            XmlElement m = history.message(i);
+        List<TailRecord> out = new ArrayList<>(messages.history.size());
+        long seq = messages.tailSeq() - messages.history.size();
+        for (int i = 0; i < messages.history.size(); i++) {
+            XmlElement m = messages.history.message(i);
             XmlElement sid = m.child("stanza-id", Stanzas.NS_SID);
             String from = m.attribute("from");
             String nick = from == null || from.indexOf('/') < 0 ? null : from.substring(from.indexOf('/') + 1);
             out.add(new TailRecord(jid, ++seq, sid == null ? null : sid.attribute("id"), nick, null,
-                    history.timestampMillis(i), m.childText("body"), m.childText("subject"),
+                    messages.history.timestampMillis(i), m.childText("body"), m.childText("subject"),
                     MessageInspector.Action.PASS, m));
         }
         return out;
@@ -236,9 +205,9 @@ final class Room {
         room.applyConfig(image.config(), image.persistent(), image.presenceBroadcastRoles());
         room.locked = image.locked();
         if (image.subjectMessage() != null) {
-            room.subjectMessage = image.subjectMessage();
+            room.messages.adoptSubjectMessage(image.subjectMessage());
         }
-        room.tailSeq = image.tailSeq();
+        room.messages.tailSeqAtLeast(image.tailSeq());
         for (RoomImage.OccupantImage oi : image.occupants()) {
             Jid occupantJid;
             try {
@@ -255,10 +224,10 @@ final class Room {
         int first = Math.max(0, tail.size() - ctx.config.historySize);
         for (int i = 0; i < tail.size(); i++) {
             TailRecord t = tail.get(i);
-            room.tailSeq = Math.max(room.tailSeq, t.seq());
+            room.messages.tailSeqAtLeast(t.seq());
             boolean tombstone = t.message() != null && Moderation.isTombstone(t.message());
             if (i >= first && (t.body() != null || tombstone) && t.message() != null) {
-                room.history.add(t.message(), t.timestampMillis(),
+                room.messages.history.add(t.message(), t.timestampMillis(),
                         Stanzas.approximateChars(t.message(), Integer.MAX_VALUE), t.seq());
             }
             // a retracted message is not logged again: its text is gone, and its row holds the tombstone
@@ -312,14 +281,14 @@ final class Room {
     }
 
     StoredRoom snapshot() {
-        return settings.toStored(jid, subject, affiliations, registration.reservedNicks());
+        return settings.toStored(jid, messages.subject(), affiliations, registration.reservedNicks());
     }
 
     RoomSettings settings() {
         return settings;
     }
 
-    private void saveIfPersistent() {
+    void saveIfPersistent() {
         if (settings.persistent() && !locked) {
             shard.storeWrites.save(snapshot());
         }
@@ -330,7 +299,7 @@ final class Room {
     void handle(Command c) {
         switch (c.stanza.name()) {
             case "presence" -> presence.handle(c);
-            case "message" -> handleMessage(c);
+            case "message" -> messages.handle(c);
             case "iq" -> handleIq(c);
             default -> ctx.listener.stanzaRefused("unknown-stanza");
         }
@@ -352,430 +321,12 @@ final class Room {
 
     // ------------------------------------------------------------------------------------------------ history
 
-    void sendHistory(Occupant o, XmlElement mucX) {
-        int n = history.size();
-        if (n == 0) {
-            return;
-        }
-        XmlElement h = mucX == null ? null : mucX.child("history");
-        int maxStanzas = Integer.MAX_VALUE;
-        int maxChars = Integer.MAX_VALUE;
-        long notBeforeMillis = Long.MIN_VALUE;
-        if (h != null) {
-            maxStanzas = parseLimit(h.attribute("maxstanzas"), maxStanzas);
-            maxChars = parseLimit(h.attribute("maxchars"), maxChars);
-            int seconds = parseLimit(h.attribute("seconds"), -1);
-            if (seconds >= 0) {
-                notBeforeMillis = ctx.clock.currentTimeMillis() - seconds * 1000L;
-            }
-            String since = h.attribute("since");
-            if (since != null) {
-                try {
-                    notBeforeMillis = Math.max(notBeforeMillis, Instant.parse(since).toEpochMilli() + 1);
-                } catch (DateTimeParseException e) {
-                    // an unreadable date limits nothing; the join itself is valid
-                }
-            }
-        }
-        int first = n;
-        int chars = 0;
-        while (first > 0 && n - first < maxStanzas) {
-            int i = first - 1;
-            if (history.timestampMillis(i) < notBeforeMillis) {
-                break;
-            }
-            chars += history.chars(i);
-            if (chars > maxChars) {
-                break;
-            }
-            first = i;
-        }
-        for (int i = first; i < n; i++) {
-            XmlElement m = history.message(i);
-            XmlElement delay = XmlElement.builder("delay", Stanzas.NS_DELAY).attribute("from", jid.toString())
-                    .attribute("stamp", Instant.ofEpochMilli(history.timestampMillis(i)).toString()).build();
-            delivery.send(m.toBuilder().attribute("to", o.realJid.toString()).child(delay).build());
-        }
-    }
-
-    private static int parseLimit(String s, int absent) {
-        if (s == null) {
-            return absent;
-        }
-        try {
-            return Math.max(0, Integer.parseInt(s.trim()));
-        } catch (NumberFormatException e) {
-            return absent;
-        }
-    }
-
-    void sendSubject(Occupant o) {
-        XmlElement m = subjectMessage != null ? subjectMessage
-                : XmlElement.builder("message").attribute("from", jid.toString()).attribute("type", "groupchat")
-                .child(XmlElement.builder("subject").build()).build();
-        delivery.send(m.withAttribute("to", o.realJid.toString()));
-    }
-
     // ------------------------------------------------------------------------------------------------ messages
-
-    private void handleMessage(Command c) {
-        XmlElement s = c.stanza;
-        String type = s.attribute("type");
-        if ("error".equals(type)) {
-            return;
-        }
-        Occupant sender = occupants.byRealJid(c.from);
-        if (c.to.resource() != null) {
-            privateMessage(c, sender, type);
-            return;
-        }
-        if ("groupchat".equals(type)) {
-            groupchat(c, sender);
-            return;
-        }
-        XmlElement x = s.child("x", NS_MUC_USER);
-        if (x != null && (x.child("invite") != null || x.child("decline") != null)) {
-            invitation(c, sender, x);
-            return;
-        }
-        XmlElement form = s.child("x", Stanzas.NS_DATA);
-        if (form != null && VoiceRequests.isRequestForm(form)) {
-            voiceRequests.handle(c, sender, form);
-            return;
-        }
-        reply(c, Condition.NOT_ACCEPTABLE, "only groupchat messages and invitations may be sent to the room");
-    }
-
-    private void groupchat(Command c, Occupant sender) {
-        XmlElement s = c.stanza;
-        if (sender == null) {
-            reply(c, Condition.NOT_ACCEPTABLE, "join the room before sending messages to it");
-            return;
-        }
-        String body = ContentInspection.plainBody(s);
-        XmlElement subjectElement = ContentInspection.plainSubject(s);
-        String newSubject = subjectElement == null ? null : subjectElement.text();
-        if (!RoomPermissions.maySpeak(sender.role)) {
-            reply(c, Condition.FORBIDDEN, "visitors may not speak in this moderated room");
-            return;
-        }
-        // a subject that comes with a body changes the room's subject only from those who may change it; from others
-        // it is an ordinary message (XEP-0045 §8.1: a subject change carries no body)
-        boolean maySetSubject = RoomPermissions.maySetSubject(sender.role, settings.participantsChangeSubject());
-        if (subjectElement != null && body == null) {
-            if (!maySetSubject) {
-                reply(c, Condition.FORBIDDEN, "you may not change the subject of this room");
-                return;
-            }
-        } else if (body == null && !ContentInspection.rendersOtherText(s)) {
-            // chat states and other body-less content: rate-limited like messages (each is a full fan-out), then
-            // broadcast, but neither filtered, logged nor kept in history
-            if (withinLimits(c, sender, null, null)) {
-                broadcastMessage(c, sender, s, false, null);
-            }
-            return;
-        }
-        if (!withinLimits(c, sender, body, newSubject)) {
-            return;
-        }
-        MessageInspector.Verdict verdict = shard.content.inspectMessage(jid, sender.nick, sender.realJid, s);
-        MessageInspector.Action action = verdict.action();
-        if (action != MessageInspector.Action.PASS) {
-            ctx.listener.filtered(jid, action);
-            switch (action) {
-                case REJECT -> {
-                    reply(c, Condition.NOT_ACCEPTABLE, verdict.errorText() == null
-                            ? "the message was refused by the content filter" : verdict.errorText());
-                    return;
-                }
-                case DROP -> {
-                    return;
-                }
-                case MASK -> {
-                    if (body != null && verdict.body() != null) {
-                        body = verdict.body();
-                    }
-                    if (newSubject != null && verdict.subject() != null) {
-                        newSubject = verdict.subject();
-                    }
-                    s = shard.content.masked(s);
-                }
-                default -> {
-                }
-            }
-        }
-        String stanzaId = ctx.stanzaIds.next();
-        long nowMillis = ctx.clock.currentTimeMillis();
-        if ((ctx.config.logAllRooms || settings.loggingEnabled() || settings.archivingEnabled())
-                && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject, action)) {
-            ctx.listener.logRefused(jid);
-            reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
-            return;
-        }
-        XmlElement sent = broadcastMessage(c, sender, s, true, stanzaId);
-        tailSeq++;
-        if (ctx.replication.active()) {
-            shard.addTail(new TailRecord(jid, tailSeq, stanzaId, sender.nick, sender.realJid, nowMillis, body,
-                    newSubject, action, sent));
-        }
-        if (body != null) {
-            history.add(sent, nowMillis, Stanzas.approximateChars(sent, Integer.MAX_VALUE), tailSeq);
-        }
-        if (newSubject != null && maySetSubject) {
-            subject = newSubject;
-            subjectMessage = body == null ? sent : XmlElement.builder("message")
-                    .attribute("from", sender.occupantJid.toString()).attribute("type", "groupchat")
-                    .textChild("subject", newSubject).build();
-            saveIfPersistent();
-        }
-    }
-
-    /** Size, line and rate limits; moderators may be exempt from the rates. False when refused (reply sent). */
-    private boolean withinLimits(Command c, Occupant sender, String body, String newSubject) {
-        MucConfig cfg = ctx.config;
-        int bytes = utf8Length(body) + utf8Length(newSubject);
-        if (bytes > cfg.maxMessageBytes) {
-            ctx.listener.floodRejected(jid, MucListener.FloodLimit.MESSAGE_SIZE);
-            reply(c, Condition.POLICY_VIOLATION, "the message is too long: " + bytes + " bytes, at most "
-                    + cfg.maxMessageBytes + " allowed");
-            return false;
-        }
-        if (body != null) {
-            int lines = 1;
-            for (int i = 0, n = body.length(); i < n; i++) {
-                if (body.charAt(i) == '\n') {
-                    lines++;
-                }
-            }
-            if (lines > cfg.maxMessageLines) {
-                ctx.listener.floodRejected(jid, MucListener.FloodLimit.MESSAGE_LINES);
-                reply(c, Condition.POLICY_VIOLATION, "the message has too many lines: " + lines + ", at most "
-                        + cfg.maxMessageLines + " allowed");
-                return false;
-            }
-        }
-        if (cfg.moderatorsExempt && sender.isModerator()) {
-            return true;
-        }
-        long now = ctx.clock.nanoTime();
-        if (!sender.bucket.tryTake(now, cfg.occupantMessagesPerSecond, cfg.occupantBurst)) {
-            ctx.listener.floodRejected(jid, MucListener.FloodLimit.OCCUPANT_RATE);
-            reply(c, Condition.RESOURCE_CONSTRAINT, "you are sending too fast: at most "
-                    + cfg.occupantMessagesPerSecond + " messages per second (burst " + cfg.occupantBurst + ")");
-            return false;
-        }
-        if (!roomBucket.tryTake(now, cfg.roomMessagesPerSecond, cfg.roomBurst)) {
-            ctx.listener.floodRejected(jid, MucListener.FloodLimit.ROOM_RATE);
-            reply(c, Condition.RESOURCE_CONSTRAINT, "this room is receiving too many messages: at most "
-                    + cfg.roomMessagesPerSecond + " per second; try again shortly");
-            return false;
-        }
-        return true;
-    }
-
-    private static int utf8Length(String s) {
-        if (s == null) {
-            return 0;
-        }
-        int n = 0;
-        for (int i = 0, len = s.length(); i < len; i++) {
-            char ch = s.charAt(i);
-            if (ch < 0x80) {
-                n++;
-            } else if (ch < 0x800) {
-                n += 2;
-            } else if (Character.isHighSurrogate(ch)) {
-                n += 4;
-                i++;
-            } else {
-                n += 3;
-            }
-        }
-        return n;
-    }
-
-    /**
-     * Builds the room's copy of a groupchat message once, renders it once and delivers it to every occupant
-     * (the sender included: XEP-0045 reflection). Foreign stanza-ids claiming to be by this room are stripped.
-     */
-    private XmlElement broadcastMessage(Command c, Occupant sender, XmlElement original, boolean counted,
-                                        String stanzaId) {
-        XmlElement.Builder m = XmlElement.builder("message").attribute("from", sender.occupantJid.toString())
-                .attribute("type", "groupchat");
-        String id = original.attribute("id");
-        if (id != null) {
-            m.attribute("id", id);
-        }
-        for (Object child : original.children()) {
-            if (child instanceof XmlElement e) {
-                if (Stanzas.NS_SID.equals(e.namespace()) && jid.toString().equals(e.attribute("by"))) {
-                    continue;
-                }
-                if ("x".equals(e.name()) && NS_MUC_USER.equals(e.namespace()) || Stanzas.isRoomAssigned(e)) {
-                    continue;
-                }
-                m.child(e);
-            }
-        }
-        if (sender.occupantId != null) {
-            m.child(presence.occupantIdElement(sender));
-        }
-        if (stanzaId != null) {
-            m.child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", stanzaId)
-                    .attribute("by", jid.toString()).build());
-        }
-        XmlElement sent = m.build();
-        RenderedStanza rendered = RenderedStanza.render(sent, counted ? c.arrivalNs : 0);
-        occupants.deliverToAll(rendered);
-        if (counted) {
-            ctx.listener.messageDelivered(jid, c.arrivalNs, ctx.clock.nanoTime(), occupants.count());
-        }
-        return sent;
-    }
 
     /** An operator's retraction (the admin page's review queue); see {@link Moderation#retractAsService}. */
     void retractAsService(String stanzaId, String reason,
                           java.util.function.Consumer<RoomLogSink.Retraction> done) {
         moderation.retractAsService(stanzaId, reason, done);
-    }
-
-    /** Room administration: when the newest message in memory was accepted (0: none). */
-    long lastMessageMillis() {
-        return history.size() == 0 ? 0 : history.timestampMillis(history.size() - 1);
-    }
-
-    /** Room administration: empties the in-memory history joiners are sent (the room log keeps its rows). */
-    void clearHistory() {
-        history.clear();
-    }
-
-    /** A message from the room itself to every occupant (a moderator's retraction), rendered once. */
-    void broadcastFromRoom(XmlElement message) {
-        occupants.deliverToAll(RenderedStanza.render(message, 0));
-    }
-
-    private void privateMessage(Command c, Occupant sender, String type) {
-        if ("groupchat".equals(type)) {
-            reply(c, Condition.BAD_REQUEST, "groupchat messages go to the room, not to an occupant");
-            return;
-        }
-        if (sender == null) {
-            reply(c, Condition.NOT_ACCEPTABLE, "join the room before sending private messages");
-            return;
-        }
-        Occupant target = occupants.byNick(c.to.resource());
-        if (target == null) {
-            reply(c, Condition.ITEM_NOT_FOUND, "no occupant with that nickname");
-            return;
-        }
-        if (!ctx.config.privateMessages
-                || !RoomPermissions.mayPrivateMessage(settings.allowPrivateMessages(), sender.role)) {
-            reply(c, Condition.NOT_ALLOWED, "private messages are not allowed in this room");
-            return;
-        }
-        if (Stanzas.approximateChars(c.stanza, ctx.config.maxMessageBytes + 1024) > ctx.config.maxMessageBytes + 1024) {
-            ctx.listener.floodRejected(jid, MucListener.FloodLimit.MESSAGE_SIZE);
-            reply(c, Condition.POLICY_VIOLATION, "the message is too long");
-            return;
-        }
-        if (!(ctx.config.moderatorsExempt && sender.isModerator())
-                && !sender.bucket.tryTake(ctx.clock.nanoTime(), ctx.config.occupantMessagesPerSecond,
-                ctx.config.occupantBurst)) {
-            ctx.listener.floodRejected(jid, MucListener.FloodLimit.OCCUPANT_RATE);
-            reply(c, Condition.RESOURCE_CONSTRAINT, "you are sending too fast: at most "
-                    + ctx.config.occupantMessagesPerSecond + " messages per second");
-            return;
-        }
-        XmlElement admitted = shard.content.admitPrivateMessage(c, jid, sender);
-        if (admitted == null) {
-            return;
-        }
-        XmlElement.Builder m = admitted.toBuilder().attribute("from", sender.occupantJid.toString())
-                .attribute("to", target.realJid.toString());
-        m.removeChildren("x").removeChildren("occupant-id");
-        for (XmlElement e : admitted.elements()) {
-            if (("x".equals(e.name()) && !NS_MUC_USER.equals(e.namespace()))
-                    || ("occupant-id".equals(e.name()) && !Stanzas.isRoomAssigned(e))) {
-                m.child(e);
-            }
-        }
-        m.child(XmlElement.builder("x", NS_MUC_USER).build());
-        if (sender.occupantId != null) {
-            m.child(presence.occupantIdElement(sender));
-        }
-        XmlElement pm = m.build();
-        delivery.send(pm);
-        for (Occupant other = target.nextSession; other != null; other = other.nextSession) {
-            delivery.send(pm.withAttribute("to", other.realJid.toString())); // every session of the nickname
-        }
-    }
-
-    private void invitation(Command c, Occupant sender, XmlElement x) {
-        XmlElement invite = x.child("invite");
-        if (invite != null) {
-            if (sender == null) {
-                reply(c, Condition.NOT_ACCEPTABLE, "join the room before inviting others");
-                return;
-            }
-            Jid invitee = Jid.tryParse(invite.attribute("to"));
-            if (invitee == null) {
-                reply(c, Condition.JID_MALFORMED, "the invitation needs a valid 'to' address");
-                return;
-            }
-            if (!guard.admitInvite(c, sender)) {
-                return;
-            }
-            XmlElement reason = shard.content.admitReason(c, jid, sender.nick, invite.child("reason"));
-            if (reason == ContentInspection.REFUSED) {
-                return; // before a members-only room makes the invitee a member
-            }
-            if (settings.membersOnly()) {
-                if (!RoomPermissions.mayInvite(true, sender.affiliation)) {
-                    reply(c, Condition.FORBIDDEN, "only admins may invite to this members-only room");
-                    return;
-                }
-                if (!affiliationOf(invitee.bare()).atLeast(Affiliation.MEMBER)) {
-                    setAffiliation(invitee.bare(), Affiliation.MEMBER);
-                }
-            }
-            XmlElement.Builder inv = XmlElement.builder("invite").attribute("from", c.from.toString());
-            if (reason != null) {
-                inv.child(reason);
-            }
-            XmlElement.Builder ux = XmlElement.builder("x", NS_MUC_USER).child(inv.build());
-            if (settings.password() != null) {
-                ux.textChild("password", settings.password());
-            }
-            delivery.send(XmlElement.builder("message").attribute("from", jid.toString())
-                    .attribute("to", invitee.toString()).attribute("id", c.stanza.attribute("id"))
-                    .child(ux.build()).build());
-            invitations.relayed(c.from, invitee);
-            return;
-        }
-        XmlElement decline = x.child("decline");
-        String to = decline.attribute("to");
-        Jid named = to == null ? null : Jid.tryParse(to);
-        if (to != null && named == null) {
-            reply(c, Condition.JID_MALFORMED, "the decline's 'to' is not a valid address");
-            return;
-        }
-        Jid inviter = invitations.takeFor(c.from, named); // only real pending invitations: no reflection
-        if (inviter == null) {
-            guard.refuseDecline(c);
-            return;
-        }
-        XmlElement reason = shard.content.admitReason(c, jid, sender == null ? null : sender.nick,
-                decline.child("reason"));
-        if (reason == ContentInspection.REFUSED) {
-            return;
-        }
-        XmlElement.Builder dec = XmlElement.builder("decline").attribute("from", c.from.bare().toString());
-        if (reason != null) {
-            dec.child(reason);
-        }
-        delivery.send(XmlElement.builder("message").attribute("from", jid.toString())
-                .attribute("to", inviter.toString())
-                .child(XmlElement.builder("x", NS_MUC_USER).child(dec.build()).build()).build());
     }
 
     // ------------------------------------------------------------------------------------------------ IQ
@@ -911,7 +462,7 @@ final class Room {
         XmlElement form = XmlElement.builder("x", Stanzas.NS_DATA).attribute("type", "result")
                 .child(Stanzas.formField("FORM_TYPE", "hidden", null, "http://jabber.org/protocol/muc#roominfo"))
                 .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", settings.description()))
-                .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", subject))
+                .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", messages.subject()))
                 .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
                         Integer.toString(occupants.nicknameCount()))) // nicknames, not sessions
                 .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", settings.name()))
@@ -1098,7 +649,7 @@ final class Room {
         return n;
     }
 
-    private void setAffiliation(Jid user, Affiliation aff) {
+    void setAffiliation(Jid user, Affiliation aff) {
         Jid bare = Stanzas.userKey(user);
         if (aff == Affiliation.NONE) {
             affiliations.remove(bare);
@@ -1320,7 +871,7 @@ final class Room {
         if (settings.persistent()) {
             shard.storeWrites.delete(jid);
         }
-        history.clear();
+        messages.history.clear();
         shard.removeRoom(this);
     }
 

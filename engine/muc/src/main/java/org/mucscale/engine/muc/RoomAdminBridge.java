@@ -273,7 +273,7 @@ public final class RoomAdminBridge {
             if (r == null) {
                 return Outcome.NOT_FOUND;
             }
-            r.broadcastFromRoom(message);
+            r.messages.broadcastFromRoom(message);
             return Outcome.DONE;
         });
     }
@@ -289,7 +289,7 @@ public final class RoomAdminBridge {
             if (r == null) {
                 return Outcome.NOT_FOUND;
             }
-            r.clearHistory();
+            r.messages.clearHistory();
             return Outcome.DONE;
         });
     }
@@ -324,7 +324,7 @@ public final class RoomAdminBridge {
             }
             affiliations = r.snapshot().affiliations();
         }
-        long last = r.lastMessageMillis();
+        long last = r.messages.lastMessageMillis();
         List<HistoryView> history = List.of();
         if (historyMax > 0) { // a listing copies no history: one room at a time, 100,000 of them per page
             List<TailRecord> tail = r.historyAsTail();
@@ -335,7 +335,7 @@ public final class RoomAdminBridge {
             }
         }
         RoomSettings s = r.settings();
-        return new RoomView(r.jid, s.name(), s.description(), r.subject, s.isPublic(), s.persistent(), s.moderated(),
+        return new RoomView(r.jid, s.name(), s.description(), r.messages.subject(), s.isPublic(), s.persistent(), s.moderated(),
                 s.membersOnly(), s.password() != null && !s.password().isEmpty(), s.maxOccupants(), s.nonAnonymous(),
                 s.participantsChangeSubject(), s.allowPrivateMessages().xmlName(), s.loggingEnabled(),
                 s.archivingEnabled(), Set.copyOf(s.presenceBroadcastRoles()), Set.copyOf(s.memberListRoles()),

@@ -156,9 +156,9 @@ final class RoomPresence {
         broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupants.count()), o, null, null, null, selfCodes,
                 null, null);
         // 4. history
-        room.sendHistory(o, s.child("x", NS_MUC));
+        room.messages.sendHistory(o, s.child("x", NS_MUC));
         // 5. subject (always, empty when none: XEP-0045 7.2.15)
-        room.sendSubject(o);
+        room.messages.sendSubject(o);
         ctx.listener.occupantJoined(jid, c.arrivalNs);
     }
 
