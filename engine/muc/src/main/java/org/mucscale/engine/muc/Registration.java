@@ -109,7 +109,7 @@ final class Registration {
         }
         reserve(user, nick);
         room.result(c, null);
-        room.registered(user);
+        room.admin.registered(user);
     }
 
     private void unregister(Command c, Jid user, Affiliation aff) {
@@ -119,7 +119,7 @@ final class Registration {
         }
         forget(user);
         room.result(c, null);
-        room.unregistered(user, aff);
+        room.admin.unregistered(user, aff);
     }
 
     private XmlElement form() {

@@ -42,10 +42,11 @@ final class Room {
     boolean locked;
 
     // state
-    private final Map<Jid, Affiliation> affiliations = new HashMap<>();
+    final Affiliations affiliations;
     final Occupants occupants;
     final RoomPresence presence;
     final RoomMessages messages;
+    final RoomAdminIq admin;
     final FloodGuard guard;
     final Invitations invitations;
     final VoiceRequests voiceRequests;
@@ -63,6 +64,7 @@ final class Room {
         this.jid = jid;
         MucConfig c = ctx.config;
         this.settings = RoomSettings.defaults(jid, c);
+        this.affiliations = new Affiliations(ctx);
         this.guard = new FloodGuard(ctx, jid);
         this.invitations = new Invitations(ctx);
         this.voiceRequests = new VoiceRequests(this, ctx);
@@ -71,6 +73,7 @@ final class Room {
         this.presence = new RoomPresence(this, shard, occupants);
         this.messages = new RoomMessages(this, shard, occupants);
         this.moderation = new Moderation(this, shard, messages.history);
+        this.admin = new RoomAdminIq(this, ctx, occupants, affiliations);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -109,7 +112,7 @@ final class Room {
             Room room = new Room(shard, c.roomJid);
             room.createdBy = reservation;
             room.locked = true;
-            room.affiliations.put(Stanzas.userKey(c.from), Affiliation.OWNER);
+            room.affiliations.set(Stanzas.userKey(c.from), Affiliation.OWNER);
             shard.addRoom(room);
             return room;
         }
@@ -132,10 +135,9 @@ final class Room {
     private void applyConfig(StoredRoom stored, boolean persistent, Set<Role> presenceBroadcastRoles) {
         settings = RoomSettings.fromStored(stored, persistent, presenceBroadcastRoles, ctx.config);
         messages.restoreSubject(stored.subject());
-        stored.affiliations().forEach((j, a) -> affiliations.put(Stanzas.userKey(j), a));
-        affiliations.values().removeIf(a -> a == Affiliation.NONE);
+        stored.affiliations().forEach((j, a) -> affiliations.set(Stanzas.userKey(j), a));
         stored.reservedNicks().forEach((j, nick) -> {
-            Affiliation a = affiliations.get(Stanzas.userKey(j));
+            Affiliation a = affiliations.listed(Stanzas.userKey(j));
             if (a != null && a != Affiliation.OUTCAST) {
                 registration.reserve(Stanzas.userKey(j), nick);
             }
@@ -281,7 +283,7 @@ final class Room {
     }
 
     StoredRoom snapshot() {
-        return settings.toStored(jid, messages.subject(), affiliations, registration.reservedNicks());
+        return settings.toStored(jid, messages.subject(), affiliations.asMap(), registration.reservedNicks());
     }
 
     RoomSettings settings() {
@@ -310,11 +312,7 @@ final class Room {
     // ------------------------------------------------------------------------------------------------ occupants
 
     Affiliation affiliationOf(Jid user) {
-        Jid key = Stanzas.userKey(user);
-        if (ctx.isServiceAdmin(key)) {
-            return Affiliation.OWNER;
-        }
-        return affiliations.getOrDefault(key, Affiliation.NONE);
+        return affiliations.of(user);
     }
 
     // ------------------------------------------------------------------------------------------------ presence out
@@ -370,9 +368,9 @@ final class Room {
             case NS_MUC_ADMIN -> {
                 Occupant actor = sender != null ? sender : RoomAdminBridge.standIn(c.from); // room administration
                 if (get) {
-                    adminGet(c, actor, payload);
+                    admin.get(c, actor, payload);
                 } else {
-                    adminSet(c, actor, payload);
+                    admin.set(c, actor, payload);
                 }
             }
             case RoomArchive.NS_MAM -> shard.archive.handle(this, c, payload, sender, affiliationOf(c.from.bare()));
@@ -494,212 +492,6 @@ final class Room {
 
     // ------------------------------------------------------------------------------------------------ admin
 
-    private void adminGet(Command c, Occupant sender, XmlElement query) {
-        XmlElement item = query.child("item");
-        if (item == null) {
-            reply(c, Condition.BAD_REQUEST, "the query needs an item with a role or an affiliation");
-            return;
-        }
-        Affiliation actorAff = affiliationOf(c.from.bare());
-        XmlElement.Builder q = XmlElement.builder("query", NS_MUC_ADMIN);
-        String affText = item.attribute("affiliation");
-        String roleText = item.attribute("role");
-        if (affText != null) {
-            Affiliation wanted = Affiliation.fromXml(affText);
-            if (wanted == null) {
-                reply(c, Condition.BAD_REQUEST, "unknown affiliation '" + affText + "'");
-                return;
-            }
-            if (!RoomPermissions.mayListAffiliation(actorAff, sender == null ? null : sender.role, wanted,
-                    settings.membersOnly(), settings.memberListRoles())) {
-                reply(c, Condition.FORBIDDEN, "only admins and owners may list affiliations");
-                return;
-            }
-            for (Map.Entry<Jid, Affiliation> e : affiliations.entrySet()) {
-                if (e.getValue() == wanted) {
-                    q.child(XmlElement.builder("item").attribute("affiliation", wanted.xmlName())
-                            .attribute("jid", e.getKey().toString()).build());
-                }
-            }
-        } else if (roleText != null) {
-            Role wanted = Role.fromXml(roleText);
-            if (wanted == null) {
-                reply(c, Condition.BAD_REQUEST, "unknown role '" + roleText + "'");
-                return;
-            }
-            if (sender == null || !RoomPermissions.mayChangeRoles(sender.role)) {
-                reply(c, Condition.FORBIDDEN, "only moderators may list roles");
-                return;
-            }
-            for (int i = 0; i < occupants.count(); i++) {
-                Occupant o = occupants.at(i);
-                if (o.role == wanted) {
-                    q.child(XmlElement.builder("item").attribute("affiliation", o.affiliation.xmlName())
-                            .attribute("role", o.role.xmlName()).attribute("nick", o.nick)
-                            .attribute("jid", o.realJid.toString()).build());
-                }
-            }
-        } else {
-            reply(c, Condition.BAD_REQUEST, "the item needs a role or an affiliation");
-            return;
-        }
-        result(c, q.build());
-    }
-
-    private void adminSet(Command c, Occupant sender, XmlElement query) {
-        List<XmlElement> items = query.elements("item");
-        if (items.isEmpty()) {
-            reply(c, Condition.BAD_REQUEST, "the query needs at least one item");
-            return;
-        }
-        for (XmlElement item : items) {
-            RoomPermissions.Refusal problem;
-            if (item.attribute("role") != null) {
-                problem = changeRole(sender, item);
-            } else if (item.attribute("affiliation") != null) {
-                problem = changeAffiliation(c, sender, item);
-            } else {
-                problem = new RoomPermissions.Refusal(Condition.BAD_REQUEST, "each item needs a role or an affiliation");
-            }
-            if (problem != null) {
-                reply(c, problem.condition(), problem.text());
-                return;
-            }
-        }
-        result(c, null);
-    }
-
-    private RoomPermissions.Refusal changeRole(Occupant actor, XmlElement item) {
-        Role role = Role.fromXml(item.attribute("role"));
-        if (role == null) {
-            return new RoomPermissions.Refusal(Condition.BAD_REQUEST, "unknown role '" + item.attribute("role") + "'");
-        }
-        String nick = item.attribute("nick");
-        if (nick == null) {
-            return new RoomPermissions.Refusal(Condition.BAD_REQUEST, "a role change needs the occupant's nick");
-        }
-        if (actor == null || !RoomPermissions.mayChangeRoles(actor.role)) {
-            return new RoomPermissions.Refusal(Condition.FORBIDDEN, "only moderators may change roles");
-        }
-        Occupant target = occupants.byNick(nick);
-        if (target == null) {
-            return new RoomPermissions.Refusal(Condition.ITEM_NOT_FOUND, "no occupant with the nickname '" + nick + "'");
-        }
-        RoomPermissions.Refusal refusal = RoomPermissions.roleChangeRefusal(actor.affiliation, target.role,
-                target.affiliation, role);
-        if (refusal != null) {
-            return refusal;
-        }
-        String reason = item.childText("reason");
-        if (role == Role.NONE) {
-            for (Occupant session : occupants.sessionsOf(target)) {
-                presence.removeOccupant(session, "unavailable", new int[] {307}, reason, actor.nick, null, true);
-            }
-            return null;
-        }
-        if (target.role != role) {
-            voiceRequests.settled(target);
-            boolean visibleBefore = presence.broadcastsPresenceOf(target, occupants.count());
-            occupants.setRole(target, role);
-            presence.presenceChanged(target, visibleBefore, presence.reasonAndActor(reason, actor.nick));
-        }
-        return null;
-    }
-
-    private RoomPermissions.Refusal changeAffiliation(Command c, Occupant actorOccupant, XmlElement item) {
-        Affiliation aff = Affiliation.fromXml(item.attribute("affiliation"));
-        if (aff == null) {
-            return new RoomPermissions.Refusal(Condition.BAD_REQUEST,
-                    "unknown affiliation '" + item.attribute("affiliation") + "'");
-        }
-        Jid target;
-        String jidText = item.attribute("jid");
-        if (jidText != null) {
-            target = Jid.tryParse(jidText);
-            if (target == null) {
-                return new RoomPermissions.Refusal(Condition.JID_MALFORMED, "'" + jidText + "' is not a valid JID");
-            }
-            target = target.bare();
-        } else if (item.attribute("nick") != null) {
-            Occupant o = occupants.byNick(item.attribute("nick"));
-            if (o == null) {
-                return new RoomPermissions.Refusal(Condition.ITEM_NOT_FOUND,
-                        "no occupant with the nickname '" + item.attribute("nick") + "'");
-            }
-            target = o.bareJid;
-        } else {
-            return new RoomPermissions.Refusal(Condition.BAD_REQUEST, "an affiliation change needs a jid");
-        }
-        RoomPermissions.Refusal refusal = RoomPermissions.affiliationChangeRefusal(affiliationOf(c.from.bare()),
-                affiliationOf(target), aff, ownerCount(), ctx.isServiceAdmin(target));
-        if (refusal != null) {
-            return refusal;
-        }
-        applyAffiliation(target, aff, item.childText("reason"), actorOccupant == null ? null : actorOccupant.nick);
-        return null;
-    }
-
-    private int ownerCount() {
-        int n = 0;
-        for (Affiliation a : affiliations.values()) {
-            if (a == Affiliation.OWNER) {
-                n++;
-            }
-        }
-        return n;
-    }
-
-    void setAffiliation(Jid user, Affiliation aff) {
-        Jid bare = Stanzas.userKey(user);
-        if (aff == Affiliation.NONE) {
-            affiliations.remove(bare);
-        } else {
-            affiliations.put(bare, aff);
-        }
-        if (aff == Affiliation.NONE || aff == Affiliation.OUTCAST) {
-            registration.forget(bare);
-        }
-        saveIfPersistent();
-    }
-
-    /** Stores the affiliation and updates every session of that user in the room (roles, removal, presence). */
-    private void applyAffiliation(Jid user, Affiliation aff, String reason, String actorNick) {
-        Jid bare = Stanzas.userKey(user);
-        setAffiliation(bare, aff);
-        for (Occupant o : occupants.sessionsOfUser(bare)) {
-            Affiliation before = o.affiliation;
-            boolean visibleBefore = presence.broadcastsPresenceOf(o, occupants.count());
-            o.affiliation = aff;
-            o.invalidatePresence();
-            if (aff == Affiliation.OUTCAST) {
-                presence.removeOccupant(o, "unavailable", new int[] {301}, reason, actorNick, null, true);
-            } else if (settings.membersOnly() && !aff.atLeast(Affiliation.MEMBER)) {
-                presence.removeOccupant(o, "unavailable", new int[] {321}, reason, actorNick, null, true);
-            } else {
-                o.role = RoomPermissions.roleAfterAffiliationChange(o.role, before, aff, settings.moderated());
-                presence.presenceChanged(o, visibleBefore, presence.reasonAndActor(reason, actorNick));
-            }
-        }
-    }
-
-    /** A user registered with the room (XEP-0045 7.10): at least a member from now on. */
-    void registered(Jid user) {
-        if (affiliationOf(user).atLeast(Affiliation.MEMBER)) {
-            saveIfPersistent(); // the reservation is stored with the affiliation
-        } else {
-            applyAffiliation(user, Affiliation.MEMBER, null, null);
-        }
-    }
-
-    /** A user cancelled their registration: a member by registration is a member no more. */
-    void unregistered(Jid user, Affiliation before) {
-        if (before == Affiliation.MEMBER) {
-            applyAffiliation(user, Affiliation.NONE, null, null);
-        } else {
-            saveIfPersistent();
-        }
-    }
-
     // ------------------------------------------------------------------------------------------------ owner
 
     private void ownerGet(Command c, XmlElement query) {
@@ -713,14 +505,8 @@ final class Room {
 
     private Map<Affiliation, List<Jid>> ownersAndAdmins() {
         Map<Affiliation, List<Jid>> out = new LinkedHashMap<>();
-        out.put(Affiliation.OWNER, new ArrayList<>());
-        out.put(Affiliation.ADMIN, new ArrayList<>());
-        for (Map.Entry<Jid, Affiliation> e : affiliations.entrySet()) {
-            List<Jid> list = out.get(e.getValue());
-            if (list != null) {
-                list.add(e.getKey());
-            }
-        }
+        out.put(Affiliation.OWNER, affiliations.withAffiliation(Affiliation.OWNER));
+        out.put(Affiliation.ADMIN, affiliations.withAffiliation(Affiliation.ADMIN));
         return out;
     }
 
@@ -811,18 +597,14 @@ final class Room {
     }
 
     private void replaceAffiliation(Affiliation aff, List<Jid> jids) {
-        List<Jid> old = new ArrayList<>();
-        for (Map.Entry<Jid, Affiliation> e : affiliations.entrySet()) {
-            if (e.getValue() == aff && !jids.contains(e.getKey())) {
-                old.add(e.getKey());
-            }
-        }
+        List<Jid> old = affiliations.withAffiliation(aff);
+        old.removeAll(jids);
         for (Jid j : old) {
-            applyAffiliation(j, Affiliation.NONE, null, null);
+            admin.applyAffiliation(j, Affiliation.NONE, null, null);
         }
         for (Jid j : jids) {
             if (affiliationOf(j) != aff) {
-                applyAffiliation(j, aff, null, null);
+                admin.applyAffiliation(j, aff, null, null);
             }
         }
     }

@@ -471,7 +471,7 @@ final class RoomMessages {
                     return;
                 }
                 if (!room.affiliationOf(invitee.bare()).atLeast(Affiliation.MEMBER)) {
-                    room.setAffiliation(invitee.bare(), Affiliation.MEMBER);
+                    room.admin.setAffiliation(invitee.bare(), Affiliation.MEMBER);
                 }
             }
             XmlElement.Builder inv = XmlElement.builder("invite").attribute("from", c.from.toString());
