@@ -47,6 +47,7 @@ final class Room {
     final RoomPresence presence;
     final RoomMessages messages;
     final RoomAdminIq admin;
+    final RoomOwnerIq owner;
     final FloodGuard guard;
     final Invitations invitations;
     final VoiceRequests voiceRequests;
@@ -74,6 +75,7 @@ final class Room {
         this.messages = new RoomMessages(this, shard, occupants);
         this.moderation = new Moderation(this, shard, messages.history);
         this.admin = new RoomAdminIq(this, ctx, occupants, affiliations);
+        this.owner = new RoomOwnerIq(this, shard, occupants, affiliations);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -290,6 +292,11 @@ final class Room {
         return settings;
     }
 
+    /** Swaps in a changed configuration (the owner's form); the caller saves and announces it. */
+    void settings(RoomSettings changed) {
+        settings = changed;
+    }
+
     void saveIfPersistent() {
         if (settings.persistent() && !locked) {
             shard.storeWrites.save(snapshot());
@@ -376,9 +383,9 @@ final class Room {
             case RoomArchive.NS_MAM -> shard.archive.handle(this, c, payload, sender, affiliationOf(c.from.bare()));
             case NS_MUC_OWNER -> {
                 if (get) {
-                    ownerGet(c, payload);
+                    owner.get(c, payload);
                 } else {
-                    ownerSet(c, payload);
+                    owner.set(c, payload);
                 }
             }
             default -> reply(c, Condition.SERVICE_UNAVAILABLE, "the room does not support " + ns);
@@ -493,121 +500,6 @@ final class Room {
     // ------------------------------------------------------------------------------------------------ admin
 
     // ------------------------------------------------------------------------------------------------ owner
-
-    private void ownerGet(Command c, XmlElement query) {
-        if (!RoomPermissions.mayConfigure(affiliationOf(c.from.bare()))) {
-            reply(c, Condition.FORBIDDEN, "only owners may configure the room");
-            return;
-        }
-        result(c, XmlElement.builder("query", NS_MUC_OWNER).child(RoomConfigForm.form(this, ownersAndAdmins()))
-                .build());
-    }
-
-    private Map<Affiliation, List<Jid>> ownersAndAdmins() {
-        Map<Affiliation, List<Jid>> out = new LinkedHashMap<>();
-        out.put(Affiliation.OWNER, affiliations.withAffiliation(Affiliation.OWNER));
-        out.put(Affiliation.ADMIN, affiliations.withAffiliation(Affiliation.ADMIN));
-        return out;
-    }
-
-    private void ownerSet(Command c, XmlElement query) {
-        if (!RoomPermissions.mayConfigure(affiliationOf(c.from.bare()))) {
-            reply(c, Condition.FORBIDDEN, "only owners may configure or destroy the room");
-            return;
-        }
-        XmlElement destroy = query.child("destroy");
-        if (destroy != null) {
-            destroy(destroy.attribute("jid"), destroy.childText("reason"), destroy.childText("password"), c);
-            return;
-        }
-        XmlElement form = query.child("x", Stanzas.NS_DATA);
-        if (form == null) {
-            reply(c, Condition.BAD_REQUEST, "expected a data form or a destroy request");
-            return;
-        }
-        String formType = form.attribute("type");
-        if ("cancel".equals(formType)) {
-            if (locked) {
-                destroy(null, "the owner cancelled the room's creation", null, c);
-            } else {
-                result(c, null);
-            }
-            return;
-        }
-        if (!"submit".equals(formType)) {
-            reply(c, Condition.BAD_REQUEST, "the form must be of type submit or cancel");
-            return;
-        }
-        RoomConfigForm.Submission sub;
-        try {
-            sub = RoomConfigForm.parse(form, ctx.config);
-        } catch (IllegalArgumentException e) {
-            reply(c, Condition.NOT_ACCEPTABLE, e.getMessage());
-            return;
-        }
-        if (sub.ownersOrNull() != null && sub.ownersOrNull().isEmpty()) {
-            reply(c, Condition.NOT_ACCEPTABLE, "a room needs at least one owner");
-            return;
-        }
-        Occupant owner = occupants.byRealJid(c.from);
-        if (!shard.content.admitConfiguration(c, jid, owner == null ? null : owner.nick, sub)) {
-            return;
-        }
-        boolean wasLocked = locked;
-        boolean wasPersistent = settings.persistent();
-        boolean wasNonAnonymous = settings.nonAnonymous();
-        boolean wasMembersOnly = settings.membersOnly();
-        settings = sub.applyTo(settings);
-        locked = false;
-        result(c, null);
-        if (sub.ownersOrNull() != null) {
-            replaceAffiliation(Affiliation.OWNER, sub.ownersOrNull());
-        }
-        if (sub.adminsOrNull() != null) {
-            replaceAffiliation(Affiliation.ADMIN, sub.adminsOrNull());
-        }
-        if (!wasMembersOnly && settings.membersOnly()) {
-            for (Occupant o : occupants.snapshot()) {
-                if (!o.affiliation.atLeast(Affiliation.MEMBER)) {
-                    presence.removeOccupant(o, "unavailable", new int[] {322}, null, null, null, false);
-                }
-            }
-        }
-        occupants.invalidatePresences();
-        if (settings.persistent()) {
-            shard.storeWrites.save(snapshot());
-        } else if (wasPersistent) {
-            shard.storeWrites.delete(jid);
-        }
-        updateDirectory();
-        if (!wasLocked) {
-            // XEP-0045 10.2.1: tell occupants the configuration changed (104), and about anonymity (172/173)
-            XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER)
-                    .child(XmlElement.builder("status").attribute("code", "104").build());
-            if (wasNonAnonymous != settings.nonAnonymous()) {
-                x.child(XmlElement.builder("status").attribute("code", settings.nonAnonymous() ? "172" : "173").build());
-            }
-            RenderedStanza note = RenderedStanza.render(XmlElement.builder("message")
-                    .attribute("from", jid.toString()).attribute("type", "groupchat").child(x.build()).build());
-            occupants.deliverToAll(note);
-        }
-        if (occupants.count() == 0 && !settings.persistent()) {
-            shard.removeRoom(this);
-        }
-    }
-
-    private void replaceAffiliation(Affiliation aff, List<Jid> jids) {
-        List<Jid> old = affiliations.withAffiliation(aff);
-        old.removeAll(jids);
-        for (Jid j : old) {
-            admin.applyAffiliation(j, Affiliation.NONE, null, null);
-        }
-        for (Jid j : jids) {
-            if (affiliationOf(j) != aff) {
-                admin.applyAffiliation(j, aff, null, null);
-            }
-        }
-    }
 
     void updateDirectory() {
         if (settings.isPublic() && !locked) {
