@@ -48,6 +48,7 @@ final class Room {
     final RoomMessages messages;
     final RoomAdminIq admin;
     final RoomOwnerIq owner;
+    final RoomDisco disco;
     final FloodGuard guard;
     final Invitations invitations;
     final VoiceRequests voiceRequests;
@@ -76,6 +77,7 @@ final class Room {
         this.moderation = new Moderation(this, shard, messages.history);
         this.admin = new RoomAdminIq(this, ctx, occupants, affiliations);
         this.owner = new RoomOwnerIq(this, shard, occupants, affiliations);
+        this.disco = new RoomDisco(this, ctx, occupants);
     }
 
     // ------------------------------------------------------------------------------------------------ creation
@@ -357,14 +359,14 @@ final class Room {
         switch (ns) {
             case Stanzas.NS_DISCO_INFO -> {
                 if (get) {
-                    discoInfo(c, payload.attribute("node"));
+                    disco.info(c, payload.attribute("node"));
                 } else {
                     reply(c, Condition.BAD_REQUEST, "disco#info only answers get");
                 }
             }
             case Stanzas.NS_DISCO_ITEMS -> {
                 if (get) {
-                    discoItems(c, sender);
+                    disco.items(c, sender);
                 } else {
                     reply(c, Condition.BAD_REQUEST, "disco#items only answers get");
                 }
@@ -425,76 +427,6 @@ final class Room {
         }
         delivery.send(s.toBuilder().attribute("from", sender.occupantJid.toString())
                 .attribute("to", target.realJid.toString()).build());
-    }
-
-    private void discoInfo(Command c, String node) {
-        if (Registration.NODE_RESERVED_NICK.equals(node)) {
-            result(c, registration.reservedNickInfo(c.from));
-            return;
-        }
-        if (node != null) {
-            reply(c, Condition.ITEM_NOT_FOUND, "no such node");
-            return;
-        }
-        XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_INFO);
-        q.child(XmlElement.builder("identity").attribute("category", "conference").attribute("type", "text")
-                .attribute("name", settings.displayName(jid)).build());
-        q.child(Stanzas.feature(Stanzas.NS_MUC));
-        q.child(Stanzas.feature(settings.membersOnly() ? "muc_membersonly" : "muc_open"));
-        q.child(Stanzas.feature(settings.moderated() ? "muc_moderated" : "muc_unmoderated"));
-        q.child(Stanzas.feature(settings.password() != null ? "muc_passwordprotected" : "muc_unsecured"));
-        q.child(Stanzas.feature(settings.persistent() ? "muc_persistent" : "muc_temporary"));
-        q.child(Stanzas.feature(settings.isPublic() ? "muc_public" : "muc_hidden"));
-        q.child(Stanzas.feature(settings.nonAnonymous() ? "muc_nonanonymous" : "muc_semianonymous"));
-        q.child(Stanzas.feature(Stanzas.NS_SID));
-        q.child(Stanzas.feature(Stanzas.NS_STABLE_ID));
-        if (ctx.config.occupantIds) {
-            q.child(Stanzas.feature(Stanzas.NS_OCCUPANT_ID));
-        }
-        q.child(Stanzas.feature(VoiceRequests.FORM_TYPE));
-        if (settings.registrationOpen()) {
-            q.child(Stanzas.feature(Registration.NS_REGISTER));
-        }
-        q.child(Stanzas.feature(Stanzas.NS_SELF_PING));
-        if (settings.archivingEnabled()) {
-            q.child(Stanzas.feature(RoomArchive.NS_MAM)).child(Stanzas.feature(RoomArchive.NS_MAM_EXTENDED));
-        }
-        q.child(Stanzas.feature(Moderation.NS_MODERATE));
-        q.child(Stanzas.feature(Moderation.NS_MODERATE_0));
-        q.child(Stanzas.feature(Stanzas.NS_DISCO_INFO));
-        q.child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS));
-        q.child(Stanzas.feature(Stanzas.NS_PING));
-        XmlElement form = XmlElement.builder("x", Stanzas.NS_DATA).attribute("type", "result")
-                .child(Stanzas.formField("FORM_TYPE", "hidden", null, "http://jabber.org/protocol/muc#roominfo"))
-                .child(Stanzas.formField("muc#roominfo_description", "text-single", "Description", settings.description()))
-                .child(Stanzas.formField("muc#roominfo_subject", "text-single", "Subject", messages.subject()))
-                .child(Stanzas.formField("muc#roominfo_occupants", "text-single", "Number of occupants",
-                        Integer.toString(occupants.nicknameCount()))) // nicknames, not sessions
-                .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Name", settings.name()))
-                .child(Stanzas.formField("muc#roomconfig_maxusers", "text-single", "Maximum occupants",
-                        Integer.toString(settings.maxOccupants())))
-                .child(Stanzas.formField("muc#roomconfig_changesubject", "boolean", "Occupants may change the subject",
-                        settings.participantsChangeSubject() ? "1" : "0"))
-                .child(Stanzas.formField(FIELD_PRESENCE_POLICY, "text-single", "Presence policy",
-                        settings.presencePolicy().name().toLowerCase(java.util.Locale.ROOT)))
-                .build();
-        q.child(form);
-        result(c, q.build());
-    }
-
-    private void discoItems(Command c, Occupant sender) {
-        XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_ITEMS);
-        // the occupant list; large rooms under a restricted presence policy show only what their presence shows
-        for (int i = 0; i < occupants.count(); i++) {
-            Occupant o = occupants.at(i);
-            if (!occupants.isFirstSession(o)) {
-                continue; // one item per nickname
-            }
-            if (settings.presencePolicy() == PresencePolicy.FULL || presence.broadcastsPresenceOf(o, occupants.count()) || o == sender) {
-                q.child(XmlElement.builder("item").attribute("jid", o.occupantJid.toString()).build());
-            }
-        }
-        result(c, q.build());
     }
 
     // ------------------------------------------------------------------------------------------------ admin
