@@ -327,7 +327,7 @@ public final class RoomAdminBridge {
         long last = r.messages.lastMessageMillis();
         List<HistoryView> history = List.of();
         if (historyMax > 0) { // a listing copies no history: one room at a time, 100,000 of them per page
-            List<TailRecord> tail = r.historyAsTail();
+            List<TailRecord> tail = r.replica.historyAsTail();
             history = new ArrayList<>(Math.min(historyMax, tail.size()));
             for (int i = Math.max(0, tail.size() - historyMax); i < tail.size(); i++) {
                 TailRecord t = tail.get(i);
@@ -335,8 +335,8 @@ public final class RoomAdminBridge {
             }
         }
         RoomSettings s = r.settings();
-        return new RoomView(r.jid, s.name(), s.description(), r.messages.subject(), s.isPublic(), s.persistent(), s.moderated(),
-                s.membersOnly(), s.password() != null && !s.password().isEmpty(), s.maxOccupants(), s.nonAnonymous(),
+        return new RoomView(r.jid, s.name(), s.description(), r.messages.subject(), s.isPublic(), s.persistent(),
+                s.moderated(), s.membersOnly(), s.password() != null && !s.password().isEmpty(), s.maxOccupants(), s.nonAnonymous(),
                 s.participantsChangeSubject(), s.allowPrivateMessages().xmlName(), s.loggingEnabled(),
                 s.archivingEnabled(), Set.copyOf(s.presenceBroadcastRoles()), Set.copyOf(s.memberListRoles()),
                 r.locked, r.occupantCount(), last, affiliations, occupants, history);
