@@ -1,32 +1,36 @@
 package org.mucscale.engine.muc;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 import org.mucscale.engine.muc.Stanzas.Condition;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
-import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
 
-import static org.mucscale.engine.muc.Stanzas.NS_MUC;
 import static org.mucscale.engine.muc.Stanzas.NS_MUC_ADMIN;
 import static org.mucscale.engine.muc.Stanzas.NS_MUC_OWNER;
 import static org.mucscale.engine.muc.Stanzas.NS_MUC_USER;
 
 /**
- * One room: occupants, affiliations, configuration, history, and the XEP-0045 protocol. Touched only by its shard's
- * thread ({@link RoomShard}), so nothing here is synchronised; deliveries are made directly from that thread.
+ * One room: its lifecycle (creation, restore, destruction, shutdown) and the dispatch of each stanza to the part of
+ * the XEP-0045 protocol that handles it. The parts, each with its own state:
+ * <ul>
+ *   <li>{@link RoomSettings}: the configuration, one immutable value swapped whole on a change;
+ *   <li>{@link Occupants}: who is in the room, and the one fan-out loop; {@link Affiliations}: the affiliation list;
+ *   <li>{@link RoomPresence}: joins, presence and nickname changes, leaving, removal, presence broadcast;
+ *   <li>{@link RoomMessages}: groupchat, private messages, invitations, history and subject;
+ *   <li>{@link RoomPermissions}: every "who may" rule, pure;
+ *   <li>{@link RoomAdminIq} (muc#admin), {@link RoomOwnerIq} (muc#owner), {@link RoomDisco} (disco#info/items),
+ *       {@link Registration}, {@link Moderation}, {@link VoiceRequests};
+ *   <li>{@link RoomReplica}: the cluster-facing side (image, tail, adoption, departed sessions).
+ * </ul>
  *
- * <p>Occupants live in an array (for the fan-out loop, which allocates nothing per recipient) and in two maps, by
- * nickname key and by real JID; {@link #checkInvariants()} verifies they agree.
+ * <p>Thread: the room and every part are touched only by the room's shard thread ({@link RoomShard}), so nothing is
+ * synchronised; deliveries are made directly from that thread. A restored or adopted room is built on the thread that
+ * will own it, before any stanza can reach it.
  */
 final class Room {
     static final String FIELD_PRESENCE_POLICY = "mucscale#roomconfig_presencepolicy";
@@ -41,7 +45,6 @@ final class Room {
     /** True from creation until the owner configures the room or accepts the instant room (XEP-0045 10.1). */
     boolean locked;
 
-    // state
     final Affiliations affiliations;
     final Occupants occupants;
     final RoomPresence presence;
@@ -150,7 +153,7 @@ final class Room {
         });
     }
 
-    // ------------------------------------------------------------------------------------------------ clustering
+    // ------------------------------------------------------------------------------------------------ state
 
     int occupantCount() {
         return occupants.count();
@@ -199,27 +202,14 @@ final class Room {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------ presence
-
-    // ------------------------------------------------------------------------------------------------ occupants
-
     Affiliation affiliationOf(Jid user) {
         return affiliations.of(user);
     }
 
-    // ------------------------------------------------------------------------------------------------ presence out
-
-    // ------------------------------------------------------------------------------------------------ history
-
-    // ------------------------------------------------------------------------------------------------ messages
-
     /** An operator's retraction (the admin page's review queue); see {@link Moderation#retractAsService}. */
-    void retractAsService(String stanzaId, String reason,
-                          java.util.function.Consumer<RoomLogSink.Retraction> done) {
+    void retractAsService(String stanzaId, String reason, Consumer<RoomLogSink.Retraction> done) {
         moderation.retractAsService(stanzaId, reason, done);
     }
-
-    // ------------------------------------------------------------------------------------------------ IQ
 
     private void handleIq(Command c) {
         XmlElement s = c.stanza;
@@ -312,9 +302,7 @@ final class Room {
                 .attribute("to", target.realJid.toString()).build());
     }
 
-    // ------------------------------------------------------------------------------------------------ admin
-
-    // ------------------------------------------------------------------------------------------------ owner
+    // ------------------------------------------------------------------------------------------------ lifecycle
 
     void updateDirectory() {
         if (settings.isPublic() && !locked) {
@@ -324,7 +312,6 @@ final class Room {
         }
     }
 
-    /** Destroys the room: every occupant gets unavailable presence with the destroy notice (XEP-0045 10.9). */
     /**
      * Destroys the room (XEP-0045 10.9). Order matters to clients: the requesting owner's own session gets its
      * destroy presence before the IQ result (Smack stops listening to a room once the result arrives), and the other

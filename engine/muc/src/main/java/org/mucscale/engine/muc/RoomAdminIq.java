@@ -92,7 +92,8 @@ final class RoomAdminIq {
             } else if (item.attribute("affiliation") != null) {
                 problem = changeAffiliation(c, sender, item);
             } else {
-                problem = new RoomPermissions.Refusal(Condition.BAD_REQUEST, "each item needs a role or an affiliation");
+                problem = new RoomPermissions.Refusal(Condition.BAD_REQUEST,
+                        "each item needs a role or an affiliation");
             }
             if (problem != null) {
                 room.reply(c, problem.condition(), problem.text());
@@ -116,7 +117,8 @@ final class RoomAdminIq {
         }
         Occupant target = occupants.byNick(nick);
         if (target == null) {
-            return new RoomPermissions.Refusal(Condition.ITEM_NOT_FOUND, "no occupant with the nickname '" + nick + "'");
+            return new RoomPermissions.Refusal(Condition.ITEM_NOT_FOUND,
+                    "no occupant with the nickname '" + nick + "'");
         }
         RoomPermissions.Refusal refusal = RoomPermissions.roleChangeRefusal(actor.affiliation, target.role,
                 target.affiliation, role);

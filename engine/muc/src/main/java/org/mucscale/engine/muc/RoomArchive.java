@@ -56,7 +56,8 @@ final class RoomArchive {
         boolean get = "get".equals(c.stanza.attribute("type"));
         String refusal = refusal(room, sender, affiliation);
         if (refusal != null) {
-            Room.reply(ctx, c, room.settings().archivingEnabled() ? Condition.FORBIDDEN : Condition.SERVICE_UNAVAILABLE, refusal);
+            Room.reply(ctx, c, room.settings().archivingEnabled() ? Condition.FORBIDDEN : Condition.SERVICE_UNAVAILABLE,
+                    refusal);
             return;
         }
         if (get && "query".equals(payload.name())) {

@@ -24,7 +24,8 @@ final class RoomConfigForm {
                 .child(Stanzas.formField("FORM_TYPE", "hidden", null, FORM_TYPE))
                 .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Room name", nz(r.name())))
                 .child(Stanzas.formField("muc#roomconfig_roomdesc", "text-single", "Description", nz(r.description())))
-                .child(bool("muc#roomconfig_persistentroom", "Keep the room when the last occupant leaves", r.persistent()))
+                .child(bool("muc#roomconfig_persistentroom", "Keep the room when the last occupant leaves",
+                        r.persistent()))
                 .child(bool("muc#roomconfig_publicroom", "List the room in the directory", r.isPublic()))
                 .child(bool("muc#roomconfig_moderatedroom", "Only participants with voice may speak", r.moderated()))
                 .child(bool("muc#roomconfig_membersonly", "Only members may join", r.membersOnly()))
@@ -37,8 +38,8 @@ final class RoomConfigForm {
                         r.nonAnonymous() ? "anyone" : "moderators", "moderators", "anyone"))
                 .child(bool("muc#roomconfig_changesubject", "Participants may change the subject",
                         r.participantsChangeSubject()))
-                .child(listSingle("muc#roomconfig_allowpm", "Who may send private messages", r.allowPrivateMessages().xmlName(),
-                        "anyone", "participants", "moderators", "none"))
+                .child(listSingle("muc#roomconfig_allowpm", "Who may send private messages",
+                        r.allowPrivateMessages().xmlName(), "anyone", "participants", "moderators", "none"))
                 .child(bool("muc#roomconfig_enablelogging", "Log messages publicly", r.loggingEnabled()))
                 .child(bool("muc#roomconfig_enablearchiving", "Archive messages (XEP-0313)", r.archivingEnabled()))
                 .child(listMulti("muc#roomconfig_presencebroadcast", "Roles whose presence is broadcast",

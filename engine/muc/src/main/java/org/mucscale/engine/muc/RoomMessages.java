@@ -249,7 +249,8 @@ final class RoomMessages {
         String stanzaId = ctx.stanzaIds.next();
         long nowMillis = ctx.clock.currentTimeMillis();
         if ((ctx.config.logAllRooms || room.settings().loggingEnabled() || room.settings().archivingEnabled())
-                && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject, action)) {
+                && !ctx.logSink.offer(stanzaId, jid, sender.nick, sender.realJid, nowMillis, body, newSubject,
+                action)) {
             ctx.listener.logRefused(jid);
             room.reply(c, Condition.RESOURCE_CONSTRAINT, "the room log is full; try again shortly");
             return;

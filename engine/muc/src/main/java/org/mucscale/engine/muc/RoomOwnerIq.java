@@ -130,7 +130,8 @@ final class RoomOwnerIq {
             XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER)
                     .child(XmlElement.builder("status").attribute("code", "104").build());
             if (wasNonAnonymous != room.settings().nonAnonymous()) {
-                x.child(XmlElement.builder("status").attribute("code", room.settings().nonAnonymous() ? "172" : "173").build());
+                x.child(XmlElement.builder("status")
+                        .attribute("code", room.settings().nonAnonymous() ? "172" : "173").build());
             }
             RenderedStanza note = RenderedStanza.render(XmlElement.builder("message")
                     .attribute("from", jid.toString()).attribute("type", "groupchat").child(x.build()).build());

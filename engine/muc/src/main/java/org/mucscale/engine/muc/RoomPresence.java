@@ -125,7 +125,8 @@ final class RoomPresence {
         }
         if (sameNick == null && occupants.count() >= room.settings().maxOccupants()
                 && !RoomPermissions.mayExceedCapacity(aff)) {
-            room.reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + room.settings().maxOccupants() + " occupants)");
+            room.reply(c, Condition.SERVICE_UNAVAILABLE_WAIT, "the room is full (" + room.settings().maxOccupants()
+                    + " occupants)");
             return;
         }
         Jid occupantJid;
@@ -145,7 +146,8 @@ final class RoomPresence {
         boolean joinerSeesJids = room.settings().nonAnonymous() || o.isModerator();
         for (int i = 0; i < occupants.count(); i++) {
             Occupant other = occupants.at(i);
-            if (broadcastsPresenceOf(other, occupants.count() + 1) && occupants.isFirstSession(other) && !other.nickKey.equals(key)) {
+            if (broadcastsPresenceOf(other, occupants.count() + 1) && occupants.isFirstSession(other)
+                    && !other.nickKey.equals(key)) {
                 delivery.deliver(cachedPresence(other, joinerSeesJids), o.realJid);
             }
         }
@@ -153,8 +155,8 @@ final class RoomPresence {
         // 2. the joiner's presence to the others (not for a further session: the nickname is already there),
         // 3. self-presence
         int[] selfCodes = selfCodes(creating, nickModified);
-        broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupants.count()), o, null, null, null, selfCodes,
-                null, null);
+        broadcastPresence(sameNick == null && broadcastsPresenceOf(o, occupants.count()), o, null, null, null,
+                selfCodes, null, null);
         // 4. history
         room.messages.sendHistory(o, s.child("x", NS_MUC));
         // 5. subject (always, empty when none: XEP-0045 7.2.15)
@@ -163,14 +165,16 @@ final class RoomPresence {
     }
 
     private int[] selfCodes(boolean creating, boolean nickModified) {
-        int n = 1 + (room.settings().nonAnonymous() ? 1 : 0) + (room.settings().loggingEnabled() ? 1 : 0) + (creating ? 1 : 0) + (nickModified ? 1 : 0);
+        RoomSettings settings = room.settings();
+        int n = 1 + (settings.nonAnonymous() ? 1 : 0) + (settings.loggingEnabled() ? 1 : 0) + (creating ? 1 : 0)
+                + (nickModified ? 1 : 0);
         int[] codes = new int[n];
         int i = 0;
         codes[i++] = 110;
-        if (room.settings().nonAnonymous()) {
+        if (settings.nonAnonymous()) {
             codes[i++] = 100;
         }
-        if (room.settings().loggingEnabled()) {
+        if (settings.loggingEnabled()) {
             codes[i++] = 170;
         }
         if (creating) {
@@ -338,8 +342,8 @@ final class RoomPresence {
      */
     void broadcastPresence(Occupant o, String type, int[] codes, String newNick, int[] selfCodes,
                                    XmlElement reasonAndActor, XmlElement destroy) {
-        broadcastPresence(broadcastsPresenceOf(o, occupants.count()), o, type, codes, newNick, selfCodes, reasonAndActor,
-                destroy);
+        broadcastPresence(broadcastsPresenceOf(o, occupants.count()), o, type, codes, newNick, selfCodes,
+                reasonAndActor, destroy);
     }
 
     void broadcastPresence(boolean others, Occupant o, String type, int[] codes, String newNick,
