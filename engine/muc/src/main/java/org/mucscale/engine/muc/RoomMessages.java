@@ -246,6 +246,15 @@ final class RoomMessages {
                 }
             }
         }
+        accept(c, sender, s, body, newSubject, action, maySetSubject);
+    }
+
+    /**
+     * A groupchat message past every check: logged (a full log refuses it), broadcast, added to the replicated tail and
+     * the history, and, from one who may, made the room's subject.
+     */
+    private void accept(Command c, Occupant sender, XmlElement s, String body, String newSubject,
+                        MessageInspector.Action action, boolean maySetSubject) {
         String stanzaId = ctx.stanzaIds.next();
         long nowMillis = ctx.clock.currentTimeMillis();
         if ((ctx.config.logAllRooms || room.settings().loggingEnabled() || room.settings().archivingEnabled())

@@ -98,11 +98,19 @@ final class RoomOwnerIq {
         if (!shard.content.admitConfiguration(c, jid, owner == null ? null : owner.nick, sub)) {
             return;
         }
+        apply(c, sub);
+    }
+
+    /**
+     * Swaps in the submitted configuration and carries out what the change means: owners and admins replaced,
+     * non-members removed from a room made members-only (322), storage and directory updated, and, unless the room was
+     * being created, the occupants told (104, and 172/173 when anonymity changed).
+     */
+    private void apply(Command c, RoomConfigForm.Submission sub) {
         boolean wasLocked = room.locked;
-        boolean wasPersistent = room.settings().persistent();
-        boolean wasNonAnonymous = room.settings().nonAnonymous();
-        boolean wasMembersOnly = room.settings().membersOnly();
-        room.settings(sub.applyTo(room.settings()));
+        RoomSettings before = room.settings();
+        RoomSettings after = sub.applyTo(before);
+        room.settings(after);
         room.locked = false;
         room.result(c, null);
         if (sub.ownersOrNull() != null) {
@@ -111,7 +119,7 @@ final class RoomOwnerIq {
         if (sub.adminsOrNull() != null) {
             replaceAffiliation(Affiliation.ADMIN, sub.adminsOrNull());
         }
-        if (!wasMembersOnly && room.settings().membersOnly()) {
+        if (!before.membersOnly() && after.membersOnly()) {
             for (Occupant o : occupants.snapshot()) {
                 if (!o.affiliation.atLeast(Affiliation.MEMBER)) {
                     room.presence.removeOccupant(o, "unavailable", new int[] {322}, null, null, null, false);
@@ -119,9 +127,9 @@ final class RoomOwnerIq {
             }
         }
         occupants.invalidatePresences();
-        if (room.settings().persistent()) {
+        if (after.persistent()) {
             shard.storeWrites.save(room.snapshot());
-        } else if (wasPersistent) {
+        } else if (before.persistent()) {
             shard.storeWrites.delete(jid);
         }
         room.updateDirectory();
@@ -129,15 +137,14 @@ final class RoomOwnerIq {
             // XEP-0045 10.2.1: tell occupants the configuration changed (104), and about anonymity (172/173)
             XmlElement.Builder x = XmlElement.builder("x", NS_MUC_USER)
                     .child(XmlElement.builder("status").attribute("code", "104").build());
-            if (wasNonAnonymous != room.settings().nonAnonymous()) {
-                x.child(XmlElement.builder("status")
-                        .attribute("code", room.settings().nonAnonymous() ? "172" : "173").build());
+            if (before.nonAnonymous() != after.nonAnonymous()) {
+                x.child(XmlElement.builder("status").attribute("code", after.nonAnonymous() ? "172" : "173").build());
             }
             RenderedStanza note = RenderedStanza.render(XmlElement.builder("message")
                     .attribute("from", jid.toString()).attribute("type", "groupchat").child(x.build()).build());
             occupants.deliverToAll(note);
         }
-        if (occupants.count() == 0 && !room.settings().persistent()) {
+        if (occupants.count() == 0 && !after.persistent()) {
             shard.removeRoom(room);
         }
     }
