@@ -63,7 +63,7 @@ final class Moderation {
                     + " xmlns='" + NS_MODERATE + "'><retract xmlns='" + NS_RETRACT + "'/></moderate>");
             return;
         }
-        if (sender == null || !sender.isModerator()) {
+        if (sender == null || !RoomPermissions.mayRetract(sender.role)) {
             Room.reply(ctx, c, Condition.FORBIDDEN, "only moderators may retract messages");
             return;
         }
@@ -136,7 +136,7 @@ final class Moderation {
     }
 
     private boolean logged() {
-        return ctx.config.logAllRooms || room.loggingEnabled;
+        return ctx.config.logAllRooms || room.settings().loggingEnabled();
     }
 
     /** The message known to the room: its log row follows, and a failure is logged (the occupants saw it go). */
@@ -200,7 +200,7 @@ final class Moderation {
 
     /** Tells every occupant and counts it. */
     private void retracted(Actor actor, Request request) {
-        room.broadcastFromRoom(retraction(request, actor));
+        room.messages.broadcastFromRoom(retraction(request, actor));
         ctx.listener.messageModerated(room.jid);
     }
 

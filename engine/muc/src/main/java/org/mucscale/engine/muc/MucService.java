@@ -486,7 +486,7 @@ public final class MucService {
     }
 
     /**
-     * Takes over a room from its image and replicated tail (see {@link Room#adopt}), then runs the stanzas that waited
+     * Takes over a room from its image and replicated tail (see {@link RoomReplica#adopt}), then runs the stanzas that waited
      * for it. A room already here is kept as it is (its waiting stanzas still run). {@code relog}: offer the tail to
      * the room log again (the previous owner died). {@code goneSessions}: occupants whose sessions were on nodes that
      * left, removed right after in one step (status 333; see {@link GoneSessions}). The returned future completes on the room thread once the room is
@@ -502,12 +502,12 @@ public final class MucService {
             try {
                 Room r = shard.rooms.get(room);
                 if (r == null) {
-                    r = Room.adopt(shard, image, tail, relog);
+                    r = RoomReplica.adopt(shard, image, tail, relog);
                     if (relog) {
                         shard.acceptedBefore(room, tail);
                     }
                     if (goneSessions != null) {
-                        r.removeSessionsWhere(goneSessions.gone(), goneSessions.reachable(), null);
+                        r.replica.removeSessionsWhere(goneSessions.gone(), goneSessions.reachable(), null);
                     }
                     if (ctx.replication.active() && shard.rooms.get(room) == r) {
                         shard.markDirty(r);
@@ -574,7 +574,7 @@ public final class MucService {
             runOnShard(s, shard -> {
                 try {
                     for (Room r : new ArrayList<>(shard.rooms.values())) {
-                        r.removeSessionsWhere(gone.gone(), gone.reachable(), null);
+                        r.replica.removeSessionsWhere(gone.gone(), gone.reachable(), null);
                         if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
                             shard.markDirty(r);
                         }
@@ -598,7 +598,7 @@ public final class MucService {
         for (RoomShard s : shards) {
             java.util.function.Consumer<RoomShard> task = shard -> {
                 for (Room r : new ArrayList<>(shard.rooms.values())) {
-                    r.removeSessionsWhere(slow, slow, reason); // its session is alive: it is told
+                    r.replica.removeSessionsWhere(slow, slow, reason); // its session is alive: it is told
                     if (ctx.replication.active() && shard.rooms.get(r.jid) == r) {
                         shard.markDirty(r);
                     }
@@ -619,7 +619,7 @@ public final class MucService {
             onShard(s, shard -> {
                 for (Room r : shard.rooms.values()) {
                     shard.markDirty(r);
-                    for (TailRecord t : r.historyAsTail()) {
+                    for (TailRecord t : r.replica.historyAsTail()) {
                         shard.addTail(t);
                     }
                 }

@@ -27,8 +27,6 @@ final class Registration {
 
     private final Room room;
     private final ServiceContext ctx;
-    /** Whether users may register (room configuration). */
-    boolean open;
     private final Map<Jid, String> nickByUser = new HashMap<>();
     private final Map<String, Jid> userByNickKey = new HashMap<>();
 
@@ -52,7 +50,7 @@ final class Registration {
             if (nick != null) {
                 room.result(c, XmlElement.builder("query", NS_REGISTER).child(XmlElement.builder("registered").build())
                         .textChild("username", nick).build());
-            } else if (!open) {
+            } else if (!room.settings().registrationOpen()) {
                 Room.reply(ctx, c, Condition.NOT_ALLOWED, "this room does not accept registrations");
             } else {
                 room.result(c, XmlElement.builder("query", NS_REGISTER)
@@ -66,7 +64,7 @@ final class Registration {
             unregister(c, user, aff);
             return;
         }
-        if (!open) {
+        if (!room.settings().registrationOpen()) {
             Room.reply(ctx, c, Condition.NOT_ALLOWED, "this room does not accept registrations");
             return;
         }
@@ -111,7 +109,7 @@ final class Registration {
         }
         reserve(user, nick);
         room.result(c, null);
-        room.registered(user);
+        room.admin.registered(user);
     }
 
     private void unregister(Command c, Jid user, Affiliation aff) {
@@ -121,7 +119,7 @@ final class Registration {
         }
         forget(user);
         room.result(c, null);
-        room.unregistered(user, aff);
+        room.admin.unregistered(user, aff);
     }
 
     private XmlElement form() {

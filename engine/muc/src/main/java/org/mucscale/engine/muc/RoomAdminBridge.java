@@ -217,7 +217,8 @@ public final class RoomAdminBridge {
             int later = 0;
             for (Room r : shard.rooms.values()) {
                 if (needle != null && !containsIgnoreCase(r.jid.local(), needle)
-                        && !containsIgnoreCase(r.name, needle) && !containsIgnoreCase(r.description, needle)) {
+                        && !containsIgnoreCase(r.settings().name(), needle)
+                        && !containsIgnoreCase(r.settings().description(), needle)) {
                     continue;
                 }
                 all++;
@@ -272,7 +273,7 @@ public final class RoomAdminBridge {
             if (r == null) {
                 return Outcome.NOT_FOUND;
             }
-            r.broadcastFromRoom(message);
+            r.messages.broadcastFromRoom(message);
             return Outcome.DONE;
         });
     }
@@ -288,7 +289,7 @@ public final class RoomAdminBridge {
             if (r == null) {
                 return Outcome.NOT_FOUND;
             }
-            r.clearHistory();
+            r.messages.clearHistory();
             return Outcome.DONE;
         });
     }
@@ -323,20 +324,21 @@ public final class RoomAdminBridge {
             }
             affiliations = r.snapshot().affiliations();
         }
-        long last = r.lastMessageMillis();
+        long last = r.messages.lastMessageMillis();
         List<HistoryView> history = List.of();
         if (historyMax > 0) { // a listing copies no history: one room at a time, 100,000 of them per page
-            List<TailRecord> tail = r.historyAsTail();
+            List<TailRecord> tail = r.replica.historyAsTail();
             history = new ArrayList<>(Math.min(historyMax, tail.size()));
             for (int i = Math.max(0, tail.size() - historyMax); i < tail.size(); i++) {
                 TailRecord t = tail.get(i);
                 history.add(new HistoryView(t.timestampMillis(), t.nick(), t.body(), t.subject(), t.stanzaId()));
             }
         }
-        return new RoomView(r.jid, r.name, r.description, r.subject, r.isPublic, r.persistent, r.moderated,
-                r.membersOnly, r.password != null && !r.password.isEmpty(), r.maxOccupants, r.nonAnonymous,
-                r.participantsChangeSubject, r.allowPrivateMessages, r.loggingEnabled, r.archivingEnabled,
-                Set.copyOf(r.presenceBroadcastRoles), Set.copyOf(r.memberListRoles), r.locked, r.occupantCount(),
-                last, affiliations, occupants, history);
+        RoomSettings s = r.settings();
+        return new RoomView(r.jid, s.name(), s.description(), r.messages.subject(), s.isPublic(), s.persistent(),
+                s.moderated(), s.membersOnly(), s.password() != null && !s.password().isEmpty(), s.maxOccupants(), s.nonAnonymous(),
+                s.participantsChangeSubject(), s.allowPrivateMessages().xmlName(), s.loggingEnabled(),
+                s.archivingEnabled(), Set.copyOf(s.presenceBroadcastRoles()), Set.copyOf(s.memberListRoles()),
+                r.locked, r.occupantCount(), last, affiliations, occupants, history);
     }
 }

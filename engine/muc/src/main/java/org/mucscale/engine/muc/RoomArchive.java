@@ -56,7 +56,8 @@ final class RoomArchive {
         boolean get = "get".equals(c.stanza.attribute("type"));
         String refusal = refusal(room, sender, affiliation);
         if (refusal != null) {
-            Room.reply(ctx, c, room.archivingEnabled ? Condition.FORBIDDEN : Condition.SERVICE_UNAVAILABLE, refusal);
+            Room.reply(ctx, c, room.settings().archivingEnabled() ? Condition.FORBIDDEN : Condition.SERVICE_UNAVAILABLE,
+                    refusal);
             return;
         }
         if (get && "query".equals(payload.name())) {
@@ -88,7 +89,7 @@ final class RoomArchive {
 
     /** Why {@code sender}/{@code affiliation} may not read this room's archive, or null when they may. */
     static String refusal(Room room, Occupant sender, Affiliation affiliation) {
-        if (!room.archivingEnabled) {
+        if (!room.settings().archivingEnabled()) {
             return "this room does not archive its messages";
         }
         if (affiliation == Affiliation.OUTCAST) {
@@ -97,10 +98,10 @@ final class RoomArchive {
         if (sender != null || affiliation.atLeast(Affiliation.MEMBER)) {
             return null;
         }
-        if (room.membersOnly) {
+        if (room.settings().membersOnly()) {
             return "only members may read the archive of a members-only room";
         }
-        if (room.password != null) {
+        if (room.settings().password() != null) {
             return "join this password-protected room to read its archive";
         }
         if (room.locked) {

@@ -17,37 +17,39 @@ final class RoomConfigForm {
 
     static final String FORM_TYPE = "http://jabber.org/protocol/muc#roomconfig";
 
-    static XmlElement form(Room r, Map<Affiliation, List<Jid>> ownersAndAdmins) {
+    static XmlElement form(Room room, Map<Affiliation, List<Jid>> ownersAndAdmins) {
+        RoomSettings r = room.settings();
         XmlElement.Builder x = XmlElement.builder("x", Stanzas.NS_DATA).attribute("type", "form")
-                .textChild("title", "Configuration of " + r.jid)
+                .textChild("title", "Configuration of " + room.jid)
                 .child(Stanzas.formField("FORM_TYPE", "hidden", null, FORM_TYPE))
-                .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Room name", nz(r.name)))
-                .child(Stanzas.formField("muc#roomconfig_roomdesc", "text-single", "Description", nz(r.description)))
-                .child(bool("muc#roomconfig_persistentroom", "Keep the room when the last occupant leaves", r.persistent))
-                .child(bool("muc#roomconfig_publicroom", "List the room in the directory", r.isPublic))
-                .child(bool("muc#roomconfig_moderatedroom", "Only participants with voice may speak", r.moderated))
-                .child(bool("muc#roomconfig_membersonly", "Only members may join", r.membersOnly))
+                .child(Stanzas.formField("muc#roomconfig_roomname", "text-single", "Room name", nz(r.name())))
+                .child(Stanzas.formField("muc#roomconfig_roomdesc", "text-single", "Description", nz(r.description())))
+                .child(bool("muc#roomconfig_persistentroom", "Keep the room when the last occupant leaves",
+                        r.persistent()))
+                .child(bool("muc#roomconfig_publicroom", "List the room in the directory", r.isPublic()))
+                .child(bool("muc#roomconfig_moderatedroom", "Only participants with voice may speak", r.moderated()))
+                .child(bool("muc#roomconfig_membersonly", "Only members may join", r.membersOnly()))
                 .child(bool("muc#roomconfig_passwordprotectedroom", "A password is required to join",
-                        r.password != null))
-                .child(Stanzas.formField("muc#roomconfig_roomsecret", "text-private", "Password", nz(r.password)))
-                .child(listSingle("muc#roomconfig_maxusers", "Maximum occupants", Integer.toString(r.maxOccupants),
+                        r.password() != null))
+                .child(Stanzas.formField("muc#roomconfig_roomsecret", "text-private", "Password", nz(r.password())))
+                .child(listSingle("muc#roomconfig_maxusers", "Maximum occupants", Integer.toString(r.maxOccupants()),
                         "10", "20", "30", "50", "100", "200", "500", "1000", "5000", "10000"))
                 .child(listSingle("muc#roomconfig_whois", "Who may discover real JIDs",
-                        r.nonAnonymous ? "anyone" : "moderators", "moderators", "anyone"))
+                        r.nonAnonymous() ? "anyone" : "moderators", "moderators", "anyone"))
                 .child(bool("muc#roomconfig_changesubject", "Participants may change the subject",
-                        r.participantsChangeSubject))
-                .child(listSingle("muc#roomconfig_allowpm", "Who may send private messages", r.allowPrivateMessages,
-                        "anyone", "participants", "moderators", "none"))
-                .child(bool("muc#roomconfig_enablelogging", "Log messages publicly", r.loggingEnabled))
-                .child(bool("muc#roomconfig_enablearchiving", "Archive messages (XEP-0313)", r.archivingEnabled))
+                        r.participantsChangeSubject()))
+                .child(listSingle("muc#roomconfig_allowpm", "Who may send private messages",
+                        r.allowPrivateMessages().xmlName(), "anyone", "participants", "moderators", "none"))
+                .child(bool("muc#roomconfig_enablelogging", "Log messages publicly", r.loggingEnabled()))
+                .child(bool("muc#roomconfig_enablearchiving", "Archive messages (XEP-0313)", r.archivingEnabled()))
                 .child(listMulti("muc#roomconfig_presencebroadcast", "Roles whose presence is broadcast",
-                        r.presenceBroadcastRoles))
+                        r.presenceBroadcastRoles()))
                 .child(listMulti("muc#roomconfig_getmemberlist", "Roles that may retrieve the member list (admins"
-                        + " and owners always may)", r.memberListRoles))
+                        + " and owners always may)", r.memberListRoles()))
                 .child(bool(Registration.FIELD_OPEN, "Users may register with the room (and so become members)",
-                        r.registration.open))
+                        r.registrationOpen()))
                 .child(listSingle(Room.FIELD_PRESENCE_POLICY, "Presence policy for large rooms",
-                        r.presencePolicy.name().toLowerCase(Locale.ROOT), "full", "moderators_only", "none_above_n"))
+                        r.presencePolicy().name().toLowerCase(Locale.ROOT), "full", "moderators_only", "none_above_n"))
                 .child(jidMulti("muc#roomconfig_roomowners", "Room owners", ownersAndAdmins.get(Affiliation.OWNER)))
                 .child(jidMulti("muc#roomconfig_roomadmins", "Room admins", ownersAndAdmins.get(Affiliation.ADMIN)));
         return x.build();
@@ -106,7 +108,7 @@ final class RoomConfigForm {
         Integer maxUsers;
         Boolean nonAnonymous;
         Boolean changeSubject;
-        String allowPm;
+        PrivateMessagePolicy allowPm;
         Boolean logging;
         Boolean archiving;
         Set<Role> presenceBroadcast;
@@ -124,60 +126,63 @@ final class RoomConfigForm {
             return admins;
         }
 
-        void applyTo(Room r) {
+        /** The configuration {@code r} with the submitted fields changed (a new value; {@code r} stays as it was). */
+        RoomSettings applyTo(RoomSettings r) {
+            RoomSettings.Builder b = r.toBuilder();
             if (name != null) {
-                r.name = name;
+                b.name = name;
             }
             if (description != null) {
-                r.description = description;
+                b.description = description;
             }
             if (persistent != null) {
-                r.persistent = persistent;
+                b.persistent = persistent;
             }
             if (isPublic != null) {
-                r.isPublic = isPublic;
+                b.isPublic = isPublic;
             }
             if (moderated != null) {
-                r.moderated = moderated;
+                b.moderated = moderated;
             }
             if (membersOnly != null) {
-                r.membersOnly = membersOnly;
+                b.membersOnly = membersOnly;
             }
             if (passwordProtected != null || secret != null) {
-                boolean on = passwordProtected != null ? passwordProtected : r.password != null || secret != null;
-                String newSecret = secret != null ? secret : r.password;
-                r.password = on && newSecret != null && !newSecret.isEmpty() ? newSecret : null;
+                boolean on = passwordProtected != null ? passwordProtected : r.password() != null || secret != null;
+                String newSecret = secret != null ? secret : r.password();
+                b.password = on && newSecret != null && !newSecret.isEmpty() ? newSecret : null;
             }
             if (maxUsers != null) {
-                r.maxOccupants = maxUsers;
+                b.maxOccupants = maxUsers;
             }
             if (nonAnonymous != null) {
-                r.nonAnonymous = nonAnonymous;
+                b.nonAnonymous = nonAnonymous;
             }
             if (changeSubject != null) {
-                r.participantsChangeSubject = changeSubject;
+                b.participantsChangeSubject = changeSubject;
             }
             if (allowPm != null) {
-                r.allowPrivateMessages = allowPm;
+                b.allowPrivateMessages = allowPm;
             }
             if (logging != null) {
-                r.loggingEnabled = logging;
+                b.loggingEnabled = logging;
             }
             if (archiving != null) {
-                r.archivingEnabled = archiving;
+                b.archivingEnabled = archiving;
             }
             if (presenceBroadcast != null) {
-                r.presenceBroadcastRoles = presenceBroadcast;
+                b.presenceBroadcastRoles = presenceBroadcast;
             }
             if (presencePolicy != null) {
-                r.presencePolicy = presencePolicy;
+                b.presencePolicy = presencePolicy;
             }
             if (memberListRoles != null) {
-                r.memberListRoles = memberListRoles;
+                b.memberListRoles = memberListRoles;
             }
             if (registrationOpen != null) {
-                r.registration.open = registrationOpen;
+                b.registrationOpen = registrationOpen;
             }
+            return b.build();
         }
     }
 
@@ -230,12 +235,11 @@ final class RoomConfigForm {
                 }
                 case "muc#roomconfig_changesubject" -> s.changeSubject = bool(var, v);
                 case "muc#roomconfig_allowpm" -> {
-                    if (!"anyone".equals(v) && !"participants".equals(v) && !"moderators".equals(v)
-                            && !"none".equals(v)) {
+                    s.allowPm = PrivateMessagePolicy.fromXml(v);
+                    if (s.allowPm == null) {
                         throw new IllegalArgumentException(var + " must be anyone, participants, moderators or none,"
                                 + " was '" + v + "'");
                     }
-                    s.allowPm = v;
                 }
                 case "muc#roomconfig_enablelogging" -> s.logging = bool(var, v);
                 case "muc#roomconfig_enablearchiving" -> s.archiving = bool(var, v);

@@ -269,7 +269,7 @@ final class RoomShard implements Runnable {
         }
         TailRecord accepted = a.keys().put(key, null);
         if (accepted != null && accepted.message() != null) {
-            ctx.placement.redeliver(c.roomJid, accepted.message(), room.occupantAddresses());
+            ctx.placement.redeliver(c.roomJid, accepted.message(), room.replica.occupantAddresses());
         }
         return true;
     }
@@ -310,7 +310,7 @@ final class RoomShard implements Runnable {
         for (Room r : dirty) {
             r.dirty = false;
             if (rooms.get(r.jid) == r) {
-                images.add(r.image());
+                images.add(r.replica.image());
             }
         }
         dirty.clear();

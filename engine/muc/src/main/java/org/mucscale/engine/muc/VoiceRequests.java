@@ -143,7 +143,7 @@ final class VoiceRequests {
         }
         pending.remove(visitor);
         if (allow && visitor.role == Role.VISITOR) {
-            room.grantVoice(visitor, moderator);
+            room.presence.grantVoice(visitor, moderator);
         }
     }
 

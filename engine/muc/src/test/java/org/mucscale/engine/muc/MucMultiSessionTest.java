@@ -133,7 +133,7 @@ class MucMultiSessionTest extends MucTestBase {
     void roomTakenOverByAnotherNode_keepsBothSessionsAndTheReservation() {
         twoSessions("x-muc#roomconfig_registration", "1");
         iq(bob, room("r1"), "set", MucRegistrationTest.registerForm("Bob"));
-        RoomImage image = muc.onRoomThread(room("r1"), shard -> shard.rooms.get(room("r1")).image());
+        RoomImage image = muc.onRoomThread(room("r1"), shard -> shard.rooms.get(room("r1")).replica.image());
         start(Map.of(), b -> { });
         muc.adopt(image, List.of(), false, null);
         muc.awaitIdle();

@@ -61,7 +61,7 @@ class MucResendTest extends MucTestBase {
     private RoomImage takeOverFromPrevious(String room) {
         createInstant(alice, room, "alice");
         join(bob, room, "bob");
-        RoomImage image = muc.onRoomThread(room(room), shard -> shard.rooms.get(room(room)).image());
+        RoomImage image = muc.onRoomThread(room(room), shard -> shard.rooms.get(room(room)).replica.image());
         start(Map.of(), b -> b.cluster(recording, RoomReplication.NONE));
         XmlElement accepted = groupchat(alice, room, "m1", "first").toBuilder()
                 .child(XmlElement.builder("stanza-id", Stanzas.NS_SID).attribute("id", "sid-1")
