@@ -416,7 +416,11 @@ final class Room {
                 return;
             }
             if (Nicknames.key(nick).equals(self.nickKey)) {
-                updatePresence(self, shown);
+                if (s.child("x", NS_MUC) != null) {
+                    rejoin(self, shown, s.child("x", NS_MUC));
+                } else {
+                    updatePresence(self, shown);
+                }
             } else if (shard.content.admitNickname(c, jid, nick)) {
                 changeNick(self, nick, c, shown);
             }
@@ -480,14 +484,7 @@ final class Room {
         if (ctx.config.occupantIds) {
             o.occupantId = ctx.occupantId(jid, o.bareJid);
         }
-        // 1. the existing occupants' presence to the joiner
-        boolean joinerSeesJids = nonAnonymous || o.isModerator();
-        for (int i = 0; i < occupantCount; i++) {
-            Occupant other = occupants[i];
-            if (broadcastsPresenceOf(other, occupantCount + 1) && isFirstSession(other) && !other.nickKey.equals(key)) {
-                delivery.deliver(cachedPresence(other, joinerSeesJids), o.realJid);
-            }
-        }
+        othersPresenceTo(o, occupantCount + 1); // 1. the existing occupants' presence to the joiner
         addOccupant(o);
         // 2. the joiner's presence to the others (not for a further session: the nickname is already there),
         // 3. self-presence
@@ -499,6 +496,32 @@ final class Room {
         // 5. subject (always, empty when none: XEP-0045 7.2.15)
         sendSubject(o);
         ctx.listener.occupantJoined(jid, c.arrivalNs);
+    }
+
+    /** Every other occupant's presence (one per nickname, per policy with {@code count} occupants) to {@code o}. */
+    private void othersPresenceTo(Occupant o, int count) {
+        boolean seesJids = nonAnonymous || o.isModerator();
+        for (int i = 0; i < occupantCount; i++) {
+            Occupant other = occupants[i];
+            if (broadcastsPresenceOf(other, count) && isFirstSession(other) && !other.nickKey.equals(o.nickKey)) {
+                delivery.deliver(cachedPresence(other, seesJids), o.realJid);
+            }
+        }
+    }
+
+    /**
+     * A join presence (with the MUC {@code <x/>}) from a session that already is this occupant: its client has no
+     * room state, e.g. a new session that took the full JID over from the one that joined (a resource conflict, whose
+     * old session leaves no unavailable presence here), or a client that lost track. It gets the whole join answer
+     * again (others' presences, self-presence, history as it asks, subject), as Openfire's own MUC does ("client-only
+     * join"); for the others it is a presence update, under the same rate as one. Treated as a plain update, the new
+     * session would get one self-presence and never learn who is in the room.
+     */
+    private void rejoin(Occupant o, XmlElement presence, XmlElement mucX) {
+        othersPresenceTo(o, occupantCount);
+        updatePresence(o, presence, selfCodes(false, false), true);
+        sendHistory(o, mucX);
+        sendSubject(o);
     }
 
     private int[] selfCodes(boolean creating, boolean nickModified) {
@@ -536,6 +559,11 @@ final class Room {
      * refusal is counted; no error is sent, because clients treat presence errors from a room as leaving it.
      */
     private void updatePresence(Occupant o, XmlElement presence) {
+        updatePresence(o, presence, new int[] {110}, false);
+    }
+
+    /** As above, with {@code selfCodes}; over the rate {@code o} still gets its own copy if {@code answerAlways}. */
+    private void updatePresence(Occupant o, XmlElement presence, int[] selfCodes, boolean answerAlways) {
         o.presence = presence;
         o.invalidatePresence();
         MucConfig cfg = ctx.config;
@@ -545,10 +573,13 @@ final class Room {
             }
             if (!o.presenceBucket.tryTake(ctx.clock.nanoTime(), cfg.occupantMessagesPerSecond, cfg.occupantBurst)) {
                 ctx.listener.floodRejected(jid, MucListener.FloodLimit.OCCUPANT_RATE);
+                if (answerAlways) {
+                    broadcastPresence(false, o, null, null, null, selfCodes, null, null);
+                }
                 return;
             }
         }
-        broadcastPresence(o, null, null, null, new int[] {110}, null, null);
+        broadcastPresence(o, null, null, null, selfCodes, null, null);
     }
 
     /**
