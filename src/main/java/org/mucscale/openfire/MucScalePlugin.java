@@ -79,6 +79,8 @@ public final class MucScalePlugin implements Plugin {
         OpenfireDelivery delivery = new OpenfireDelivery(server, settings.get(OpenfireSettings.DIRECT_LOCAL_DELIVERY),
                 settings.get(OpenfireSettings.RAW_LOCAL_DELIVERY), settings.get(OpenfireSettings.BATCHED_WRITES));
         registrations.push("session events", delivery.watchSessions());
+        ReplacedSessionRoutes replacedSessions = new ReplacedSessionRoutes(server.getRoutingTable());
+        registrations.push("replaced-session routes", replacedSessions.watch());
 
         MucScaleEngine.Builder builder = MucScaleEngine.builder(subdomain + "." + xmppDomain, settings, delivery)
                 .home(JiveGlobals.getHomePath());
@@ -98,6 +100,8 @@ public final class MucScalePlugin implements Plugin {
         engine.start();
         registrations.push("engine", engine);
         delivery.registerGauges(engine.metrics().registry());
+        engine.metrics().registry().register("mucscale.openfire.routes-repaired",
+                (com.codahale.metrics.Gauge<Long>) replacedSessions::repairedCount);
         delivery.recordWriteLatency(engine.metrics()::recordWriteLatencyNs);
         delivery.recipientMaxQueuedBytes(settings.get(OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES));
         delivery.rawStreamManaged(settings.get(OpenfireSettings.RAW_STREAM_MANAGED));

@@ -154,16 +154,20 @@ final class ModernClientChecks {
 
     /**
      * A WebSocket client (RFC 7395, Openfire's /ws/ endpoint) in a mucscale room gets each message once as one frame
-     * that carries the jabber:client namespace, from the room occupant's address.
+     * that carries the jabber:client namespace, from the room occupant's address, through the raw path (the gauge
+     * grows by alice's and its copies; by alice's alone if WebSocket sessions went the packet path).
      */
     static void webSocket_framesCarryTheClientNamespace(int httpPort) throws Exception {
         XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
         String room = "ws@mucscale." + DOMAIN;
         MultiUserChat a = createRoom(alice, room);
-        try (WebSocketXmppClient ws = WebSocketXmppClient.login(httpPort, DOMAIN, "carol", USER_PASSWORD, "ws-1")) {
-            ws.send("<presence xmlns='jabber:client' to='" + room + "/carolws'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+        // bob, not carol: carol's account keeps the default privacy list of an earlier test, which sends her copies
+        // the packet path, where Openfire adds the namespace itself
+        try (WebSocketXmppClient ws = WebSocketXmppClient.login(httpPort, DOMAIN, "bob", USER_PASSWORD, "ws-1")) {
+            ws.send("<presence xmlns='jabber:client' to='" + room + "/bobws'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
             String self = ws.await(f -> f.startsWith("<presence") && f.contains("110"), "the self-presence");
             assertThat(self).contains("xmlns=\"jabber:client\"");
+            double rawBefore = gauge("mucscale_openfire_delivered_raw");
             for (int i = 0; i < 10; i++) {
                 a.sendMessage("ws" + i);
             }
@@ -176,6 +180,48 @@ final class ModernClientChecks {
             }
             String more = ws.next(500);
             assertThat(more == null || !more.contains("<body>")).as("nothing twice: " + more).isTrue();
+            assertThat(gauge("mucscale_openfire_delivered_raw") - rawBefore)
+                    .as("alice's and the WebSocket client's copies take the raw path").isGreaterThanOrEqualTo(20);
+        }
+        a.leave();
+    }
+
+    /**
+     * A BOSH client (XEP-0124/0206, Openfire's /http-bind/ endpoint) in a mucscale room gets each message once, in
+     * order, as a stanza in the jabber:client namespace (parsed as a client parses the body: without its own xmlns a
+     * stanza would be in the BOSH body's namespace), from the room occupant's address. bob has no privacy list, so his
+     * copies take the raw path: the raw-delivery gauge grows by alice's and bob's copies (it would grow by alice's
+     * alone if BOSH sessions went the packet path).
+     */
+    static void bosh_stanzasCarryTheClientNamespace(int httpPort) throws Exception {
+        XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
+        String room = "bosh@mucscale." + DOMAIN;
+        MultiUserChat a = createRoom(alice, room);
+        try (BoshXmppClient bosh = BoshXmppClient.login(httpPort, DOMAIN, "bob", USER_PASSWORD,
+                "bosh-" + RealOpenfireIT.RESOURCES.incrementAndGet())) {
+            bosh.send("<presence xmlns='jabber:client' to='" + room + "/bobbosh'>"
+                    + "<x xmlns='http://jabber.org/protocol/muc'><history maxstanzas='0'/></x></presence>");
+            BoshXmppClient.Received self = bosh.await(r -> "presence".equals(r.name()) && r.hasStatus("110"),
+                    "the self-presence");
+            assertThat(self.namespace()).isEqualTo(BoshXmppClient.NS_CLIENT);
+            int count = 20;
+            double rawBefore = gauge("mucscale_openfire_delivered_raw");
+            for (int i = 0; i < count; i++) {
+                a.sendMessage("bosh message " + i);
+            }
+            for (int i = 0; i < count; i++) {
+                BoshXmppClient.Received m = bosh.await(r -> r.childText("body") != null, "message " + i);
+                assertThat(m.name()).isEqualTo("message");
+                assertThat(m.namespace()).as("message %d's namespace", i).isEqualTo(BoshXmppClient.NS_CLIENT);
+                assertThat(m.childText("body")).as("each message once, in order").isEqualTo("bosh message " + i);
+                assertThat(m.attribute("from")).isEqualTo(room + "/alice");
+                assertThat(m.attribute("to")).isEqualTo(bosh.jid());
+                assertThat(m.attribute("type")).isEqualTo("groupchat");
+            }
+            BoshXmppClient.Received more = bosh.next(1_000);
+            assertThat(more == null || more.childText("body") == null).as("nothing twice").isTrue();
+            assertThat(gauge("mucscale_openfire_delivered_raw") - rawBefore)
+                    .as("alice's and bob's copies take the raw path").isGreaterThanOrEqualTo(2 * count);
         }
         a.leave();
     }

@@ -1,6 +1,8 @@
 package org.jivesoftware.openfire;
 
+import java.util.concurrent.locks.Lock;
 import org.jivesoftware.openfire.session.ClientSession;
+import org.jivesoftware.openfire.session.LocalClientSession;
 import org.xmpp.packet.JID;
 
 /** Compile-only declaration of Openfire 5.1.1 {@code org.jivesoftware.openfire.RoutingTable} (members mucscale uses). */
@@ -8,4 +10,8 @@ public interface RoutingTable {
     boolean hasClientRoute(JID jid);
 
     ClientSession getClientRoute(JID jid);
+
+    void addClientRoute(JID route, LocalClientSession destination);
+
+    Lock getClientRouteLock(JID jid);
 }
