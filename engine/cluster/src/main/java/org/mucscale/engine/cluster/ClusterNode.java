@@ -778,10 +778,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         long start = System.nanoTime();
         Writer.Batch batch = new Writer.Batch();
         for (Jid room : removed) {
+            // records are numbered from 1; free the slots of the newest min(seq, slots), or all if seq is unknown
             Long seq = tailSeqs.remove(room);
-            long used = seq == null ? tailSlots : Math.min(seq, tailSlots);
+            long newest = seq == null ? tailSlots : seq;
             List<String> slots = new ArrayList<>();
-            for (long s = 0; s < used; s++) {
+            for (long s = Math.max(1, newest - tailSlots + 1); s <= newest; s++) {
                 slots.add(tailKey(room, s));
             }
             batch.remove(roomKey(room), slots);
