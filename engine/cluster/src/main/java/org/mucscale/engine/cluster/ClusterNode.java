@@ -2105,6 +2105,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             closed = true;
         }
         try {
+            if (delivery != null) {
+                delivery.stopReleasers(); // their relays go out while the writer and the transport still run
+            }
             outbox.close(); // what lingers goes out while the transport still can
             transport.stop();
         } finally {
@@ -2112,9 +2115,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             reads.shutdown();
             writer.stop();
             relayIn.stop();
-            if (delivery != null) {
-                delivery.stopReleasers();
-            }
         }
     }
 
