@@ -366,6 +366,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 upTo.put(node, new long[] {epoch, seq});
             }
         });
+        stopBeforeParked(upTo);
         if (upTo.isEmpty()) {
             return;
         }
@@ -392,6 +393,26 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             } finally {
                 confirming = false;
             }
+        });
+    }
+
+    /**
+     * A forward parked as an early forward is not handed on yet, though the link's progress moved past it: each
+     * link's confirmation stops before its first parked one (read after the progress, which moves after the parking).
+     */
+    private void stopBeforeParked(Map<String, long[]> upTo) {
+        synchronized (earlyForwards) {
+            for (EarlyForward e : earlyForwards) {
+                long[] es = upTo.get(e.fromNode());
+                if (es != null && e.message().epoch() == es[0]) {
+                    es[1] = Math.min(es[1], e.message().seq() - 1);
+                }
+            }
+        }
+        upTo.entrySet().removeIf(u -> {
+            Progress p = inbound.get(u.getKey());
+            long[] es = u.getValue();
+            return es[1] < 0 || p != null && es[0] == p.confirmedEpoch && es[1] <= p.confirmedSeq;
         });
     }
 
