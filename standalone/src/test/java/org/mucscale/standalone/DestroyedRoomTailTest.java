@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.cluster.ClusterMap;
 import org.mucscale.engine.config.Settings;
@@ -20,9 +19,9 @@ import org.mucscale.testkit.FreePort;
 
 /**
  * A destroyed room leaves nothing in the replicated tail ring (docs/cluster-protocol.md, finding F5). Tail records are
- * numbered from 1 and kept at slot {@code seq mod slots}; the removal frees slots 0 to {@code min(seq, slots) - 1},
- * so for a room with fewer messages than the ring its newest record stays: memory per destroyed room, and a room
- * created again under the same address and then taken over would show it as history.
+ * numbered from 1 and kept at slot {@code seq mod slots}; the removal used to free slots 0 to
+ * {@code min(seq, slots) - 1}, so for a room with fewer messages than the ring its newest record stayed: memory per
+ * destroyed room, and a room created again under the same address and then taken over would show it as history.
  */
 class DestroyedRoomTailTest {
     static final String SERVICE = "muc.example.org";
@@ -40,8 +39,6 @@ class DestroyedRoomTailTest {
         }
     }
 
-    @Disabled("shows finding F5 of docs/cluster-protocol.md (a destroyed room's newest tail record stays in the map); "
-            + "enable with the fix")
     @Test
     void roomWithFewerMessagesThanTheRingIsDestroyed_noneOfItsTailRecordsStay() throws Exception {
         List<Integer> ports = List.of(FreePort.next(), FreePort.next());

@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.config.Settings;
@@ -61,8 +60,6 @@ class EarlyForwardConfirmTest {
         return node;
     }
 
-    @Disabled("shows finding F2 of docs/cluster-protocol.md (a confirmation covers resends still waiting as early "
-            + "forwards); enable with the fix")
     @Test
     void resendsWaitForTheNewOwnersView_theSenderKeepsThemUntilTheyAreHandled() throws Exception {
         List<Integer> ports = List.of(FreePort.next(), FreePort.next(), FreePort.next());

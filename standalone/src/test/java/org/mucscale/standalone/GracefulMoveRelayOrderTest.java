@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.config.Settings;
@@ -83,8 +82,6 @@ class GracefulMoveRelayOrderTest {
         }
     }
 
-    @Disabled("shows finding F6 of docs/cluster-protocol.md (a hand-off can overtake the old owner's last relays); "
-            + "enable with the fix")
     @Test
     void ownerLeavesWhileItsRelaysLag_theNewOwnersMessagesComeAfterTheOldOnesEverywhere() throws Exception {
         List<Integer> ports = List.of(FreePort.next(), FreePort.next(), FreePort.next());

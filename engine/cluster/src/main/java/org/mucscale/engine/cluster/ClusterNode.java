@@ -336,81 +336,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     // ------------------------------------------------------------------------------------------- confirmations
 
-    /**
-     * Groupchat messages this node forwarded to an owner, until the owner confirms them (per owner;
-     * room threads and transport threads add, the owner's confirmations remove). Transport messages are at most once
-     * and a node that stops (inside Openfire: with no moment to hand its rooms over) drops what it had not handled, so
-     * the entry node keeps each message until the owner says it is handled and replicated, and sends the rest again
-     * to the rooms' new owners if the owner leaves first. Only messages with a stanza id are kept: the new owner
-     * skips the ones its predecessor had accepted by (sender, id), and without an id a repeat could not be told apart.
-     */
-    static final class Unconfirmed {
-        private final int limit;
-        private final java.util.ArrayDeque<Kept> kept = new java.util.ArrayDeque<>();
-        private long confirmedUpTo = -1;
-        private long letGo;
-        private boolean departed;
-
-        record Kept(long seq, Jid room, String entryNode, XmlElement stanza) {
-        }
-
-        Unconfirmed(int limit) {
-            this.limit = limit;
-        }
-
-        static boolean keeps(XmlElement stanza) {
-            return "message".equals(stanza.name()) && "groupchat".equals(stanza.attribute("type"))
-                    && stanza.attribute("id") != null;
-        }
-
-        /** False if the owner left (what it kept is being resent): the caller routes the stanza again. */
-        synchronized boolean add(long seq, Jid room, String entryNode, XmlElement stanza) {
-            if (departed) {
-                return false;
-            }
-            if (kept.size() >= limit) {
-                kept.pollFirst();
-                letGo++;
-            }
-            kept.addLast(new Kept(seq, room, entryNode, stanza));
-            return true;
-        }
-
-        /** The owner handled everything up to {@code upTo} (sequence numbers are added nearly, not strictly, in order). */
-        synchronized void confirm(long upTo) {
-            confirmedUpTo = Math.max(confirmedUpTo, upTo);
-            while (!kept.isEmpty() && kept.peekFirst().seq() <= confirmedUpTo) {
-                kept.pollFirst();
-            }
-        }
-
-        /** What was never confirmed, in sending order; empties this and refuses later additions. */
-        synchronized List<Kept> takeUnconfirmed() {
-            departed = true;
-            List<Kept> out = new ArrayList<>(kept.size());
-            for (Kept k : kept) {
-                if (k.seq() > confirmedUpTo) {
-                    out.add(k);
-                }
-            }
-            kept.clear();
-            out.sort(Comparator.comparingLong(Kept::seq));
-            return out;
-        }
-
-        synchronized int size() {
-            return kept.size();
-        }
-
-        synchronized boolean departed() {
-            return departed;
-        }
-
-        synchronized long letGo() {
-            return letGo;
-        }
-    }
-
     private final ConcurrentHashMap<String, Unconfirmed> unconfirmed = new ConcurrentHashMap<>();
 
     /** Per node sending to us: the epoch and the newest sequence number handed on in link order (transport threads). */
@@ -441,6 +366,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 upTo.put(node, new long[] {epoch, seq});
             }
         });
+        stopBeforeParked(upTo);
         if (upTo.isEmpty()) {
             return;
         }
@@ -467,6 +393,26 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             } finally {
                 confirming = false;
             }
+        });
+    }
+
+    /**
+     * A forward parked as an early forward is not handed on yet, though the link's progress moved past it: each
+     * link's confirmation stops before its first parked one (read after the progress, which moves after the parking).
+     */
+    private void stopBeforeParked(Map<String, long[]> upTo) {
+        synchronized (earlyForwards) {
+            for (EarlyForward e : earlyForwards) {
+                long[] es = upTo.get(e.fromNode());
+                if (es != null && e.message().epoch() == es[0]) {
+                    es[1] = Math.min(es[1], e.message().seq() - 1);
+                }
+            }
+        }
+        upTo.entrySet().removeIf(u -> {
+            Progress p = inbound.get(u.getKey());
+            long[] es = u.getValue();
+            return es[1] < 0 || p != null && es[0] == p.confirmedEpoch && es[1] <= p.confirmedSeq;
         });
     }
 
@@ -778,10 +724,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         long start = System.nanoTime();
         Writer.Batch batch = new Writer.Batch();
         for (Jid room : removed) {
+            // records are numbered from 1; free the slots of the newest min(seq, slots), or all if seq is unknown
             Long seq = tailSeqs.remove(room);
-            long used = seq == null ? tailSlots : Math.min(seq, tailSlots);
+            long newest = seq == null ? tailSlots : seq;
             List<String> slots = new ArrayList<>();
-            for (long s = 0; s < used; s++) {
+            for (long s = Math.max(1, newest - tailSlots + 1); s <= newest; s++) {
                 slots.add(tailKey(room, s));
             }
             batch.remove(roomKey(room), slots);
@@ -2104,6 +2051,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             closed = true;
         }
         try {
+            if (delivery != null) {
+                delivery.stopReleasers(); // their relays go out while the writer and the transport still run
+            }
             outbox.close(); // what lingers goes out while the transport still can
             transport.stop();
         } finally {
@@ -2111,9 +2061,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             reads.shutdown();
             writer.stop();
             relayIn.stop();
-            if (delivery != null) {
-                delivery.stopReleasers();
-            }
         }
     }
 

@@ -23,7 +23,7 @@ class UnconfirmedTest {
         return b.textChild("body", "hi").build();
     }
 
-    private static List<Long> seqs(List<ClusterNode.Unconfirmed.Kept> kept) {
+    private static List<Long> seqs(List<Unconfirmed.Kept> kept) {
         List<Long> out = new ArrayList<>();
         kept.forEach(k -> out.add(k.seq()));
         return out;
@@ -31,17 +31,17 @@ class UnconfirmedTest {
 
     @Test
     void keeps_onlyGroupchatMessagesWithAnId() {
-        assertThat(ClusterNode.Unconfirmed.keeps(groupchat("m1"))).isTrue();
-        assertThat(ClusterNode.Unconfirmed.keeps(groupchat(null))).as("a repeat could not be told apart").isFalse();
-        assertThat(ClusterNode.Unconfirmed.keeps(XmlElement.builder("message").attribute("type", "chat")
+        assertThat(Unconfirmed.keeps(groupchat("m1"))).isTrue();
+        assertThat(Unconfirmed.keeps(groupchat(null))).as("a repeat could not be told apart").isFalse();
+        assertThat(Unconfirmed.keeps(XmlElement.builder("message").attribute("type", "chat")
                 .attribute("id", "x").build())).isFalse();
-        assertThat(ClusterNode.Unconfirmed.keeps(XmlElement.builder("presence").attribute("id", "x").build()))
+        assertThat(Unconfirmed.keeps(XmlElement.builder("presence").attribute("id", "x").build()))
                 .isFalse();
     }
 
     @Test
     void confirm_isCumulative_andNeverGoesBack() {
-        ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(100);
+        Unconfirmed u = new Unconfirmed(100);
         for (long s = 1; s <= 10; s++) {
             u.add(s, ROOM, null, groupchat("m" + s));
         }
@@ -54,7 +54,7 @@ class UnconfirmedTest {
 
     @Test
     void nearlyOrderedAdds_confirmedOnesNeverResent_restInSequenceOrder() {
-        ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(100);
+        Unconfirmed u = new Unconfirmed(100);
         // two threads took 5 and 6 and added them the other way round
         for (long s : new long[] {1, 2, 3, 4, 6, 5, 7}) {
             u.add(s, ROOM, null, groupchat("m" + s));
@@ -65,7 +65,7 @@ class UnconfirmedTest {
 
     @Test
     void limit_dropsOldestAndCountsThem() {
-        ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(3);
+        Unconfirmed u = new Unconfirmed(3);
         for (long s = 1; s <= 5; s++) {
             assertThat(u.add(s, ROOM, null, groupchat("m" + s))).isTrue();
         }
@@ -76,7 +76,7 @@ class UnconfirmedTest {
 
     @Test
     void afterTake_addsAreRefused_soTheCallerRoutesAgain() {
-        ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(10);
+        Unconfirmed u = new Unconfirmed(10);
         u.add(1, ROOM, null, groupchat("a"));
         assertThat(u.takeUnconfirmed()).hasSize(1);
         assertThat(u.add(2, ROOM, null, groupchat("b"))).isFalse();
@@ -86,7 +86,7 @@ class UnconfirmedTest {
 
     @Test
     void concurrentAddsConfirmsAndTake_everyMessageEitherConfirmedTakenOrRefused() throws Exception {
-        ClusterNode.Unconfirmed u = new ClusterNode.Unconfirmed(1_000_000);
+        Unconfirmed u = new Unconfirmed(1_000_000);
         AtomicLong next = new AtomicLong();
         int threads = 3;
         int perThread = 5_000;
@@ -119,7 +119,7 @@ class UnconfirmedTest {
         while (next.get() < 9_000) {
             Thread.sleep(1);
         }
-        List<ClusterNode.Unconfirmed.Kept> taken = u.takeUnconfirmed();
+        List<Unconfirmed.Kept> taken = u.takeUnconfirmed();
         for (Thread th : adders) {
             th.join();
         }

@@ -539,7 +539,8 @@ public final class MucService {
 
     /**
      * Hands rooms to another node: each is replicated (image and tail) and removed here without telling anyone; the
-     * returned future completes when all are gone, after which stanzas for them are forwarded.
+     * returned future completes when all are gone and the deliveries their room threads made so far have left (relays
+     * included: the new owner's first deliveries must not overtake them), after which stanzas for them are forwarded.
      */
     public CompletableFuture<Void> release(Collection<Jid> rooms) {
         List<CompletableFuture<Void>> all = new ArrayList<>();
@@ -547,6 +548,7 @@ public final class MucService {
             CompletableFuture<Void> done = new CompletableFuture<>();
             all.add(done);
             runOnRoomThread(room, shard -> {
+                CompletableFuture<Void> left = null;
                 try {
                     Room r = shard.rooms.get(room);
                     if (r != null) {
@@ -554,8 +556,14 @@ public final class MucService {
                         shard.replicateNow();
                         shard.detachRoom(r);
                     }
+                    shard.flushDeliveries();
+                    left = ctx.replication.barrier();
                 } finally {
-                    done.complete(null);
+                    if (left == null) {
+                        done.complete(null);
+                    } else {
+                        left.whenComplete((ok, e) -> done.complete(null));
+                    }
                 }
             });
         }
