@@ -127,7 +127,10 @@ final class BoshXmppClient implements AutoCloseable {
 
     /** Sends {@code stanzas} in one request; what the server answers it with is handed over like any response. */
     void send(String stanzas) {
-        post(body(stanzas, ""));
+        synchronized (lock) { // the id and the sending in one step, so requests leave in id order
+            outstanding++;
+            sendAsync(body(stanzas, ""));
+        }
     }
 
     /** The next stanza that {@code wanted} accepts, skipping others; fails after 20 s. */
@@ -203,13 +206,6 @@ final class BoshXmppClient implements AutoCloseable {
                 return;
             }
             body = body("", "");
-            outstanding++;
-            sendAsync(body);
-        }
-    }
-
-    private void post(String body) {
-        synchronized (lock) {
             outstanding++;
             sendAsync(body);
         }
