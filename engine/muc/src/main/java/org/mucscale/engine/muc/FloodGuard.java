@@ -116,6 +116,26 @@ final class FloodGuard {
         return true;
     }
 
+    /**
+     * A rejoin (a join presence from a session that already is an occupant): its full answer costs what a join
+     * costs (the room's presences to it), so it spends the user's join budget in this room; refused, nothing is sent
+     * and the caller answers it as a presence update instead. Without this, a client re-sending its join while the
+     * server is slow (as clients and load generators do after a few seconds) multiplied the server's work.
+     */
+    boolean admitRejoin(Jid bare) {
+        if (ctx.isServiceAdmin(bare)) {
+            return true;
+        }
+        MucConfig cfg = ctx.config;
+        UserBudget b = budgetOf(bare);
+        long next = Gcra.admit(b.joinsTat, ctx.clock.nanoTime(), cfg.occupantJoinsPerMinute, cfg.occupantJoinBurst);
+        if (next == Gcra.REFUSED) {
+            return false;
+        }
+        b.joinsTat = next;
+        return true;
+    }
+
     /** A nickname change: each one is two presences to the whole room, so it spends the join budgets. */
     boolean admitNickChange(Command c, Occupant o) {
         if (ctx.isServiceAdmin(o.bareJid)) {

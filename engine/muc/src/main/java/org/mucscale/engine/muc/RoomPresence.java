@@ -82,7 +82,7 @@ final class RoomPresence {
                 return;
             }
             if (Nicknames.key(nick).equals(self.nickKey)) {
-                if (s.child("x", NS_MUC) != null) {
+                if (s.child("x", NS_MUC) != null && room.guard.admitRejoin(Stanzas.userKey(c.from))) {
                     rejoin(self, shown, s.child("x", NS_MUC));
                 } else {
                     updatePresence(self, shown);

@@ -83,4 +83,20 @@ class MucRejoinTest extends MucTestBase {
         assertThat(statusCodes(self)).containsExactly(110);
         assertThat(self.childText("show")).isEqualTo("dnd");
     }
+
+    @Test
+    void rejoinsBeyondTheJoinBudget_getOnlyASelfPresence() {
+        start(Map.of("mucscale.muc.occupant-join-burst", "2", "mucscale.muc.occupant-joins-per-minute", "1"), b -> { });
+        roomWithDave(); // dave's join took one of the two tokens
+        assertThat(named(join(daveAgain, "r1", "Dave"), "presence")).as("the second token: the full answer")
+                .hasSize(2);
+        out.clear();
+        for (int i = 0; i < 5; i++) {
+            List<XmlElement> got = join(daveAgain, "r1", "Dave");
+            assertThat(named(got, "presence")).as("rejoin %d over the budget: a presence update, no room list", i)
+                    .hasSize(1);
+            assertThat(named(got, "message")).as("no history or subject again").isEmpty();
+            out.clear();
+        }
+    }
 }
