@@ -61,7 +61,7 @@ class WriterLanesTest {
     void freshSchema() throws Exception {
         try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
             st.execute("DROP TABLE IF EXISTS mucscaleRoomLog, mucscaleDeadLetter, mucscaleRoom, mucscaleRoomConfig,"
-                    + " mucscaleAffiliation, mucscaleReview, ofVersion");
+                    + " mucscaleAffiliation, mucscaleReview, mucscaleAdminAudit, ofVersion");
         }
         SchemaInstaller.install(pool, DatabaseType.MARIADB);
     }
