@@ -28,6 +28,8 @@ final class FloodGuard {
         final TokenBucket messages;
         final TokenBucket presence;
         long joinsTat = Long.MIN_VALUE / 2;
+        /** Rejoins' own budget (same rate and burst as joins), so a legitimate join never leaves a rejoin without one. */
+        long rejoinsTat = Long.MIN_VALUE / 2;
         long lastSeenNs;
         /** Sessions of this user that are occupants now (never forgotten while above zero). */
         int present;
@@ -118,7 +120,8 @@ final class FloodGuard {
 
     /**
      * A rejoin (a join presence from a session that already is an occupant): its full answer costs what a join
-     * costs (the room's presences to it), so it spends the user's join budget in this room; refused, nothing is sent
+     * costs (the room's presences to it), so it spends a budget of the join rate and burst in this room, its own so that
+     * the user's joins do not use it up; refused, nothing is sent
      * and the caller answers it as a presence update instead. Without this, a client re-sending its join while the
      * server is slow (as clients and load generators do after a few seconds) multiplied the server's work.
      */
@@ -128,11 +131,11 @@ final class FloodGuard {
         }
         MucConfig cfg = ctx.config;
         UserBudget b = budgetOf(bare);
-        long next = Gcra.admit(b.joinsTat, ctx.clock.nanoTime(), cfg.occupantJoinsPerMinute, cfg.occupantJoinBurst);
+        long next = Gcra.admit(b.rejoinsTat, ctx.clock.nanoTime(), cfg.occupantJoinsPerMinute, cfg.occupantJoinBurst);
         if (next == Gcra.REFUSED) {
             return false;
         }
-        b.joinsTat = next;
+        b.rejoinsTat = next;
         return true;
     }
 
