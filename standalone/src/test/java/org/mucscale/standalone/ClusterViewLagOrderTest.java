@@ -167,30 +167,11 @@ class ClusterViewLagOrderTest {
         ClusterEnginesTest.awaitPartitionsSafe(nodes); // every entry backed up before O dies
 
         // roles: a room O owns now that N owns once O is gone, with A a third node
-        List<String> ids = nodes.stream().map(n -> n.engine.cluster().localNode()).toList();
-        String room = null;
-        ClusterEnginesTest.Node a = null;
-        ClusterEnginesTest.Node n = null;
-        ClusterEnginesTest.Node o = null;
-        for (int k = 0; k < 1000 && room == null; k++) {
-            String candidate = "lag" + k + "@" + SERVICE;
-            String owner3 = Rendezvous.owner(candidate, ids);
-            int oi = ids.indexOf(owner3);
-            int ai = (oi + 1) % 3;
-            int ni = (oi + 2) % 3;
-            for (int swap = 0; swap < 2 && room == null; swap++) {
-                if (Rendezvous.owner(candidate, List.of(ids.get(ai), ids.get(ni))).equals(ids.get(ni))) {
-                    room = candidate;
-                    a = nodes.get(ai);
-                    n = nodes.get(ni);
-                    o = nodes.get(oi);
-                }
-                int t = ai;
-                ai = ni;
-                ni = t;
-            }
-        }
-        assertThat(room).isNotNull();
+        SuccessorRoom roles = SuccessorRoom.find(nodes, "lag", SERVICE);
+        String room = roles.room();
+        ClusterEnginesTest.Node a = nodes.get(roles.third());
+        ClusterEnginesTest.Node n = nodes.get(roles.successor());
+        ClusterEnginesTest.Node o = nodes.get(roles.owner());
         String sender = "sender@example.org/r";
         String onN = "listener-n@example.org/r";
         String onA = "listener-a@example.org/r";

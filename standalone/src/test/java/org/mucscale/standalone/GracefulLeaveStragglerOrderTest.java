@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.cluster.ClusterMap;
 import org.mucscale.engine.cluster.ClusterTransport;
-import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
 import org.mucscale.testkit.FreePort;
@@ -146,26 +145,11 @@ class GracefulLeaveStragglerOrderTest {
         ClusterEnginesTest.awaitPartitionsSafe(nodes);
 
         // roles: a room L owns now that N owns once L is gone, with E a third node
-        List<String> ids = nodes.stream().map(n -> n.engine.cluster().localNode()).toList();
-        String room = null;
-        int li = -1;
-        int ei = -1;
-        int ni = -1;
-        for (int k = 0; k < 1000 && room == null; k++) {
-            String candidate = "leave" + k + "@" + SERVICE;
-            int owner = ids.indexOf(Rendezvous.owner(candidate, ids));
-            for (int e = 0; e < 3 && room == null; e++) {
-                int n = 3 - owner - e;
-                if (e != owner && n != owner && n != e
-                        && Rendezvous.owner(candidate, List.of(ids.get(e), ids.get(n))).equals(ids.get(n))) {
-                    room = candidate;
-                    li = owner;
-                    ei = e;
-                    ni = n;
-                }
-            }
-        }
-        assertThat(room).isNotNull();
+        SuccessorRoom roles = SuccessorRoom.find(nodes, "leave", SERVICE);
+        String room = roles.room();
+        int li = roles.owner();
+        int ei = roles.third();
+        int ni = roles.successor();
         ClusterEnginesTest.Node l = nodes.get(li);
         ClusterEnginesTest.Node e = nodes.get(ei);
         ClusterEnginesTest.Node n = nodes.get(ni);

@@ -14,7 +14,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.runtime.MucScaleEngine;
@@ -99,26 +98,11 @@ class GracefulMoveRelayOrderTest {
         await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == 3), "three members");
         ClusterEnginesTest.awaitPartitionsSafe(nodes);
 
-        List<String> ids = nodes.stream().map(n -> n.engine.cluster().localNode()).toList();
-        String room = null;
-        int li = -1;
-        int ei = -1;
-        int ni = -1;
-        for (int k = 0; k < 1000 && room == null; k++) {
-            String candidate = "move" + k + "@" + SERVICE;
-            int owner = ids.indexOf(Rendezvous.owner(candidate, ids));
-            for (int e = 0; e < 3 && room == null; e++) {
-                int n = 3 - owner - e;
-                if (e != owner && n != owner && n != e
-                        && Rendezvous.owner(candidate, List.of(ids.get(e), ids.get(n))).equals(ids.get(n))) {
-                    room = candidate;
-                    li = owner;
-                    ei = e;
-                    ni = n;
-                }
-            }
-        }
-        assertThat(room).isNotNull();
+        SuccessorRoom roles = SuccessorRoom.find(nodes, "move", SERVICE);
+        String room = roles.room();
+        int li = roles.owner();
+        int ei = roles.third();
+        int ni = roles.successor();
         ClusterEnginesTest.Node l = nodes.get(li);
         ClusterEnginesTest.Node e = nodes.get(ei);
         ClusterEnginesTest.Node n = nodes.get(ni);

@@ -15,7 +15,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.mucscale.engine.cluster.Rendezvous;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
 import org.mucscale.testkit.FreePort;
@@ -72,26 +71,11 @@ class ResendBeyondTailTest {
         await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == 3), "three members");
         ClusterEnginesTest.awaitPartitionsSafe(nodes);
 
-        List<String> ids = nodes.stream().map(n -> n.engine.cluster().localNode()).toList();
-        String room = null;
-        int ai = -1;
-        int ni = -1;
-        int oi = -1;
-        for (int k = 0; k < 1000 && room == null; k++) {
-            String candidate = "tail" + k + "@" + SERVICE;
-            int owner = ids.indexOf(Rendezvous.owner(candidate, ids));
-            for (int a = 0; a < 3 && room == null; a++) {
-                int n = 3 - owner - a;
-                if (a != owner && n != owner && n != a
-                        && Rendezvous.owner(candidate, List.of(ids.get(a), ids.get(n))).equals(ids.get(n))) {
-                    room = candidate;
-                    ai = a;
-                    ni = n;
-                    oi = owner;
-                }
-            }
-        }
-        assertThat(room).isNotNull();
+        SuccessorRoom roles = SuccessorRoom.find(nodes, "tail", SERVICE);
+        String room = roles.room();
+        int oi = roles.owner();
+        int ai = roles.third();
+        int ni = roles.successor();
         ClusterEnginesTest.Node a = nodes.get(ai);
         ClusterEnginesTest.Node n = nodes.get(ni);
         ClusterEnginesTest.Node o = nodes.get(oi);
