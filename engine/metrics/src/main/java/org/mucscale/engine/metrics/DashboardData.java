@@ -173,9 +173,9 @@ public final class DashboardData implements AutoCloseable {
         metrics.fanout.drainSinceLastDrain(scratchCounts);
         put(i, "fanoutP99", scratchCounts.getTotalCount() == 0 ? Double.NaN : scratchCounts.getValueAtPercentile(99));
         boolean clustered = metrics.clustered();
-        metrics.relayLatency.drainSinceLastDrain(scratch);
+        metrics.cluster.relayLatency.drainSinceLastDrain(scratch);
         put(i, "clusterRelayLatencyP99Ms", clustered ? percentileMs(scratch, 99) : Double.NaN);
-        metrics.replicationTime.drainSinceLastDrain(scratch);
+        metrics.cluster.replicationTime.drainSinceLastDrain(scratch);
         sampleCluster(i, seconds, clustered);
 
         long m = metrics.messages.getCount();
@@ -222,7 +222,7 @@ public final class DashboardData implements AutoCloseable {
             }
             dynamic(queueSeries, q.getKey())[i] = depth;
         }
-        for (Map.Entry<String, com.codahale.metrics.Counter> f : metrics.filterActionsByKey.entrySet()) {
+        for (Map.Entry<String, com.codahale.metrics.Counter> f : metrics.filterActions.byKey.entrySet()) {
             long c = f.getValue().getCount();
             long before = lastFilterCounts.getOrDefault(f.getKey(), 0L);
             lastFilterCounts.put(f.getKey(), c);
@@ -247,12 +247,12 @@ public final class DashboardData implements AutoCloseable {
      * node that joins later does not show its whole history as one sample's rate.
      */
     private void sampleCluster(int i, double seconds, boolean clustered) {
-        long sent = metrics.relaysSent.getCount();
-        long bytes = metrics.relayBytes.getCount();
-        long relayed = metrics.relayDeliveries.getCount();
-        long received = metrics.relaysReceived.getCount();
-        long forwarded = metrics.forwards.getCount();
-        long replicated = metrics.replicationWrites.getCount();
+        long sent = metrics.cluster.relaysSent.getCount();
+        long bytes = metrics.cluster.relayBytes.getCount();
+        long relayed = metrics.cluster.relayDeliveries.getCount();
+        long received = metrics.cluster.relaysReceived.getCount();
+        long forwarded = metrics.cluster.forwards.getCount();
+        long replicated = metrics.cluster.replicationWrites.getCount();
         relaysSentPerSecond = (sent - lastRelaysSent) / seconds;
         relayBytesPerSecond = (bytes - lastRelayBytes) / seconds;
         relayDeliveriesPerSecond = (relayed - lastRelayDeliveries) / seconds;
@@ -544,26 +544,26 @@ public final class DashboardData implements AutoCloseable {
         field(sb, "relaysReceivedPerSec", relaysReceivedPerSecond);
         field(sb, "forwardsPerSec", forwardsPerSecond);
         field(sb, "replicationWritesPerSec", replicationWritesPerSecond);
-        com.codahale.metrics.Snapshot relay = metrics.relayLatency.getSnapshot();
-        com.codahale.metrics.Snapshot replication = metrics.replicationTime.getSnapshot();
+        com.codahale.metrics.Snapshot relay = metrics.cluster.relayLatency.getSnapshot();
+        com.codahale.metrics.Snapshot replication = metrics.cluster.replicationTime.getSnapshot();
         field(sb, "relayLatencyP50Ms", relay.size() == 0 ? Double.NaN : relay.getMedian() / 1e6);
         field(sb, "relayLatencyP99Ms", relay.size() == 0 ? Double.NaN : relay.get99thPercentile() / 1e6);
         field(sb, "relayLatencyMaxMs", relay.size() == 0 ? Double.NaN : relay.getMax() / 1e6);
         field(sb, "replicationP99Ms", replication.size() == 0 ? Double.NaN : replication.get99thPercentile() / 1e6);
         field(sb, "replicationMaxMs", replication.size() == 0 ? Double.NaN : replication.getMax() / 1e6);
-        sb.append(",\"relaysSent\":").append(metrics.relaysSent.getCount());
-        sb.append(",\"relaysReceived\":").append(metrics.relaysReceived.getCount());
-        sb.append(",\"forwards\":").append(metrics.forwards.getCount());
-        sb.append(",\"replicationWrites\":").append(metrics.replicationWrites.getCount());
-        sb.append(",\"replicationLate\":").append(metrics.replicationLate.getCount());
-        sb.append(",\"handoffs\":").append(metrics.handoffs.getCount());
-        sb.append(",\"linkGaps\":").append(metrics.linkGaps.getCount());
-        sb.append(",\"resent\":").append(metrics.resent.getCount());
-        sb.append(",\"resentDuplicates\":").append(metrics.resentDuplicates.getCount());
-        sb.append(",\"redelivered\":").append(metrics.redelivered.getCount());
-        sb.append(",\"redeliveredAlreadyHad\":").append(metrics.redeliveredAlreadyHad.getCount());
-        sb.append(",\"stateReadFailures\":").append(metrics.stateReadFailures.getCount());
-        sb.append(",\"stateReadGivenUp\":").append(metrics.stateReadGivenUp.getCount());
+        sb.append(",\"relaysSent\":").append(metrics.cluster.relaysSent.getCount());
+        sb.append(",\"relaysReceived\":").append(metrics.cluster.relaysReceived.getCount());
+        sb.append(",\"forwards\":").append(metrics.cluster.forwards.getCount());
+        sb.append(",\"replicationWrites\":").append(metrics.cluster.replicationWrites.getCount());
+        sb.append(",\"replicationLate\":").append(metrics.cluster.replicationLate.getCount());
+        sb.append(",\"handoffs\":").append(metrics.cluster.handoffs.getCount());
+        sb.append(",\"linkGaps\":").append(metrics.cluster.linkGaps.getCount());
+        sb.append(",\"resent\":").append(metrics.cluster.resent.getCount());
+        sb.append(",\"resentDuplicates\":").append(metrics.cluster.resentDuplicates.getCount());
+        sb.append(",\"redelivered\":").append(metrics.cluster.redelivered.getCount());
+        sb.append(",\"redeliveredAlreadyHad\":").append(metrics.cluster.redeliveredAlreadyHad.getCount());
+        sb.append(",\"stateReadFailures\":").append(metrics.cluster.stateReadFailures.getCount());
+        sb.append(",\"stateReadGivenUp\":").append(metrics.cluster.stateReadGivenUp.getCount());
         sb.append(",\"failovers\":").append(view.failovers());
         field(sb, "lastFailoverMs", view.lastFailoverMillis() < 0 ? Double.NaN : view.lastFailoverMillis());
         sb.append('}');
