@@ -13,6 +13,8 @@ import org.mucscale.engine.cluster.AdminCalls;
 import org.mucscale.engine.cluster.ClusterNode;
 import org.mucscale.engine.muc.admin.RoomAdmin;
 import org.mucscale.engine.stanza.Jid;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The admin API in a cluster (issue 37): a call for one room is run by the node that serves the room and answered
@@ -37,6 +39,7 @@ import org.mucscale.engine.stanza.Jid;
  * calls from other nodes run on {@link AdminCalls}' threads.
  */
 public final class AdminForwarding implements AdminCalls.Handler {
+    private static final Logger LOG = LoggerFactory.getLogger(AdminForwarding.class);
     /** How long a call answered "not served here" waits for this node's view to name another owner. */
     private static final long NEW_OWNER_WAIT_MS = 1_000;
 
@@ -117,6 +120,8 @@ public final class AdminForwarding implements AdminCalls.Handler {
             }
             next = node.ownerOf(room);
         }
+        LOG.info("admin call {} {} for room {}: node {} did not serve it ({}); sent once more, to {}", r.method(),
+                r.path(), room.local(), owner, res.status(), next);
         return runAt(next, r, who);
     }
 
