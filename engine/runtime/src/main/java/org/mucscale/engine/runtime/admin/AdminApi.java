@@ -167,8 +167,8 @@ public final class AdminApi {
             res.headers().put("Retry-After", "1");
             return res;
         }
-        String presented = presentedSecret(r.authorization());
-        String[] basic = r.hostLogin() == null ? null : basicPair(r.authorization());
+        String presented = Credentials.presentedSecret(r.authorization());
+        String[] basic = r.hostLogin() == null ? null : Credentials.basicPair(r.authorization());
         LoginOutcome login = LoginOutcome.FAILED;
         if (!a.secret().isEmpty() && presented != null && MetricsAccess.constantTimeEquals(a.secret(), presented)) {
             who = "shared-secret";
@@ -195,7 +195,7 @@ public final class AdminApi {
             res = error(413, "body-too-large", "the request body is larger than " + a.maxBodyBytes()
                     + " bytes (mucscale.admin.api-max-body-bytes)");
         } else {
-            res = f == null ? routeHere(r, who) : f.route(r, who);
+            res = f == null ? routeHere(r, who) : forwarded(f, r, who);
         }
         // one row per call, written here, the node that took it: only it knows the caller's address and the answer
         // the caller got (also when the room's owner left before answering); every node reads the same table
@@ -221,6 +221,14 @@ public final class AdminApi {
         this.forwarding = f;
     }
 
+    private static Response forwarded(AdminForwarding f, Request r, String who) {
+        try {
+            return f.route(r, who);
+        } catch (RuntimeException e) {
+            return error(500, "internal-error", "the request could not be completed: " + e.getClass().getSimpleName());
+        }
+    }
+
     /** Runs {@code r} on this node's rooms; never throws. */
     Response routeHere(Request r, String who) {
         Response res;
@@ -243,46 +251,6 @@ public final class AdminApi {
     private static String messageOf(Response res) {
         Object m = ((Map<?, ?>) JsonText.parse(res.body())).get("message");
         return m == null ? null : m.toString();
-    }
-
-    /** User and password of an HTTP Basic header, or null when it is none (or has no user name). */
-    private static String[] basicPair(String authorization) {
-        if (authorization == null) {
-            return null;
-        }
-        String t = authorization.trim();
-        if (!t.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return null;
-        }
-        try {
-            String pair = new String(java.util.Base64.getDecoder().decode(t.substring(6).trim()),
-                    StandardCharsets.UTF_8);
-            int colon = pair.indexOf(':');
-            return colon <= 0 ? null : new String[] {pair.substring(0, colon), pair.substring(colon + 1)};
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    private static String presentedSecret(String authorization) {
-        if (authorization == null || authorization.isBlank()) {
-            return null;
-        }
-        String t = authorization.trim();
-        if (t.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return t.substring(7).trim();
-        }
-        if (t.regionMatches(true, 0, "Basic ", 0, 6)) {
-            try {
-                String pair = new String(java.util.Base64.getDecoder().decode(t.substring(6).trim()),
-                        StandardCharsets.UTF_8);
-                int colon = pair.indexOf(':');
-                return colon < 0 ? pair : pair.substring(colon + 1);
-            } catch (IllegalArgumentException e) {
-                return "";
-            }
-        }
-        return t;
     }
 
     // ------------------------------------------------------------------------------------------------ routing
