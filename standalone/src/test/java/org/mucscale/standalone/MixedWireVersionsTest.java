@@ -60,8 +60,8 @@ class MixedWireVersionsTest {
         }
         await(() -> owner.engine.cluster().versionsPerNode().size() == 3, "versions of three members");
         assertThat(owner.engine.cluster().versionsPerNode())
-                .containsEntry(ownerId, "0.1.0-SNAPSHOT (wire version 1)")
-                .containsEntry(nodes.get(0).transport.localNode(), "0.1.0-SNAPSHOT (wire version 1)")
+                .containsEntry(ownerId, "0.1.0-SNAPSHOT (wire version 2)")
+                .containsEntry(nodes.get(0).transport.localNode(), "0.1.0-SNAPSHOT (wire version 2)")
                 .containsEntry(c, "a build older than the versions map (wire version 1)");
 
         long epoch = 4242L;

@@ -118,6 +118,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> daemon(r, "mucscale-cluster-read"),
             new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
     private final StateReads stateReads;
+    /** Room-administration calls to and from other nodes (issue 37). */
+    private final AdminCalls adminCalls;
     private final RelayIn relayIn;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
@@ -177,6 +179,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
+        this.adminCalls = new AdminCalls(local, (node, body) -> outbox.sendNow(node,
+                body.encode(links.epoch(), links.nextSeq(node))), node -> {
+                    NodeVersions.Version v = versions.of(node);
+                    return v == null ? -1 : v.wire();
+                }, transport::members, settings.get(ClusterSettings.ADMIN_TIMEOUT).toNanos());
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayIn();
@@ -252,6 +259,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             awaitResends();
         }
         return servedHereNow(room);
+    }
+
+    /** Room-administration calls to the nodes that own rooms, and from them (see {@link AdminCalls}). */
+    public AdminCalls adminCalls() {
+        return adminCalls;
+    }
+
+    /**
+     * The node that serves {@code room} now: this one while it serves or awaits it, else its owner under this node's
+     * view (which may be moving it still; that node then says so).
+     */
+    public String ownerOf(Jid room) {
+        return servedHereNow(room) ? local : view.owner(room);
     }
 
     /** {@link #servesHere} under the view as it is, without waiting for resends (never blocks). */
@@ -1178,6 +1198,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 long run = m.epoch();
                 clusterThread.execute(() -> onLeaving(fromNode, run));
             }
+            case Wire.ADMIN_CALL -> adminCalls.received(fromNode, m.admin());
+            case Wire.ADMIN_ANSWER -> adminCalls.answered(fromNode, m.admin());
             default -> {
             }
         }
@@ -1300,6 +1322,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void membersChanged(List<String> members) {
+        adminCalls.membersChanged(members);
         List<String> copy = new ArrayList<>(members);
         // a node that announced its leave stays out, whatever the transport still reports
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
@@ -2054,6 +2077,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             if (delivery != null) {
                 delivery.stopReleasers(); // their relays go out while the writer and the transport still run
             }
+            adminCalls.close(); // calls still waiting here end now (CLOSED), not at their timeout
             outbox.close(); // what lingers goes out while the transport still can
             transport.stop();
         } finally {

@@ -27,9 +27,10 @@ final class NodeVersions {
     /**
      * The version of the messages between nodes ({@link Wire}). Rule: a change that an older node cannot read raises it,
      * and a node never sends a message of a kind or layout newer than the version the receiving node published. 1 is
-     * the format of every build before this map existed.
+     * the format of every build before this map existed; 2 adds ADMIN_CALL and ADMIN_ANSWER ({@link AdminCalls}), sent
+     * only to nodes that published 2 or more.
      */
-    static final int WIRE_VERSION = 1;
+    static final int WIRE_VERSION = 2;
     /** The replicated map's name. */
     static final String MAP = "versions";
     /** This build, from the filtered {@code version.properties} ("unknown" when run from classes without it). */

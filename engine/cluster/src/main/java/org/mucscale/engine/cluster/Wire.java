@@ -36,6 +36,10 @@ import org.mucscale.engine.stanza.XmlElement;
  *                                                                                 send (see Outbox); n >= 2, never
  *                                                                                 nested, no header of its own: each
  *                                                                                 message keeps its epoch and seq
+ *   ADMIN_CALL := varint callId, string who, string method, string path,         an operator's call for the receiver
+ *               string query, string contentType, bytes body                     to run (wire version 2; AdminCalls)
+ *   ADMIN_ANSWER := varint callId, varint status, string contentType,            its answer, to the node that sent
+ *               string body, varint n, (string header, string value)*            the call
  * </pre>
  */
 final class Wire {
@@ -47,6 +51,8 @@ final class Wire {
     static final int REDELIVER = 6;
     static final int BATCH = 7;
     static final int SWITCHED = 8;
+    static final int ADMIN_CALL = 9;
+    static final int ADMIN_ANSWER = 10;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
 
@@ -55,7 +61,14 @@ final class Wire {
 
     /** A decoded message: the header and one of the bodies. */
     record Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
-                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members) {
+                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members,
+                   Admin admin) {
+        Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
+                Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members) {
+            this(kind, epoch, seq, room, entryNode, hops, stanza, relay, resent, confirmedEpoch, confirmedSeq, members,
+                    null);
+        }
+
         Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza, Relay relay) {
             this(kind, epoch, seq, room, entryNode, hops, stanza, relay, false, 0, 0, List.of());
         }
@@ -76,6 +89,27 @@ final class Wire {
         Relay(long sentMicros, RenderedStanza[] stanzas, int[] stanzaIndex, Jid[] recipients) {
             this(sentMicros, stanzas, stanzaIndex, recipients, 0);
         }
+    }
+
+    /** An administration call or its answer (one of the two is null). */
+    record Admin(long callId, AdminCalls.Call call, AdminCalls.Answer answer) {
+    }
+
+    static byte[] adminCall(long epoch, long seq, long callId, AdminCalls.Call c) {
+        byte[] body = c.body() == null ? new byte[0] : c.body();
+        Codec.Out out = new Codec.Out(128 + body.length + c.path().length() * 3);
+        out.u8(ADMIN_CALL).i64(epoch).varint(seq).varint(callId).string(c.who()).string(c.method()).string(c.path())
+                .string(c.query()).string(c.contentType()).bytes(body);
+        return out.toBytes();
+    }
+
+    static byte[] adminAnswer(long epoch, long seq, long callId, AdminCalls.Answer a) {
+        String body = a.body() == null ? "" : a.body();
+        Codec.Out out = new Codec.Out(64 + body.length() * 3);
+        out.u8(ADMIN_ANSWER).i64(epoch).varint(seq).varint(callId).varint(a.status()).string(a.contentType())
+                .string(body).varint(a.headers().size());
+        a.headers().forEach((k, v) -> out.string(k).string(v));
+        return out.toBytes();
     }
 
     static byte[] redeliver(long epoch, long seq, long sentMicros, long key, RenderedStanza stanza,
@@ -328,6 +362,31 @@ final class Wire {
                     throw new IllegalArgumentException("a view switch names no members");
                 }
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.copyOf(members));
+            }
+            case ADMIN_CALL -> {
+                long id = in.varint();
+                AdminCalls.Call c = new AdminCalls.Call(in.requiredString("who"), in.requiredString("method"),
+                        in.requiredString("path"), in.string(), in.string(), in.bytes());
+                in.end();
+                return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
+                        new Admin(id, c, null));
+            }
+            case ADMIN_ANSWER -> {
+                long id = in.varint();
+                int status = (int) in.varint();
+                if (status < 100 || status > 599) {
+                    throw new IllegalArgumentException("an answer with status " + status);
+                }
+                String type = in.string();
+                String body = in.string();
+                int n = in.count();
+                java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+                for (int i = 0; i < n; i++) {
+                    headers.put(in.requiredString("header"), in.requiredString("header value"));
+                }
+                in.end();
+                return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
+                        new Admin(id, null, new AdminCalls.Answer(status, type, body == null ? "" : body, headers)));
             }
             case CONFIRM -> {
                 long confirmedEpoch = in.i64();

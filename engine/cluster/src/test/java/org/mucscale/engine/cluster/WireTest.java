@@ -427,7 +427,7 @@ class WireTest {
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 7, 9, 127, 255})
+    @ValueSource(ints = {0, 7, 11, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
@@ -515,5 +515,49 @@ class WireTest {
                 .toBytes();
         assertThatThrownBy(() -> Wire.unbatch(empty)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("empty");
+    }
+
+    // ------------------------------------------------------------------------------------------ ADMIN_CALL / ANSWER
+
+    @Test
+    void adminCall_roundTripsEveryField_emptyBodyAndNoQuery() {
+        AdminCalls.Call c = new AdminCalls.Call("admin:ann", "PATCH", "/plugins/mucscale/v1/chatrooms/arena",
+                "servicename=muc&x=é", "application/json", "{\"description\":\"pvp\"}".getBytes());
+        Wire.Message m = Wire.decode(Wire.adminCall(7, 9, 1L << 33, c));
+        assertThat(m.kind()).isEqualTo(Wire.ADMIN_CALL);
+        assertThat(m.epoch()).isEqualTo(7);
+        assertThat(m.seq()).isEqualTo(9);
+        assertThat(m.admin().callId()).isEqualTo(1L << 33);
+        assertThat(m.admin().answer()).isNull();
+        AdminCalls.Call back = m.admin().call();
+        assertThat(back.who()).isEqualTo("admin:ann");
+        assertThat(back.method()).isEqualTo("PATCH");
+        assertThat(back.path()).isEqualTo(c.path());
+        assertThat(back.query()).isEqualTo("servicename=muc&x=é");
+        assertThat(back.contentType()).isEqualTo("application/json");
+        assertThat(back.body()).isEqualTo(c.body());
+        AdminCalls.Call bare = Wire.decode(Wire.adminCall(1, 1, 1, new AdminCalls.Call("s", "GET", "/p", null, null,
+                null))).admin().call();
+        assertThat(bare.query()).isNull();
+        assertThat(bare.body()).isEmpty();
+    }
+
+    @Test
+    void adminAnswer_roundTripsStatusTypeBodyHeaders_statusOutOfRangeRefused() {
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("Retry-After", "2");
+        headers.put("Location", "/plugins/mucscale/v1/chatrooms/arena");
+        Wire.Message m = Wire.decode(Wire.adminAnswer(3, 4, 5, new AdminCalls.Answer(201, "application/json",
+                "{\"roomName\":\"arena\"}", headers)));
+        assertThat(m.kind()).isEqualTo(Wire.ADMIN_ANSWER);
+        assertThat(m.admin().callId()).isEqualTo(5);
+        assertThat(m.admin().call()).isNull();
+        assertThat(m.admin().answer().status()).isEqualTo(201);
+        assertThat(m.admin().answer().body()).isEqualTo("{\"roomName\":\"arena\"}");
+        assertThat(m.admin().answer().headers()).containsExactly(Map.entry("Retry-After", "2"),
+                Map.entry("Location", "/plugins/mucscale/v1/chatrooms/arena"));
+        byte[] bad = Wire.adminAnswer(3, 4, 5, new AdminCalls.Answer(99, null, "", Map.of()));
+        assertThatThrownBy(() -> Wire.decode(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("status 99");
     }
 }
