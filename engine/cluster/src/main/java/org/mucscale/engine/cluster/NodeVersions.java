@@ -27,9 +27,10 @@ final class NodeVersions {
     /**
      * The version of the messages between nodes ({@link Wire}). Rule: a change that an older node cannot read raises it,
      * and a node never sends a message of a kind or layout newer than the version the receiving node published. 1 is
-     * the format of every build before this map existed.
+     * the format of every build before this map existed. 2: FORWARD may carry its origin (flag 2, {@link Wire#ORIGIN}),
+     * sent only to members that published 2 or later.
      */
-    static final int WIRE_VERSION = 1;
+    static final int WIRE_VERSION = 2;
     /** The replicated map's name. */
     static final String MAP = "versions";
     /** This build, from the filtered {@code version.properties} ("unknown" when run from classes without it). */
