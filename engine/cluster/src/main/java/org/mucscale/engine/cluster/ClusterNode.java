@@ -110,6 +110,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /**
      * The view each other node last said it switched to ({@link Wire#SWITCHED}, sent after its hand-offs): a room that
      * such a view places at that node is still there ({@link #claimOf}). Kept for leaving nodes until they are gone.
+     * Written on the cluster thread only; read by room threads (claims).
      */
     private final ConcurrentHashMap<String, List<String>> peerViews = new ConcurrentHashMap<>();
     /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
@@ -1216,7 +1217,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         p.seq = m.seq();
     }
 
-    /** Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. */
+    /**
+     * Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. Written on the
+     * cluster thread only (onLeaving, onMembers, the restart check); read by room threads (claims).
+     */
     private final Set<String> leavingNodes = ConcurrentHashMap.newKeySet();
 
     /** A node announced it is leaving (on the cluster thread): the view without it, its rooms come as hand-offs. */
@@ -1234,7 +1238,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** The run (link epoch) each node that announced its leave was in when it did. */
+    /** The run (link epoch) each node that announced its leave was in when it did (cluster thread only). */
     private final Map<String, Long> leavingRuns = new ConcurrentHashMap<>();
     private long nextRestartCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
 
@@ -1353,19 +1357,28 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void membersChanged(List<String> members) {
+        // only enqueued: the leaving nodes are read and edited on the cluster thread, in order with the LEAVINGs
+        // received before this report (finding F7: filtered here, a LEAVING queued but not yet handled was missed,
+        // and the view put the leaving node back)
+        List<String> reported = List.copyOf(members);
+        clusterThread.execute(() -> {
+            try {
+                onMembers(reported);
+            } catch (RuntimeException e) {
+                LOG.error("could not apply the cluster view {}", reported, e);
+            }
+        });
+    }
+
+    /** On the cluster thread: the transport's membership, without the nodes that announced their leave. */
+    private void onMembers(List<String> members) {
         List<String> copy = new ArrayList<>(members);
         // a node that announced its leave stays out, whatever the transport still reports
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
         peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
-        clusterThread.execute(() -> {
-            try {
-                onView(List.copyOf(copy));
-            } catch (RuntimeException e) {
-                LOG.error("could not apply the cluster view {}", copy, e);
-            }
-        });
+        onView(List.copyOf(copy));
     }
 
     // ------------------------------------------------------------------------------------------- view changes
