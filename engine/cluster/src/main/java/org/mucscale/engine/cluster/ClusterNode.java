@@ -1955,7 +1955,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             t.sort(Comparator.comparingLong(TailRecord::seq));
             long newestTail = Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq());
             tailSeqs.merge(room, newestTail, Math::max);
-            AcceptedMark mark = markTrusted(marksByRoom.get(room), newestTail);
+            AcceptedMark mark = markTrusted(marksByRoom.get(room), t, newestTail);
             GoneSessions gone = null;
             if (departedNodes != null) {
                 Map<Jid, String> goneHere = new HashMap<>();
@@ -1984,17 +1984,30 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     /**
-     * The mark, if the tail read reaches the tail record it was written with: mark and tail records of one round land
-     * in no particular order, and a mark whose round's records are missing may cover messages nobody received (they
-     * would be skipped and could not be re-delivered). Untrusted, the take-over falls back to the tail's (sender, id).
+     * The mark, if the tail read holds every record up to the one the mark was written with, as far back as the ring
+     * still keeps them: mark and tail records of one round land in no particular order (a write cut short as its member
+     * dies can leave any of them out), and a mark whose round lost a tail record covers a message nobody may have
+     * received, which would be skipped and could not be re-delivered. Untrusted, the take-over falls back to the tail's
+     * (sender, id), as before marks.
      */
-    private AcceptedMark markTrusted(AcceptedMark mark, long newestTail) {
-        if (mark == null || mark.tailSeq() <= newestTail) {
-            return mark;
+    private AcceptedMark markTrusted(AcceptedMark mark, List<TailRecord> tail, long newestTail) {
+        if (mark == null) {
+            return null;
         }
-        LOG.info("the accepted mark of {} is ahead of its tail ({} > {}); not used", mark.room(), mark.tailSeq(),
-                newestTail);
-        return null;
+        long upTo = mark.tailSeq();
+        Set<Long> present = new HashSet<>();
+        for (TailRecord r : tail) {
+            present.add(r.seq());
+        }
+        // newer records than the mark's reuse the oldest slots of its window
+        for (long s = Math.max(1, Math.max(newestTail, upTo) - tailSlots + 1); s <= upTo; s++) {
+            if (!present.contains(s)) {
+                LOG.info("the accepted mark of {} (up to tail record {}) misses tail record {}; not used", mark.room(),
+                        upTo, s);
+                return null;
+            }
+        }
+        return mark;
     }
 
     /**
