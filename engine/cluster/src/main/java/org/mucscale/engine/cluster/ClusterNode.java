@@ -1295,17 +1295,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private long nextMarkCheckNanos = System.nanoTime();
 
     /**
-     * Every second (on the cluster thread): this engine's start mark is in the map, so that a node joining later knows
-     * this one runs the engine even if it has never been clustered. Written again when missing: inside Openfire the
-     * plugin starts before the cluster does, and Openfire empties the caches as the node joins it.
-     */
-    /**
      * Members whose published wire version reads a FORWARD's origin (2 and later; docs/cluster.md "Versions between
      * nodes"): only they are sent one. Added by the cluster thread (every second, for members not in it yet), removed
      * when a member departs (it may come back with another build); read by any thread that forwards.
      */
     private final Set<String> readsOrigins = ConcurrentHashMap.newKeySet();
-    private long nextVersionCheckNanos;
+    private long nextVersionCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
 
     private void learnWireVersions(long nowNanos) {
         if (!transportStarted || closed || nowNanos - nextVersionCheckNanos < 0) {
@@ -1322,6 +1317,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
+    /**
+     * Every second (on the cluster thread): this engine's start mark is in the map, so that a node joining later knows
+     * this one runs the engine even if it has never been clustered. Written again when missing: inside Openfire the
+     * plugin starts before the cluster does, and Openfire empties the caches as the node joins it.
+     */
     private void keepStartMark(long nowNanos) {
         if (!transportStarted || closed || nowNanos - nextMarkCheckNanos < 0) {
             return;
