@@ -18,7 +18,8 @@ import org.mucscale.standalone.ClusterEnginesTest.Node;
 /**
  * Two engines and a third member that speaks the wire by hand, as a node of a newer build would (real Hazelcast
  * members on loopback). Its messages are written here byte by byte from the format drawn in {@code Wire}'s Javadoc,
- * so this also pins wire version 1: a {@code FORWARD} written that way is understood. A message of a kind this build
+ * so this also pins wire version 1: a {@code FORWARD} written that way is understood (this build speaks 2, which a
+ * FORWARD's origin needs, and sends one only to members that published 2). A message of a kind this build
  * does not know is counted as unreadable and takes its place on the link, so the sender's next message is handled at
  * once (before, the link waited for it the 2 s gap timeout); every node publishes its build and wire version.
  */

@@ -27,8 +27,8 @@ final class NodeVersions {
     /**
      * The version of the messages between nodes ({@link Wire}). Rule: a change that an older node cannot read raises it,
      * and a node never sends a message of a kind or layout newer than the version the receiving node published. 1 is
-     * the format of every build before this map existed; 2 adds ADMIN_CALL and ADMIN_ANSWER ({@link AdminCalls}), sent
-     * only to nodes that published 2 or more.
+     * the format of every build before this map existed. 2 adds ADMIN_CALL and ADMIN_ANSWER ({@link AdminCalls}) and a
+     * FORWARD's origin (flag 2, {@link Wire#ORIGIN}), each sent only to nodes that published 2 or more.
      */
     static final int WIRE_VERSION = 2;
     /** The replicated map's name. */

@@ -3,6 +3,7 @@ package org.mucscale.engine.cluster;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.mucscale.engine.muc.Forwarded;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
@@ -13,8 +14,10 @@ import org.mucscale.engine.stanza.XmlElement;
  * <pre>
  *   message  := u8 kind, i64 senderEpoch, varint seq, body
  *   FORWARD  := string room, string entryNode, u8 hops, u8 flags,               a stanza for a room owned there;
- *               element stanza                                               flag 1: resent after its first owner
- *                                                                            left unconfirmed (see CONFIRM)
+ *               [string owner, string sender, i64 epoch, varint seq]         flag 1: resent after its first owner
+ *               (if flag 2), element stanza                                  left unconfirmed (see CONFIRM);
+ *                                                                            flag 2: the forward it repeats or
+ *                                                                            continues (its origin)
  *   RELAY    := i64 sentMicros, varint n, (string prefix, string suffix)*,       rendered once on the owner,
  *               varint m, (varint stanzaIndex, string recipient)*                delivered there to local sessions
  *   HANDOFF  := string room                                                      "the room's replicated state is
@@ -55,6 +58,12 @@ final class Wire {
     static final int ADMIN_ANSWER = 10;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
+    /**
+     * FORWARD flag: the forward this one repeats (a resend) or continues (forwarded on) follows the flags, as
+     * {@code string owner, string sender, i64 epoch, varint seq} (see {@link Forwarded}); its new owner skips it if the
+     * room's accepted mark covers that forward.
+     */
+    static final int ORIGIN = 2;
 
     private Wire() {
     }
@@ -62,11 +71,11 @@ final class Wire {
     /** A decoded message: the header and one of the bodies. */
     record Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
                    Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members,
-                   Admin admin) {
+                   Admin admin, Forwarded origin) {
         Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
                 Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members) {
             this(kind, epoch, seq, room, entryNode, hops, stanza, relay, resent, confirmedEpoch, confirmedSeq, members,
-                    null);
+                    null, null);
         }
 
         Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza, Relay relay) {
@@ -129,9 +138,18 @@ final class Wire {
 
     static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, boolean resent,
                           XmlElement stanza) {
+        return forward(epoch, seq, room, entryNode, hops, resent, null, stanza);
+    }
+
+    static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, boolean resent, Forwarded origin,
+                          XmlElement stanza) {
         Codec.Out out = new Codec.Out(512);
-        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops).u8(resent ? RESENT : 0)
-                .element(stanza);
+        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops)
+                .u8((resent ? RESENT : 0) | (origin != null ? ORIGIN : 0));
+        if (origin != null) {
+            out.string(origin.owner()).string(origin.sender()).i64(origin.epoch()).varint(origin.seq());
+        }
+        out.element(stanza);
         return out.toBytes();
     }
 
@@ -286,15 +304,22 @@ final class Wire {
                 String entry = in.string();
                 int hops = in.u8();
                 int flags = in.u8();
-                if ((flags & ~RESENT) != 0) {
+                if ((flags & ~(RESENT | ORIGIN)) != 0) {
                     throw new IllegalArgumentException("unknown forward flags " + flags);
+                }
+                Forwarded origin = null;
+                if ((flags & ORIGIN) != 0) {
+                    String owner = in.requiredString("origin owner");
+                    String sender = in.requiredString("origin sender");
+                    origin = new Forwarded(owner, sender, in.i64(), in.varint());
                 }
                 XmlElement stanza = in.element();
                 in.end();
                 if (room == null || stanza == null) {
                     throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
                 }
-                return new Message(kind, epoch, seq, room, entry, hops, stanza, null, flags == RESENT, 0, 0);
+                return new Message(kind, epoch, seq, room, entry, hops, stanza, null, (flags & RESENT) != 0, 0, 0,
+                        List.of(), null, origin);
             }
             case RELAY -> {
                 long sent = in.i64();
@@ -369,7 +394,7 @@ final class Wire {
                         in.requiredString("path"), in.string(), in.string(), in.bytes());
                 in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
-                        new Admin(id, c, null));
+                        new Admin(id, c, null), null);
             }
             case ADMIN_ANSWER -> {
                 long id = in.varint();
@@ -386,7 +411,7 @@ final class Wire {
                 }
                 in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
-                        new Admin(id, null, new AdminCalls.Answer(status, type, body == null ? "" : body, headers)));
+                        new Admin(id, null, new AdminCalls.Answer(status, type, body == null ? "" : body, headers)), null);
             }
             case CONFIRM -> {
                 long confirmedEpoch = in.i64();

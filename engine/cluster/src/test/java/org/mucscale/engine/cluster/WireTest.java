@@ -97,10 +97,26 @@ class WireTest {
         assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, true, st)).resent()).isTrue();
         assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, false, st)).resent()).isFalse();
         assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, st)).resent()).isFalse();
-        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string(null).u8(0).u8(2)
+        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string(null).u8(0).u8(4)
                 .element(st).toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unknown forward flags 2");
+                .hasMessageContaining("unknown forward flags 4");
+    }
+
+    @Test
+    void forward_origin_roundTrips_withOrWithoutTheResentFlag() {
+        XmlElement st = XmlElement.builder("message").attribute("id", "m1").build();
+        org.mucscale.engine.muc.Forwarded origin = new org.mucscale.engine.muc.Forwarded("owner-o", "sender-a",
+                Long.MIN_VALUE, 1L << 40);
+        Wire.Message resent = Wire.decode(Wire.forward(1, 7, ROOM, "entry", 2, true, origin, st));
+        assertThat(resent.resent()).isTrue();
+        assertThat(resent.origin()).isEqualTo(origin);
+        assertThat(resent.stanza().attribute("id")).isEqualTo("m1");
+        assertThat(resent.entryNode()).isEqualTo("entry");
+        Wire.Message onward = Wire.decode(Wire.forward(1, 8, ROOM, null, 1, false, origin, st));
+        assertThat(onward.resent()).isFalse();
+        assertThat(onward.origin()).isEqualTo(origin);
+        assertThat(Wire.decode(Wire.forward(1, 9, ROOM, null, 1, true, null, st)).origin()).isNull();
     }
 
     // ------------------------------------------------------------------------------------------ CONFIRM
