@@ -13,9 +13,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A throwaway MariaDB server from the installed Debian binaries ({@code /usr/sbin/mariadbd},
  * {@code mariadb-install-db}, run once per JVM and copied): its own data directory under a temp folder, a free
- * loopback port, a utf8mb4 database
- * and a real (password) user. {@link #stop()} and {@link #start()} keep the data directory and the port, so a test
- * can take the database away and bring it back; {@link #close()} stops it and deletes everything.
+ * loopback port, a utf8mb4 database and a real (password) user. {@link #stop()} and {@link #start()} keep the data
+ * directory and the port, so a test can take the database away and bring it back; {@link #close()} stops it and
+ * deletes everything.
  *
  * <pre>{@code
  * try (MariaDbServer db = MariaDbServer.startNew()) {
@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * nothing, an OS crash might, which no test here causes.
  *
  * <p>A test class that only needs a database, not a server it may stop, takes its own database on the JVM's
- * {@linkplain #shared() shared server} (installing and starting one costs about 3 s):
+ * {@linkplain #shared() shared server} (installing and starting one cost seconds, more on a busy machine):
  * <pre>{@code
  * MariaDbServer.Database db = MariaDbServer.shared().newDatabase("MyTest");   // in @BeforeAll
  * db.close();                                                                  // in @AfterAll: drops it

@@ -11,19 +11,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A throwaway PostgreSQL 15 server from the installed Debian binaries ({@code /usr/lib/postgresql/15/bin}): initdb
- * (once per JVM, copied) into a temp folder, started with pg_ctl on a free loopback port, with database {@code mucscale} owned by a real
- * password user {@code mucscale} (scram-sha-256 over TCP). PostgreSQL refuses to run as root, so when the JVM is
- * root every server command runs as the {@code postgres} system user, which owns the temp folder.
+ * (run once per JVM and copied) into a temp folder, started with pg_ctl on a free loopback port, with database
+ * {@code mucscale} owned by a real password user {@code mucscale} (scram-sha-256 over TCP). PostgreSQL refuses to
+ * run as root, so when the JVM is root every server command runs as the {@code postgres} system user, which owns
+ * the temp folder.
  *
  * <p>{@link #stop()} (fast shutdown) and {@link #start()} keep the data directory and port, for outage tests;
  * {@link #close()} stops the server and deletes everything. fsync, synchronous commit and full page writes are off:
  * a clean stop loses nothing, an OS crash could, which no test causes.
  *
  * <p>A test class that only needs a database, not a server it may stop, takes its own database on the JVM's
- * {@linkplain #shared() shared server} (initdb and start cost about 2 s): {@code PostgresServer.shared()
- * .newDatabase("MyTest")} in {@code @BeforeAll}, {@code close()} in {@code @AfterAll}. Invariants of the shared
- * server: it runs from first use until JVM exit (the shutdown hook stops it and deletes its files); no test stops,
- * kills or closes it (those calls throw); each class works only in its own database, owned by its own role.
+ * {@linkplain #shared() shared server} (initdb and a start cost seconds, more on a busy machine):
+ * {@code PostgresServer.shared().newDatabase("MyTest")} in {@code @BeforeAll}, {@code close()} in {@code @AfterAll}.
+ * Invariants of the shared server: it runs from first use until JVM exit (the shutdown hook stops it and deletes its
+ * files); no test stops, kills or closes it (those calls throw); each class works only in its own database, owned by
+ * its own role.
  */
 public final class PostgresServer implements AutoCloseable {
     private static final String BIN = "/usr/lib/postgresql/15/bin/";
