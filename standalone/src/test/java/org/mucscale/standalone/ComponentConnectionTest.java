@@ -151,7 +151,11 @@ class ComponentConnectionTest {
              ComponentConnection standby = new ComponentConnection(ComponentConfig.from(s))) {
             holder.connect(x -> { });
             standby.connectInBackground(x -> { });
-            Thread.sleep(5_000);
+            // 12 refusals within 5 s, which back-off (5 in 5 s) cannot reach: waited for, not slept for
+            long standingBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            while (standby.stats().streamErrorsReceived() < 12 && System.nanoTime() < standingBy) {
+                Thread.sleep(10);
+            }
             assertThat(standby.isReady()).isFalse();
             assertThat(standby.stats().streamErrorsReceived()).as("conflicts while standing by").isGreaterThanOrEqualTo(12);
             assertThat(holder.isReady()).isTrue();

@@ -30,7 +30,7 @@ import org.mucscale.testkit.MariaDbServer;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class MySqlBulkLoadTest {
-    MariaDbServer server;
+    MariaDbServer.Database db;
     HikariDataSource pool;
     RoomLogStore store;
     StoreTestSupport.CountingListener listener;
@@ -39,15 +39,15 @@ class MySqlBulkLoadTest {
 
     @BeforeAll
     void startServer() throws Exception {
-        server = MariaDbServer.startNew();
-        pool = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(), 4);
+        db = MariaDbServer.shared().newDatabase(getClass().getSimpleName());
+        pool = StandaloneDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4);
         SchemaInstaller.install(pool, DatabaseType.MARIADB);
     }
 
     @AfterAll
     void stopServer() {
         pool.close();
-        server.close();
+        db.close();
     }
 
     @BeforeEach
@@ -166,8 +166,8 @@ class MySqlBulkLoadTest {
 
     @Test
     void bulkLoad_connectionWithoutLocalInfile_usesInsertAndStoresEverything() throws Exception {
-        try (HikariDataSource plain = StandaloneDataSource.create(server.jdbcUrl() + "?allowLoadLocalInfile=false",
-                server.user(), server.password(), 2)) {
+        try (HikariDataSource plain = StandaloneDataSource.create(db.jdbcUrl() + "?allowLoadLocalInfile=false",
+                db.user(), db.password(), 2)) {
             store = open(plain, true);
             for (int i = 0; i < 700; i++) {
                 store.offer(record("p@muc", i));
@@ -236,8 +236,9 @@ class MySqlBulkLoadTest {
 
     @Test
     void bulkLoad_serverRefusesLocalInfile_usesInsertAndStoresEverything() throws Exception {
-        server.rootSql("SET GLOBAL local_infile = 0");
-        try (HikariDataSource fresh = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(),
+        // server-wide, on the JVM's shared server: classes of one JVM run one after the other, and it is put back below
+        db.rootSql("SET GLOBAL local_infile = 0");
+        try (HikariDataSource fresh = StandaloneDataSource.create(db.jdbcUrl(), db.user(), db.password(),
                 2)) {
             store = open(fresh, true);
             for (int i = 0; i < 700; i++) {
@@ -249,7 +250,7 @@ class MySqlBulkLoadTest {
             store.close();
             store = null;
         } finally {
-            server.rootSql("SET GLOBAL local_infile = 1");
+            db.rootSql("SET GLOBAL local_infile = 1");
         }
     }
 

@@ -13,19 +13,19 @@ import org.mucscale.testkit.MariaDbServer;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenfireLogImportMariaDbTest extends OpenfireLogImportContract {
-    MariaDbServer server;
+    MariaDbServer.Database db;
     HikariDataSource pool;
 
     @BeforeAll
     void startServer() {
-        server = MariaDbServer.startNew();
-        pool = StandaloneDataSource.create(server.mariadbJdbcUrl(), server.user(), server.password(), 4);
+        db = MariaDbServer.shared().newDatabase(getClass().getSimpleName());
+        pool = StandaloneDataSource.create(db.mariadbJdbcUrl(), db.user(), db.password(), 4);
     }
 
     @AfterAll
     void stopServer() {
         pool.close();
-        server.close();
+        db.close();
     }
 
     @Override

@@ -10,19 +10,19 @@ import org.mucscale.testkit.PostgresServer;
 /** The import inside one PostgreSQL database, as the plugin runs it against an Openfire on PostgreSQL. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class OpenfireLogImportPostgresTest extends OpenfireLogImportContract {
-    PostgresServer server;
+    PostgresServer.Database db;
     HikariDataSource pool;
 
     @BeforeAll
     void startServer() {
-        server = PostgresServer.startNew();
-        pool = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(), 4);
+        db = PostgresServer.shared().newDatabase(getClass().getSimpleName());
+        pool = StandaloneDataSource.create(db.jdbcUrl(), db.user(), db.password(), 4);
     }
 
     @AfterAll
     void stopServer() {
         pool.close();
-        server.close();
+        db.close();
     }
 
     @Override

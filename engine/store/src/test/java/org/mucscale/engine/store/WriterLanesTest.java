@@ -40,21 +40,21 @@ import org.mucscale.testkit.MariaDbServer;
 class WriterLanesTest {
     @TempDir
     Path dir;
-    MariaDbServer server;
+    MariaDbServer.Database db;
     HikariDataSource pool;
     RoomLogStore store;
     final StoreTestSupport.CountingListener listener = new StoreTestSupport.CountingListener();
 
     @BeforeAll
     void startServer() {
-        server = MariaDbServer.startNew();
-        pool = StandaloneDataSource.create(server.jdbcUrl(), server.user(), server.password(), 6);
+        db = MariaDbServer.shared().newDatabase(getClass().getSimpleName());
+        pool = StandaloneDataSource.create(db.jdbcUrl(), db.user(), db.password(), 6);
     }
 
     @AfterAll
     void stopServer() {
         pool.close();
-        server.close();
+        db.close();
     }
 
     @BeforeEach
@@ -90,7 +90,7 @@ class WriterLanesTest {
                     + " ('seed-b', 'b@muc', 1, 'n'), ('seed-c', 'c@muc', 1, 'n')");
         }
         open(2, 100);
-        try (Connection locker = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password())) {
+        try (Connection locker = DriverManager.getConnection(db.jdbcUrl(), db.user(), db.password())) {
             locker.setAutoCommit(false);
             try (Statement st = locker.createStatement()) {
                 st.executeQuery("SELECT * FROM mucscaleRoomLog WHERE roomJid = 'b@muc' FOR UPDATE").close();
