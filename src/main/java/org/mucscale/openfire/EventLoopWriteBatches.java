@@ -67,6 +67,8 @@ final class EventLoopWriteBatches {
     /** Builds the copies stream managers keep of counted stanzas; null until {@link #manageWith} is called. */
     private volatile RenderedPackets renderedPackets;
     private volatile ManagedSessionWrites.Outlet outlet;
+    /** Openfire's unacknowledged-stanza queues, when laid out as 5.1's; null: counted through {@code sentStanza}. */
+    private volatile UnackedStanzas unacked;
     private final LongAdder written = new LongAdder();
     private final LongAdder batches = new LongAdder();
     private final LongAdder closed = new LongAdder();
@@ -108,8 +110,9 @@ final class EventLoopWriteBatches {
      * Where counted stanzas' kept copies come from, and how a managed session gets a stanza that must go as a packet
      * (see {@link ManagedSessionWrites}); set once at start.
      */
-    void manageWith(RenderedPackets packets, ManagedSessionWrites.Outlet outlet) {
+    void manageWith(RenderedPackets packets, UnackedStanzas unacked, ManagedSessionWrites.Outlet outlet) {
         this.outlet = outlet;
+        this.unacked = unacked;
         this.renderedPackets = packets;
     }
 
@@ -137,7 +140,7 @@ final class EventLoopWriteBatches {
         if (g == null || packets == null || NettyChannels.channelOf(session.getConnection()) == null) {
             return false;
         }
-        g.managed(packets, outlet).add(session, sm, stanza, recipient);
+        g.managed(packets, unacked, outlet).add(session, sm, stanza, recipient);
         return true;
     }
 
@@ -162,7 +165,8 @@ final class EventLoopWriteBatches {
         Channel ch = NettyChannels.channelOf(connection);
         if (ch == null) {
             for (int i = from; i < to; i++) {
-                session.deliverRawText(StanzaText.forConnection(connection, stanzas[i], recipients[i]));
+                session.deliverRawText(UnackedStanzas.isRequest(stanzas[i]) ? stanzas[i].prefix()
+                        : StanzaText.forConnection(connection, stanzas[i], recipients[i]));
             }
             return;
         }
@@ -285,9 +289,10 @@ final class EventLoopWriteBatches {
         /** Stanzas for stream-managed and CSI-tracked sessions, made on first use. */
         ManagedSessionWrites managed;
 
-        ManagedSessionWrites managed(RenderedPackets packets, ManagedSessionWrites.Outlet outlet) {
+        ManagedSessionWrites managed(RenderedPackets packets, UnackedStanzas unacked,
+                                     ManagedSessionWrites.Outlet outlet) {
             if (managed == null) {
-                managed = new ManagedSessionWrites(new StanzaCounter(packets), outlet);
+                managed = new ManagedSessionWrites(new StanzaCounter(packets, unacked), outlet);
             }
             return managed;
         }
@@ -355,6 +360,10 @@ final class EventLoopWriteBatches {
                 }
                 HeldWrites held = ch.attr(HELD).get();
                 if ((held == null || held.isEmpty()) && ch.isWritable()) {
+                    if (UnackedStanzas.isRequest(stanzas[i])) {
+                        writeTo(ch, stanzas[i], ""); // an <r/> after the stanza that made it due: not a delivery
+                        continue;
+                    }
                     writeTo(ch, stanzas[i], Xml.escapeAttribute(recipients[i].toString()));
                     done++;
                     continue;
@@ -461,7 +470,7 @@ final class EventLoopWriteBatches {
          * must keep meaning what the server sent, so it waits whatever the bound.
          */
         void hold(RenderedStanza stanza, Jid recipient, boolean counted) {
-            String to = Xml.escapeAttribute(recipient.toString());
+            String to = UnackedStanzas.isRequest(stanza) ? "" : Xml.escapeAttribute(recipient.toString());
             int length = stanza.prefixUtf8().length + ByteBufUtil.utf8Bytes(to) + stanza.suffixUtf8().length;
             long max = owner.recipientMaxQueuedBytes;
             long inChannel = pendingInChannel();

@@ -19,8 +19,10 @@ import org.mucscale.engine.stanza.RenderedStanza;
  * believes, and a resumption would resend the wrong ones. Openfire keeps it by writing and counting under the stream
  * manager's monitor ({@code LocalClientSession.pushPackets}). So does the hand-over here: for each session, under
  * that monitor, it resolves the session's current connection (a resumption may have replaced it since the stanza was
- * gathered), hands the session's stanzas to its event loop as one task, and then counts each of them, which may queue
- * an {@code <r/>} behind them, as Openfire's own count does after its write.
+ * gathered), counts each stanza and hands them to its event loop as one task, with each {@code <r/>} request a count
+ * made due right after its stanza ({@link UnackedStanzas}; where Openfire's stream manager is not laid out as 5.1's,
+ * Openfire writes its requests itself). With the monitor held across both, no count or write of another thread comes
+ * between.
  *
  * <p><b>Client state indication</b> (Openfire's {@code CsiManager.queueOrPush}): while a client is inactive, Openfire
  * queues the stanzas it may delay ({@link CsiDelay}) and, when one arrives that it may not, pushes the whole queue and
@@ -46,14 +48,19 @@ final class ManagedSessionWrites {
         /** Delivers one stanza to a session as a Tinder packet, through the session, as Openfire delivers its own. */
         void asPacket(LocalClientSession session, RenderedStanza stanza, Jid recipient);
 
-        /** Counts stanzas written raw, of which a stream manager counted them ({@code counted}) or not. */
-        void wroteRaw(int stanzas, boolean counted);
+        /**
+         * Counts stanzas written raw, of which a stream manager counted them ({@code counted}) or not, and the
+         * {@code <r/>} requests written in their batch ({@link UnackedStanzas}).
+         */
+        void wroteRaw(int stanzas, boolean counted, int ackRequests);
     }
 
     private final IdentityHashMap<LocalClientSession, Pending> bySession = new IdentityHashMap<>();
     private final ArrayList<Pending> order = new ArrayList<>();
     private final StanzaCounter counter;
     private final Outlet outlet;
+    /** One counted run with its {@code <r/>} requests in place, reused run after run. */
+    private final Pending out = new Pending(null, null, null);
 
     ManagedSessionWrites(StanzaCounter counter, Outlet outlet) {
         this.counter = counter;
@@ -82,6 +89,7 @@ final class ManagedSessionWrites {
 
     /** Writes, counts or queues what was gathered, session by session, under each one's monitors (the class rules). */
     void handOver(EventLoopWriteBatches batches) {
+        counter.refresh();
         for (int i = 0; i < order.size(); i++) {
             Pending p = order.get(i);
             if (p.csi == null) {
@@ -122,13 +130,23 @@ final class ManagedSessionWrites {
         if (from == to) {
             return;
         }
-        batches.writeNow(p.session, p.stanzas, p.recipients, from, to, counting);
-        outlet.wroteRaw(to - from, counting);
-        if (counting) {
-            for (int j = from; j < to; j++) {
-                counter.count(p.sm, p.stanzas[j], p.recipients[j]);
+        if (!counting) {
+            batches.writeNow(p.session, p.stanzas, p.recipients, from, to, false);
+            outlet.wroteRaw(to - from, false, 0);
+            return;
+        }
+        // counted first, then handed over: the monitor is held across both, so no other count or write of this
+        // session comes between, and each <r/> that a count makes due is written right after its stanza
+        out.clear();
+        for (int j = from; j < to; j++) {
+            out.add(p.stanzas[j], p.recipients[j]);
+            RenderedStanza request = counter.count(p.sm, p.stanzas[j], p.recipients[j]);
+            if (request != null) {
+                out.add(request, p.recipients[j]);
             }
         }
+        batches.writeNow(p.session, out.stanzas, out.recipients, 0, out.size, true);
+        outlet.wroteRaw(to - from, true, out.size - (to - from));
     }
 
     /**
@@ -155,16 +173,15 @@ final class ManagedSessionWrites {
         }
         if (sm == null) {
             session.deliverRawText(StanzaText.forConnection(session.getConnection(), stanza, recipient));
-            outlet.wroteRaw(1, false);
+            outlet.wroteRaw(1, false, 0);
             return;
         }
         synchronized (sm) {
-            session.deliverRawText(StanzaText.forConnection(session.getConnection(), stanza, recipient));
+            String text = StanzaText.forConnection(session.getConnection(), stanza, recipient);
             boolean counting = sm.isEnabled();
-            if (counting) {
-                counter.count(sm, stanza, recipient);
-            }
-            outlet.wroteRaw(1, counting);
+            RenderedStanza request = counting ? counter.refresh().count(sm, stanza, recipient) : null;
+            session.deliverRawText(request == null ? text : text + request.prefix());
+            outlet.wroteRaw(1, counting, request == null ? 0 : 1);
         }
     }
 
@@ -186,6 +203,12 @@ final class ManagedSessionWrites {
             this.session = session;
             this.sm = sm;
             this.csi = csi;
+        }
+
+        void clear() {
+            java.util.Arrays.fill(stanzas, 0, size, null);
+            java.util.Arrays.fill(recipients, 0, size, null);
+            size = 0;
         }
 
         void add(RenderedStanza stanza, Jid recipient) {

@@ -80,10 +80,14 @@ public final class OpenfireDelivery implements Delivery {
     private volatile boolean batchedWrites;
     private volatile boolean rawStreamManaged = true;
     private final RenderedPackets renderedPackets;
+    /** Openfire's unacknowledged-stanza queues, when laid out as 5.1's ({@link UnackedStanzas}); else null. */
+    private final UnackedStanzas unacked;
     private final EventLoopWriteBatches batches = new EventLoopWriteBatches();
     private final ParsedStanzaCache parsed = new ParsedStanzaCache();
     private final LongAdder raw = new LongAdder();
     private final LongAdder counted = new LongAdder();
+    /** {@code <r/>} requests written in mucscale's batches, not by Openfire ({@link UnackedStanzas}). */
+    private final LongAdder ackRequestsWritten = new LongAdder();
     private final LongAdder direct = new LongAdder();
     private final LongAdder routed = new LongAdder();
     private final LongAdder failed = new LongAdder();
@@ -95,10 +99,13 @@ public final class OpenfireDelivery implements Delivery {
         }
 
         @Override
-        public void wroteRaw(int stanzas, boolean countedBySession) {
+        public void wroteRaw(int stanzas, boolean countedBySession, int ackRequests) {
             raw.add(stanzas);
             if (countedBySession) {
                 counted.add(stanzas);
+            }
+            if (ackRequests > 0) {
+                ackRequestsWritten.add(ackRequests);
             }
         }
     };
@@ -112,7 +119,8 @@ public final class OpenfireDelivery implements Delivery {
         this.batchedWrites = batchedWrites;
         RenderedPackets packets = RenderedPackets.define(Packet.class.getClassLoader(), getClass().getClassLoader());
         this.renderedPackets = packets;
-        this.batches.manageWith(packets, outlet);
+        this.unacked = UnackedStanzas.resolve();
+        this.batches.manageWith(packets, unacked, outlet);
     }
 
     /**
@@ -251,7 +259,8 @@ public final class OpenfireDelivery implements Delivery {
         }
         batches.release();
         // a counter of its own: a thread-local one would stay on Openfire's threads and pin the plugin
-        ManagedSessionWrites.deliverNow(local, sm, stanza, recipient, new StanzaCounter(renderedPackets), outlet);
+        ManagedSessionWrites.deliverNow(local, sm, stanza, recipient, new StanzaCounter(renderedPackets, unacked),
+                outlet);
     }
 
     /** The session of a full JID when it is a usable client session on this node, else null. */
@@ -310,6 +319,8 @@ public final class OpenfireDelivery implements Delivery {
         registry.register("mucscale.openfire.delivered.batched", (com.codahale.metrics.Gauge<Long>) this::batchedCount);
         registry.register("mucscale.openfire.delivered.raw-counted",
                 (com.codahale.metrics.Gauge<Long>) this::rawCountedCount);
+        registry.register("mucscale.openfire.ack-requests-batched",
+                (com.codahale.metrics.Gauge<Long>) ackRequestsWritten::sum);
         registry.register("mucscale.openfire.rendered-copies-built",
                 (com.codahale.metrics.Gauge<Long>) renderedPackets::builtCount);
         registry.register("mucscale.openfire.delivered.direct", (com.codahale.metrics.Gauge<Long>) this::directCount);

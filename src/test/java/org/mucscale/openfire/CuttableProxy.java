@@ -21,6 +21,8 @@ final class CuttableProxy implements AutoCloseable {
     private final int target;
     private final List<Socket> open = new CopyOnWriteArrayList<>();
     private volatile boolean holding;
+    /** Everything the servers sent through this relay, as ISO-8859-1 text (tests read what went on the wire). */
+    private final StringBuffer fromServers = new StringBuffer();
 
     CuttableProxy(int targetPort) throws IOException {
         this.target = targetPort;
@@ -32,6 +34,11 @@ final class CuttableProxy implements AutoCloseable {
 
     int port() {
         return server.getLocalPort();
+    }
+
+    /** What the servers have sent so far, on every relayed connection, in arrival order per connection. */
+    String serverText() {
+        return fromServers.toString();
     }
 
     /** From now on the server's bytes are read from it but not passed to the client. */
@@ -73,6 +80,9 @@ final class CuttableProxy implements AutoCloseable {
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buf)) > 0) {
+                    if (fromServer) {
+                        fromServers.append(new String(buf, 0, n, java.nio.charset.StandardCharsets.ISO_8859_1));
+                    }
                     if (fromServer && holding) {
                         continue; // lost on the way, as on a dead network
                     }

@@ -89,6 +89,61 @@ final class ModernClientChecks {
     }
 
     /**
+     * At Openfire's request frequency (5), a stream-managed occupant is asked for an ack after every fifth unacknowledged
+     * stanza, and mucscale writes those {@code <r/>} requests itself, in the batch of the stanza that made them due (the
+     * gauge of batched requests grows by about one per five copies; it would stay put if Openfire wrote them). Bob's
+     * client answers each, and Openfire accepts every answer (a wrong stanza count would make it close bob's stream:
+     * "acknowledges stanzas that we didn't send"). Then bob's network goes, the server writes on, bob resumes: Openfire
+     * resends what followed bob's last ack, and bob has every message once, in order.
+     */
+    static void streamManagement_ackRequestsWrittenInTheBatch_answeredAndResumed() throws Exception {
+        XMPPTCPConnection alice = RealOpenfireIT.connect("alice", false);
+        try (CuttableProxy proxy = new CuttableProxy(RealOpenfireIT.c2sPort)) {
+            XMPPTCPConnection bob = viaProxy("bob", proxy);
+            assertThat(bob.isSmEnabled()).isTrue();
+            String room = "sm-requests@mucscale." + DOMAIN;
+            MultiUserChat a = createRoom(alice, room);
+            List<String> bobGot = join(bob, room, "bob");
+            double requestsBefore = gauge("mucscale_openfire_ack_requests_batched");
+            int first = 40;
+            for (int i = 0; i < first; i++) {
+                a.sendMessage("rq" + i);
+            }
+            RealOpenfireIT.waitUntil("bob gets the first messages", Duration.ofSeconds(20), () -> size(bobGot) >= first);
+            double requests = gauge("mucscale_openfire_ack_requests_batched") - requestsBefore;
+            assertThat(requests).as("<r/> requests written in mucscale's batches for %d copies", first)
+                    .isGreaterThanOrEqualTo(first / 5 / 2).isLessThanOrEqualTo(first / 5 + 2);
+            String wire = proxy.serverText();
+            assertThat(wire).as("the requests follow the stanzas on bob's wire")
+                    .contains("</message><r xmlns='urn:xmpp:sm:3' />");
+            Thread.sleep(500); // bob's answers reach the server
+            assertThat(bob.isConnected() && bob.isSmEnabled()).as("Openfire took every answer: bob's stream is on")
+                    .isTrue();
+
+            proxy.hold();
+            int second = 20;
+            for (int i = first; i < first + second; i++) {
+                a.sendMessage("rq" + i);
+            }
+            Thread.sleep(1_000); // the server writes into bob's dead connection and counts
+            proxy.cut();
+            RealOpenfireIT.waitUntil("bob notices the cut", Duration.ofSeconds(20), () -> !bob.isConnected());
+            bob.connect().login();
+            assertThat(bob.streamWasResumed()).as("bob resumed its stream").isTrue();
+            RealOpenfireIT.waitUntil("bob gets the resent messages", Duration.ofSeconds(20),
+                    () -> size(bobGot) >= first + second);
+            Thread.sleep(500);
+            List<String> expected = new ArrayList<>();
+            for (int i = 0; i < first + second; i++) {
+                expected.add("rq" + i);
+            }
+            assertThat(copy(bobGot)).as("bob: each message once, in order, across acks, a cut and resumption")
+                    .isEqualTo(expected);
+            a.leave();
+        }
+    }
+
+    /**
      * A stream-managed client that goes CSI-inactive still gets every message at once (a body is never delayed), in
      * order and through the counted raw path; another occupant's join presence goes to Openfire as a packet, so its
      * CsiManager decides when it leaves (at the latest with the next message, which Openfire pushes with everything

@@ -447,6 +447,13 @@ class RealOpenfireIT {
 
     @Test
     @Order(6)
+    void streamManagedClients_ackRequestsInTheBatch_answeredAndResumed() throws Exception {
+        ModernClientChecks.streamManagement_ackRequestsWrittenInTheBatch_answeredAndResumed();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
     void csiClients_messagesRawAtOnce_presencesQueuedAsOpenfireDecides() throws Exception {
         ModernClientChecks.clientStateIndication_delaysPresences_notMessages();
         assertThat(ourWarningsAndErrors()).isEmpty();
