@@ -73,6 +73,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      */
     static final String STARTS_MAP = "starts";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long LINK_START_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200); // L2, cluster-protocol.md
     /** How long a leaving node keeps forwarding stanzas that were already on their way to it. */
     private static final long LEAVE_DRAIN_MS = 1000;
 
@@ -98,7 +99,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
     private final NodeVersions versions;
-    private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
+    private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
     /** Rooms taken over from a hand-off before this node's own view agreed (cleared at each view change). */
