@@ -27,9 +27,11 @@ final class NodeVersions {
     /**
      * The version of the messages between nodes ({@link Wire}). Rule: a change that an older node cannot read raises it,
      * and a node never sends a message of a kind or layout newer than the version the receiving node published. 1 is
-     * the format of every build before this map existed.
+     * the format of every build before this map existed, and of the first with it. 2: the same messages, and the
+     * reader ignores fields appended after those it knows (so a later version's appended field needs no downgrade
+     * for it; see {@link Wire}).
      */
-    static final int WIRE_VERSION = 1;
+    static final int WIRE_VERSION = 2;
     /** The replicated map's name. */
     static final String MAP = "versions";
     /** This build, from the filtered {@code version.properties} ("unknown" when run from classes without it). */

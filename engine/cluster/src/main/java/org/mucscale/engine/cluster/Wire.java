@@ -37,6 +37,12 @@ import org.mucscale.engine.stanza.XmlElement;
  *                                                                                 nested, no header of its own: each
  *                                                                                 message keeps its epoch and seq
  * </pre>
+ *
+ * <p>Forward compatibility (wire version 2, {@link NodeVersions#WIRE_VERSION}): every message is delimited by its send
+ * or by its length in a batch, so a reader reads the fields it knows and ignores whatever follows them. A later version
+ * may append fields at the end of a body that a reader may safely ignore, and send them to every peer of wire version
+ * 2 or later; anything else (a new kind, a changed or reordered field, a flag that must not be ignored) raises the
+ * wire version and goes only to peers that publish it. Wire version 1 refused any byte after the known fields.
  */
 final class Wire {
     static final int FORWARD = 1;
@@ -241,6 +247,7 @@ final class Wire {
         }
     }
 
+    /** Reads a message; bytes after the fields of its kind (fields of a later version) are ignored. */
     static Message decode(byte[] bytes) {
         Codec.In in = new Codec.In(bytes);
         int kind = in.u8();
@@ -256,7 +263,6 @@ final class Wire {
                     throw new IllegalArgumentException("unknown forward flags " + flags);
                 }
                 XmlElement stanza = in.element();
-                in.end();
                 if (room == null || stanza == null) {
                     throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
                 }
@@ -283,7 +289,6 @@ final class Wire {
                         throw new IllegalArgumentException("relay delivery " + i + " has no recipient");
                     }
                 }
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, new Relay(sent, stanzas, index, recipients));
             }
             case REDELIVER -> {
@@ -301,20 +306,17 @@ final class Wire {
                         throw new IllegalArgumentException("re-delivery " + i + " has no recipient");
                     }
                 }
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null,
                         new Relay(sent, new RenderedStanza[] {stanza}, new int[m], recipients, key));
             }
             case HANDOFF -> {
                 Jid room = in.jid();
-                in.end();
                 if (room == null) {
                     throw new IllegalArgumentException("a hand-off needs a room");
                 }
                 return new Message(kind, epoch, seq, room, null, 0, null, null);
             }
             case LEAVING -> {
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null);
             }
             case SWITCHED -> {
@@ -323,7 +325,6 @@ final class Wire {
                 for (int i = 0; i < n; i++) {
                     members.add(in.requiredString("member"));
                 }
-                in.end();
                 if (members.isEmpty()) {
                     throw new IllegalArgumentException("a view switch names no members");
                 }
@@ -332,7 +333,6 @@ final class Wire {
             case CONFIRM -> {
                 long confirmedEpoch = in.i64();
                 long upTo = in.varint();
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, confirmedEpoch, upTo);
             }
             default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);
