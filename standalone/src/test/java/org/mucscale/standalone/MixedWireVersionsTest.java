@@ -21,7 +21,8 @@ import org.mucscale.standalone.ClusterEnginesTest.Node;
  * member that speaks the wire by hand, as a node of a newer build would (real Hazelcast members on loopback). Its messages are written here byte by byte from the format drawn in {@code Wire}'s Javadoc,
  * so this also pins wire version 1: a {@code FORWARD} written that way is understood. A message of a kind this build
  * does not know is counted as unreadable and takes its place on the link, so the sender's next message is handled at
- * once (before, the link waited for it the 2 s gap timeout); every node publishes its build and wire version.
+ * once (before, the link waited for it the 2 s gap timeout); a forward with a flag of a later version is refused with an
+ * error to its sender (before: no answer); every node publishes its build and wire version.
  */
 class MixedWireVersionsTest {
     private static final int RELAY = 2;
@@ -306,6 +307,15 @@ class MixedWireVersionsTest {
         System.out.println("mixed versions: the join after an unreadable message answered in " + answeredMs + " ms");
         assertThat(answeredMs).as("the link did not wait out its 2 s gap timeout").isLessThan(1500);
         assertThat(owner.engine.metrics().registry().counter("mucscale.cluster.unreadable").getCount()).isEqualTo(1);
+
+        // a forward with a flag of a later version, which this build must not ignore: its sender gets an error
+        int occupants = owner.engine.muc().occupantCount();
+        newer.send(ownerId, forward(epoch, 4, room, c, 2, join("c2@example.org/r", room, "erin")));
+        await(() -> got.messages.stream().anyMatch(m -> m.text().charAt(0) == RELAY
+                && m.text().contains("c2@example.org/r") && m.text().contains("service-unavailable")),
+                "the refusal relayed to the sender's node");
+        assertThat(owner.engine.metrics().registry().counter("mucscale.cluster.unreadable").getCount()).isEqualTo(2);
+        assertThat(owner.engine.muc().occupantCount()).as("the refused join not handled").isEqualTo(occupants);
     }
 
     private static boolean relayedTo(ClusterTestSupport.Recorder got, String user) {
@@ -325,12 +335,17 @@ class MixedWireVersionsTest {
 
     /** FORWARD := string room, string entryNode, u8 hops, u8 flags, element stanza (present: u8 1). */
     private static byte[] forward(long epoch, long seq, String room, String entryNode, Map<String, Object> stanza) {
+        return forward(epoch, seq, room, entryNode, 0, stanza);
+    }
+
+    private static byte[] forward(long epoch, long seq, String room, String entryNode, int flags,
+                                  Map<String, Object> stanza) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         header(out, 1, epoch, seq);
         string(out, room);
         string(out, entryNode);
         out.write(0);
-        out.write(0);
+        out.write(flags);
         out.write(1);
         element(out, stanza);
         return out.toByteArray();

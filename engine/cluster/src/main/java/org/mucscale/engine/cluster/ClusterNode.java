@@ -1035,6 +1035,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             m = Wire.decode(message);
         } catch (RuntimeException e) {
             unreadable(fromNode, e);
+            if (e instanceof Wire.UnknownFlags u) {
+                refuse(fromNode, u);
+            }
             m = Wire.headerOnly(message); // its place on the link is taken, so the next ones do not wait for it
             if (m == null) {
                 return;
@@ -1061,6 +1064,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         String said = versions.unreadable(fromNode, e);
         if (said != null) {
             LOG.warn(said);
+        }
+    }
+
+    /**
+     * A forward of a later wire version that this build must not handle: its sender gets an error (relayed to the node
+     * its session is on) instead of no answer at all. The log said why, once (above).
+     */
+    private void refuse(String fromNode, Wire.UnknownFlags u) {
+        XmlElement error = u.refusal();
+        Jid sender = error == null ? null : Jid.tryParse(u.stanza.attribute("from"));
+        String target = u.entryNode == null || u.entryNode.equals(local) ? fromNode : u.entryNode;
+        if (sender != null && !target.equals(local)) {
+            relayNow(target, RenderedStanza.render(error), sender);
         }
     }
 

@@ -226,6 +226,44 @@ final class Wire {
         return out;
     }
 
+    /**
+     * A forward this build reads but must not handle: it has a flag of a later wire version (which a reader may not
+     * ignore, by the rule above). Its stanza is readable, so its sender can be told ({@link #refusal}).
+     */
+    static final class UnknownFlags extends IllegalArgumentException {
+        final Jid room;
+        final String entryNode;
+        final XmlElement stanza;
+
+        UnknownFlags(int flags, Jid room, String entryNode, XmlElement stanza) {
+            super("unknown forward flags " + flags);
+            this.room = room;
+            this.entryNode = entryNode;
+            this.stanza = stanza;
+        }
+
+        /**
+         * The error for the stanza's sender (service-unavailable, from the room; its recipient is added as a relay
+         * adds it), or null for a stanza of type error or without a sender: no error answers an error.
+         */
+        XmlElement refusal() {
+            if ("error".equals(stanza.attribute("type")) || stanza.attribute("from") == null) {
+                return null;
+            }
+            String ns = "urn:ietf:params:xml:ns:xmpp-stanzas";
+            XmlElement.Builder reply = XmlElement.builder(stanza.name()).attribute("from", stanza.attribute("to"))
+                    .attribute("type", "error").attribute("id", stanza.attribute("id"));
+            if (stanza.name().equals("presence") && stanza.child("x", "http://jabber.org/protocol/muc") != null) {
+                reply.child(XmlElement.builder("x", "http://jabber.org/protocol/muc").build());
+            }
+            return reply.child(XmlElement.builder("error").attribute("type", "cancel")
+                    .child(XmlElement.builder("service-unavailable", ns).build())
+                    .child(XmlElement.builder("text", ns).attribute("xml:lang", "en").text("the chat service is being "
+                            + "upgraded and this room's server cannot handle this yet; try again shortly").build())
+                    .build()).build();
+        }
+    }
+
     /** Kind of a message read only as far as its header (see {@link #headerOnly}). */
     static final int UNREADABLE = 0;
 
@@ -259,12 +297,12 @@ final class Wire {
                 String entry = in.string();
                 int hops = in.u8();
                 int flags = in.u8();
-                if ((flags & ~RESENT) != 0) {
-                    throw new IllegalArgumentException("unknown forward flags " + flags);
-                }
                 XmlElement stanza = in.element();
                 if (room == null || stanza == null) {
                     throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
+                }
+                if ((flags & ~RESENT) != 0) {
+                    throw new UnknownFlags(flags, room, entry, stanza);
                 }
                 return new Message(kind, epoch, seq, room, entry, hops, stanza, null, flags == RESENT, 0, 0);
             }

@@ -104,6 +104,36 @@ class WireTest {
                 .hasMessageContaining("unknown forward flags 2");
     }
 
+    @Test
+    void forward_unknownFlag_refusedWithTheStanza_whoseSenderGetsAnError() {
+        XmlElement join = XmlElement.builder("presence").attribute("from", "carol@example.org/r")
+                .attribute("to", ROOM + "/carol").attribute("id", "j1")
+                .child(XmlElement.builder("x", "http://jabber.org/protocol/muc").build()).build();
+        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(RESENT_AND_2)
+                .element(join).toBytes();
+        Wire.UnknownFlags u = org.assertj.core.api.Assertions.catchThrowableOfType(() -> Wire.decode(b),
+                Wire.UnknownFlags.class);
+        assertThat(u.room).isEqualTo(ROOM);
+        assertThat(u.entryNode).isEqualTo("node-b");
+        assertSameTree(u.stanza, join);
+        assertThat(RenderedStanza.render(u.refusal()).forRecipient(Jid.parse("carol@example.org/r"))).isEqualTo(
+                "<presence to=\"carol@example.org/r\" from=\"lobby@conference.example.org/carol\" type=\"error\" "
+                + "id=\"j1\"><x xmlns=\"http://jabber.org/protocol/muc\"/><error type=\"cancel\"><service-unavailable "
+                + "xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/><text xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\" "
+                + "xml:lang=\"en\">the chat service is being upgraded and this room's server cannot handle this yet; "
+                + "try again shortly</text></error></presence>");
+        // no error answers an error
+        XmlElement error = XmlElement.builder("message").attribute("from", "carol@example.org/r")
+                .attribute("type", "error").build();
+        byte[] e = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(2)
+                .element(error).toBytes();
+        assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(() -> Wire.decode(e),
+                Wire.UnknownFlags.class).refusal()).isNull();
+    }
+
+    /** RESENT and a flag of a later version. */
+    private static final int RESENT_AND_2 = Wire.RESENT | 2;
+
     // ------------------------------------------------------------------------------------------ CONFIRM
 
     @ParameterizedTest
