@@ -13,11 +13,9 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.future.ConnectFuture;
-import org.apache.mina.core.future.WriteFuture;
 import org.apache.mina.core.service.IoHandlerAdapter;
 import org.apache.mina.core.session.IdleStatus;
 import org.apache.mina.core.session.IoSession;
@@ -37,11 +35,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Concurrency: MINA's single I/O processor thread owns each session's decoder and handshake state and calls the
  * {@link StanzaHandler} (the engine hands work to its room threads, so this thread is never held long). Any room
- * thread may call {@link #deliver}/{@link #send}: they read the volatile {@code readySession} and append to that
- * thread's batch, which {@link #flush} (the room thread, after each run of work) enqueues as one buffer on MINA's
- * thread-safe write queue: one write request and, usually, one socket write for many stanzas. A thread that never
- * flushes (the I/O thread answering bad input) enqueues each stanza at once. Per-caller order is the batch's order,
- * then MINA's queue order. Reconnects run on one scheduler thread.
+ * thread may call {@link #deliver}/{@link #send}/{@link #flush}; they go to {@link OutboundStanzas}, which batches per
+ * thread and whose header says who owns what there. Reconnects run on one scheduler thread, which owns
+ * {@code reconnectAttempt}; the link's flags are volatile, written by the connecting and closing threads and, for
+ * {@code heldElsewhere} and {@code standbyLogged}, the I/O thread. Counters are adders.
  * Outbound bytes are bounded by {@code writeQueueMaxBytes}; beyond it the configured overflow policy applies and the
  * stanza is counted ({@link ComponentStats#outboundDroppedQueueFull()}) and logged, never silently dropped.
  *
@@ -55,10 +52,7 @@ import org.slf4j.LoggerFactory;
 public final class ComponentConnection implements Delivery, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ComponentConnection.class);
     private static final String STREAMS_NS = "urn:ietf:params:xml:ns:xmpp-streams";
-    private static final String COMPONENT_NS = "jabber:component:accept";
     private static final String ATTEMPT = "mucscale.attempt";
-    private static final int BATCH_MAX_BYTES = 64 * 1024;
-    private static final long DROP_LOG_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
 
     /** Receives each inbound stanza on the I/O thread; must hand real work elsewhere. */
     @FunctionalInterface
@@ -71,9 +65,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final byte[] streamHeader;
     private volatile StanzaHandler handler;
-    private volatile IoSession readySession;
-    /** Takes arrival-to-write nanoseconds of timed messages; null records nothing. */
-    private volatile java.util.function.LongConsumer writeLatency;
+    private final OutboundStanzas outbound;
     private volatile boolean stopping;
     private volatile boolean started;
     private int reconnectAttempt; // scheduler thread only
@@ -85,35 +77,16 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     private volatile boolean standbyLogged;
 
     private final LongAdder stanzasReceived = new LongAdder();
-    private final LongAdder stanzasSent = new LongAdder();
-    private final LongAdder bytesSent = new LongAdder();
-    private final LongAdder droppedQueueFull = new LongAdder();
-    private final LongAdder droppedDisconnected = new LongAdder();
     private final LongAdder streamErrorsSent = new LongAdder();
     private final LongAdder streamErrorsReceived = new LongAdder();
     private final LongAdder handshakes = new LongAdder();
     private final LongAdder connectFailures = new LongAdder();
     private final LongAdder handlerFailures = new LongAdder();
-    private final LongAdder writeRequests = new LongAdder();
-    private final LongAdder backPressurePauses = new LongAdder();
-    private final LongAdder backPressureTimeouts = new LongAdder();
-    /** Room threads paused for the write queue wait on this monitor; MINA's thread wakes them below low water. */
-    private final Object drained = new Object();
-    /** Paused threads (written under {@link #drained}). */
-    private volatile int pausedThreads;
-    /** The service is stopping: nobody pauses any more. */
-    private volatile boolean noBackPressure;
-    private final long lowWaterBytes;
-    private volatile MucScaleMetrics metrics;
-    /** The outbound batch of each thread that has called {@link #flush}; absent for every other thread. */
-    private final ThreadLocal<Batch> batches = new ThreadLocal<>();
-    private final AtomicLong lastDropLogNs = new AtomicLong(System.nanoTime() - DROP_LOG_INTERVAL_NS);
-    private final AtomicLong dropsSinceLog = new AtomicLong();
 
     public ComponentConnection(ComponentConfig config) {
         this.config = config;
-        this.lowWaterBytes = config.writeQueueHighWaterBytes() / 2;
-        this.streamHeader = ("<?xml version='1.0'?><stream:stream xmlns='" + COMPONENT_NS
+        this.outbound = new OutboundStanzas(config);
+        this.streamHeader = ("<?xml version='1.0'?><stream:stream xmlns='" + OutboundStanzas.COMPONENT_NS
                 + "' xmlns:stream='http://etherx.jabber.org/streams' to='" + config.domain() + "'>")
                 .getBytes(StandardCharsets.UTF_8);
         this.connector = new NioSocketConnector(1);
@@ -190,7 +163,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
 
     /** True while a stream is up and authenticated. */
     public boolean isReady() {
-        return readySession != null;
+        return outbound.stream() != null;
     }
 
     public String domain() {
@@ -198,45 +171,16 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     }
 
     public ComponentStats stats() {
-        IoSession s = readySession;
-        return new ComponentStats(stanzasReceived.sum(), stanzasSent.sum(), bytesSent.sum(), droppedQueueFull.sum(),
-                droppedDisconnected.sum(), streamErrorsSent.sum(), streamErrorsReceived.sum(), handshakes.sum(),
-                connectFailures.sum(), handlerFailures.sum(), s == null ? 0 : s.getScheduledWriteBytes(),
-                writeRequests.sum(), backPressurePauses.sum(), backPressureTimeouts.sum());
+        return new ComponentStats(stanzasReceived.sum(), outbound.stanzasSent(), outbound.bytesSent(),
+                outbound.droppedQueueFull(), outbound.droppedDisconnected(), streamErrorsSent.sum(),
+                streamErrorsReceived.sum(), handshakes.sum(), connectFailures.sum(), handlerFailures.sum(),
+                outbound.queuedBytes(), outbound.writeRequests(), outbound.backPressurePauses(),
+                outbound.backPressureTimeouts());
     }
 
     @Override
     public void deliver(RenderedStanza stanza, Jid recipient) {
-        IoSession s = readySession;
-        String to = recipient.toString();
-        byte[] prefix = stanza.prefixUtf8();
-        byte[] suffix = stanza.suffixUtf8();
-        int toBytes = Utf8.escapedAttributeLength(to);
-        int length = prefix.length + toBytes + suffix.length;
-        Batch b = batchFor(s, length);
-        if (!admit(s, length, b)) {
-            return;
-        }
-        IoBuffer buf = b != null ? b.buffer : IoBuffer.allocate(length, false);
-        buf.put(prefix);
-        Utf8.putEscapedAttribute(buf, to);
-        buf.put(suffix);
-        if (b != null) {
-            b.timed(stanza);
-            counted(length);
-            return;
-        }
-        buf.flip();
-        WriteFuture written = write(s, buf, length);
-        java.util.function.LongConsumer latency = writeLatency;
-        if (latency != null && stanza.arrivalNs() != 0) {
-            long arrival = stanza.arrivalNs();
-            written.addListener(f -> {
-                if (((WriteFuture) f).isWritten()) {
-                    latency.accept(System.nanoTime() - arrival);
-                }
-            });
-        }
+        outbound.deliver(stanza, recipient);
     }
 
     /**
@@ -244,27 +188,12 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
      * MINA reports the write holding its copies done (handed to the socket): one sample per message and write.
      */
     public void recordWriteLatency(java.util.function.LongConsumer recorder) {
-        writeLatency = recorder;
+        outbound.recordWriteLatency(recorder);
     }
 
     @Override
     public void send(XmlElement stanza) {
-        IoSession s = readySession;
-        StringBuilder sb = new StringBuilder(256);
-        String ns = stanza.namespace();
-        // A stanza in the client or component namespace is written in the stream's default namespace.
-        stanza.writeTo(sb, ns == null || ns.equals("jabber:client") || ns.equals(COMPONENT_NS) ? ns : COMPONENT_NS);
-        byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
-        Batch b = batchFor(s, bytes.length);
-        if (!admit(s, bytes.length, b)) {
-            return;
-        }
-        if (b != null) {
-            b.buffer.put(bytes);
-            counted(bytes.length);
-            return;
-        }
-        write(s, IoBuffer.wrap(bytes), bytes.length);
+        outbound.send(stanza);
     }
 
     /**
@@ -273,25 +202,16 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
      */
     @Override
     public void flush() {
-        Batch b = batches.get();
-        if (b == null) {
-            batches.set(new Batch());
-            return;
-        }
-        writeBatch(b);
-        awaitDrain(b.session);
+        outbound.flush();
     }
 
     /** Where the link's drops and the queue depth are counted besides {@link #stats} (dashboard, Prometheus). */
     public void metrics(MucScaleMetrics m) {
-        this.metrics = m;
+        outbound.metrics(m);
         if (m != null) {
-            m.registry().register("mucscale.standalone.link.queued-bytes", (Gauge<Long>) () -> {
-                IoSession s = readySession;
-                return s == null ? 0L : s.getScheduledWriteBytes();
-            });
+            m.registry().register("mucscale.standalone.link.queued-bytes", (Gauge<Long>) outbound::queuedBytes);
             m.registry().register("mucscale.standalone.link.back-pressure.pauses",
-                    (Gauge<Long>) backPressurePauses::sum);
+                    (Gauge<Long>) outbound::backPressurePauses);
         }
     }
 
@@ -300,180 +220,12 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
      * longer fits meets the overflow policy). Called before the engine stops, so a stop never waits for a slow server.
      */
     public void stopBackPressure() {
-        noBackPressure = true;
-        wakePaused();
-    }
-
-    /**
-     * Pauses the calling room thread while more than the high-water mark waits for {@code s}, until the queue is at
-     * low water, the stream goes, the service stops or {@code writeQueueMaxWait} has passed.
-     */
-    private void awaitDrain(IoSession s) {
-        long maxWaitNs = config.writeQueueMaxWait().toNanos();
-        if (s == null || maxWaitNs == 0 || noBackPressure
-                || s.getScheduledWriteBytes() <= config.writeQueueHighWaterBytes()) {
-            return;
-        }
-        backPressurePauses.increment();
-        long deadline = System.nanoTime() + maxWaitNs;
-        synchronized (drained) {
-            pausedThreads++;
-            try {
-                while (s.getScheduledWriteBytes() > lowWaterBytes && !noBackPressure && !stopping
-                        && readySession == s) {
-                    long left = deadline - System.nanoTime();
-                    if (left <= 0) {
-                        backPressureTimeouts.increment();
-                        reportDrop("the server has not read for " + config.writeQueueMaxWait().toMillis()
-                                + " ms; room threads go on and the write queue's limit applies", false);
-                        return;
-                    }
-                    // in slices, so a wake-up that raced the check costs at most one slice
-                    drained.wait(Math.max(1, Math.min(100, TimeUnit.NANOSECONDS.toMillis(left))));
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt(); // a stop that ran out of patience: go on
-            } finally {
-                pausedThreads--;
-            }
-        }
-    }
-
-    private void wakePaused() {
-        synchronized (drained) {
-            drained.notifyAll();
-        }
-    }
-
-    /**
-     * This thread's batch, ready for a stanza to {@code s}, or null when the thread does not batch. A batch for an
-     * earlier session (a reconnect happened) is written to that session first; MINA drops it if that one is closed,
-     * as it would each stanza.
-     */
-    private Batch batchFor(IoSession s, int length) {
-        Batch b = batches.get();
-        if (b == null || s == null) {
-            return null;
-        }
-        if (b.session != s) {
-            writeBatch(b);
-            b.session = s;
-        } else if (b.buffer.position() + length > BATCH_MAX_BYTES) {
-            writeBatch(b); // a large fan-out goes out in 64 KiB writes, not one buffer of megabytes
-            awaitDrain(s);
-        }
-        return b;
-    }
-
-    private void writeBatch(Batch b) {
-        IoBuffer buf = b.buffer;
-        if (buf.position() == 0 || b.session == null) {
-            return;
-        }
-        buf.flip();
-        WriteFuture written = b.session.write(buf);
-        writeRequests.increment();
-        // MINA owns the written buffer until its I/O thread has sent it
-        b.buffer = Batch.newBuffer();
-        java.util.function.LongConsumer latency = writeLatency;
-        if (latency != null && b.timedCount > 0) {
-            long[] arrivals = java.util.Arrays.copyOf(b.arrivals, b.timedCount);
-            written.addListener(f -> {
-                if (((WriteFuture) f).isWritten()) {
-                    long now = System.nanoTime();
-                    for (long arrival : arrivals) {
-                        latency.accept(now - arrival);
-                    }
-                }
-            });
-        }
-        b.timedCount = 0;
-        b.lastTimed = null;
-    }
-
-    private void counted(int length) {
-        stanzasSent.increment();
-        bytesSent.add(length);
+        outbound.stopBackPressure();
     }
 
     /** The baseline of the delivery benchmark: enqueue an already encoded stanza, with the same admission. */
     void writeForBenchmark(IoBuffer encoded) {
-        IoSession s = readySession;
-        int length = encoded.remaining();
-        if (admit(s, length, null)) {
-            write(s, encoded, length);
-        }
-    }
-
-    private boolean admit(IoSession s, int length, Batch batch) {
-        if (s == null) {
-            droppedDisconnected.increment();
-            reportDrop("no stream to the server is up (reconnecting)", true);
-            return false;
-        }
-        long gathered = batch == null ? 0 : batch.buffer.position();
-        if (s.getScheduledWriteBytes() + gathered + length > config.writeQueueMaxBytes()) {
-            droppedQueueFull.increment();
-            if (config.writeQueueOverflow() == StandaloneSettings.WriteQueueOverflow.RECONNECT) {
-                reportDrop("the write queue to the server is full (" + config.writeQueueMaxBytes()
-                        + " bytes); reconnecting", true);
-                s.closeNow();
-            } else {
-                reportDrop("the write queue to the server is full (" + config.writeQueueMaxBytes() + " bytes)", true);
-            }
-            return false;
-        }
-        return true;
-    }
-
-    private WriteFuture write(IoSession s, IoBuffer buf, int length) {
-        WriteFuture f = s.write(buf);
-        writeRequests.increment();
-        counted(length);
-        return f;
-    }
-
-    /** One thread's outbound stanzas since its last flush; touched by that thread only. */
-    private static final class Batch {
-        IoSession session;
-        IoBuffer buffer = newBuffer();
-        /** Arrival times of the timed messages in this batch, one per message (its copies are adjacent). */
-        long[] arrivals = new long[16];
-        int timedCount;
-        RenderedStanza lastTimed;
-
-        void timed(RenderedStanza stanza) {
-            if (stanza.arrivalNs() == 0 || stanza == lastTimed) {
-                return;
-            }
-            lastTimed = stanza;
-            if (timedCount == arrivals.length) {
-                arrivals = java.util.Arrays.copyOf(arrivals, timedCount * 2);
-            }
-            arrivals[timedCount++] = stanza.arrivalNs();
-        }
-
-        static IoBuffer newBuffer() {
-            return IoBuffer.allocate(16 * 1024, false).setAutoExpand(true);
-        }
-    }
-
-    /** Counts a dropped stanza ({@code dropped}) and logs at most once per 10 s, with the count since the last line. */
-    private void reportDrop(String why, boolean dropped) {
-        if (dropped) {
-            dropsSinceLog.incrementAndGet();
-            MucScaleMetrics m = metrics;
-            if (m != null) {
-                m.outboundDropped(1);
-            }
-        }
-        long now = System.nanoTime();
-        long last = lastDropLogNs.get();
-        if (now - last >= DROP_LOG_INTERVAL_NS && lastDropLogNs.compareAndSet(last, now)) {
-            LOG.warn("component {}: {} stanza(s) not sent in the last {} s: {} (totals: queue full {}, disconnected {})",
-                    config.domain(), dropsSinceLog.getAndSet(0), TimeUnit.NANOSECONDS.toSeconds(now - last), why,
-                    droppedQueueFull.sum(), droppedDisconnected.sum());
-        }
+        outbound.writeForBenchmark(encoded);
     }
 
     /** Closes the stream politely and stops reconnecting. */
@@ -481,8 +233,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
     public void close() {
         stopping = true;
         stopBackPressure();
-        IoSession s = readySession;
-        readySession = null;
+        IoSession s = outbound.takeStream();
         if (s != null && s.isConnected()) {
             s.write(IoBuffer.wrap("</stream:stream>".getBytes(StandardCharsets.UTF_8)));
             s.closeOnFlush().awaitUninterruptibly(2000);
@@ -492,6 +243,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
 
     private void shutdownQuietly() {
         stopping = true;
+        outbound.stopBackPressure();
         scheduler.shutdownNow();
         connector.dispose(true);
     }
@@ -705,7 +457,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
             }
             if ("handshake".equals(element.name())) {
                 handshakes.increment();
-                readySession = session;
+                outbound.streamUp(session);
                 standbyLogged = false; // a later stand-by is announced again (heldElsewhere: reset per attempt)
                 LOG.info("component {}: connected to {}", config.domain(), where());
                 a.succeed(session);
@@ -762,9 +514,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
 
         @Override
         public void messageSent(IoSession session, Object message) {
-            if (pausedThreads > 0 && session.getScheduledWriteBytes() <= lowWaterBytes) {
-                wakePaused();
-            }
+            outbound.sent(session);
         }
 
         @Override
@@ -783,11 +533,7 @@ public final class ComponentConnection implements Delivery, AutoCloseable {
         @Override
         public void sessionClosed(IoSession session) {
             Attempt a = attemptOf(session);
-            boolean wasReady = readySession == session;
-            if (wasReady) {
-                readySession = null;
-                wakePaused(); // paused room threads go on: their stanzas meet the reconnect
-            }
+            boolean wasReady = outbound.streamClosed(session); // paused room threads go on to meet the reconnect
             if (a != null && !a.authenticated) {
                 a.fail(new ComponentException("the server at " + where() + " closed the connection before the "
                         + "component handshake completed", true));

@@ -4,22 +4,11 @@ import com.hazelcast.cluster.Member;
 import com.hazelcast.cluster.MembershipEvent;
 import com.hazelcast.cluster.MembershipListener;
 import com.hazelcast.config.Config;
-import com.hazelcast.config.EvictionPolicy;
-import com.hazelcast.config.InMemoryFormat;
-import com.hazelcast.config.JoinConfig;
-import com.hazelcast.config.MapConfig;
-import com.hazelcast.config.NetworkConfig;
-import com.hazelcast.config.TopicConfig;
 import com.hazelcast.core.Hazelcast;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.map.IMap;
-import com.hazelcast.nio.ObjectDataInput;
-import com.hazelcast.nio.ObjectDataOutput;
-import com.hazelcast.nio.serialization.IdentifiedDataSerializable;
 import com.hazelcast.topic.ITopic;
 import com.hazelcast.topic.Message;
-import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -46,7 +35,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The standalone host's {@link ClusterTransport}: one embedded Hazelcast 5.5 member per node, configured from the
  * {@code mucscale.standalone.cluster-*} settings (TCP-IP join over exactly the configured member list, never
- * multicast or auto-detection, one interface, no phone-home, no shutdown hook, heartbeats every second).
+ * multicast or auto-detection, one interface, no phone-home, no shutdown hook, heartbeats every second; built by
+ * {@link HazelcastMemberConfig}). Messages travel as {@link ClusterEnvelope}s.
  *
  * <p><b>Identity.</b> A node's id is a random UUID chosen when the transport is built and published as the member
  * attribute {@value #NODE_ATTRIBUTE}, not Hazelcast's member UUID: the engine reads {@link #localNode()} before
@@ -93,14 +83,6 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     static final long START_GREETING_WAIT_MILLIS = 3000;
     /** Longest a graceful stop waits for the other nodes to confirm they received what it sent (see drain()). */
     static final long STOP_DRAIN_WAIT_MILLIS = 2000;
-    /** Longest pause between two tries of a Hazelcast operation (see hazelcastConfig). */
-    static final long INVOCATION_RETRY_PAUSE_MILLIS = 50;
-    /** Connection failures to a member are counted at most once per this interval (see hazelcastConfig). */
-    static final long CONNECTION_MONITOR_INTERVAL_MILLIS = 50;
-    /** Tries of one Hazelcast operation: with the pause above, about Hazelcast's default two minutes. */
-    static final int INVOCATION_MAX_RETRIES = 2500;
-    /** Longest a graceful stop waits for the partitions it owns to move to the other members. */
-    static final int GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS = 60;
 
     private final String localNode;
     private final UUID localId;
@@ -112,7 +94,7 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     private final LongAdder dropped = new LongAdder();
 
     /** Inboxes of the members this node knows, heard from or not, its own included. Written by the view thread. */
-    private final ConcurrentHashMap<String, ITopic<Envelope>> inboxes = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, ITopic<ClusterEnvelope>> inboxes = new ConcurrentHashMap<>();
     /**
      * Nodes heard from: their inboxes are registered. Added on Hazelcast's event threads, removed by the view thread
      * when the node leaves (a message still in flight from a departed node adds it back: one id that never shows in a
@@ -144,90 +126,10 @@ public final class HazelcastClusterTransport implements ClusterTransport {
         this.localId = UUID.randomUUID();
         this.localNode = localId.toString();
         this.view = List.of(localNode);
-        this.config = hazelcastConfig(settings, localNode);
+        this.config = HazelcastMemberConfig.build(settings, localNode);
         this.memberAddress = settings.get(StandaloneSettings.CLUSTER_BIND_ADDRESS).trim() + ":"
                 + settings.get(StandaloneSettings.CLUSTER_PORT);
-        routeHazelcastStaticLoggingToSlf4j();
-    }
-
-    /** The member's Hazelcast configuration (package-private so a test can check it without starting a member). */
-    static Config hazelcastConfig(Settings settings, String nodeId) {
-        Config c = new Config();
-        c.setInstanceName("mucscale-" + nodeId);
-        c.setClusterName(settings.get(StandaloneSettings.CLUSTER_NAME).trim());
-        c.getMemberAttributeConfig().setAttribute(NODE_ATTRIBUTE, nodeId);
-
-        c.setProperty("hazelcast.phone.home.enabled", "false");
-        c.setProperty("hazelcast.logging.type", "slf4j");
-        c.setProperty("hazelcast.shutdownhook.enabled", "false"); // the server stops the member in its own order
-        c.setProperty("hazelcast.graceful.shutdown.max.wait", Integer.toString(GRACEFUL_SHUTDOWN_MAX_WAIT_SECONDS));
-        // failure detection: heartbeats every second, a member silent for the timeout is removed from the view
-        Duration timeout = settings.get(StandaloneSettings.CLUSTER_FAILURE_TIMEOUT);
-        long seconds = Math.max(2, (timeout.toMillis() + 999) / 1000);
-        c.setProperty("hazelcast.heartbeat.interval.seconds", "1");
-        c.setProperty("hazelcast.max.no.heartbeat.seconds", Long.toString(seconds));
-        // an operation on a partition that is moving, or whose member just died, is retried with a doubling pause
-        // capped at this (Hazelcast's default 500 ms): the engine's replication writes (and through them every room's
-        // deliveries) wait for the retry after the cluster has already recovered, so the cap is kept short; the
-        // retry count is raised to match, so an operation still gives up after about the same two minutes
-        c.setProperty("hazelcast.invocation.retry.pause.millis", Long.toString(INVOCATION_RETRY_PAUSE_MILLIS));
-        // a member whose connection fails (refused: its process is gone) this many times, counted at most once per
-        // interval, is suspected at once, without waiting for the heartbeat timeout: 3 x 50 ms instead of Hazelcast's
-        // 3 x 100 ms. A live member in a pause still accepts connections (the kernel does), so this does not suspect it
-        c.setProperty("hazelcast.connection.monitor.interval", Long.toString(CONNECTION_MONITOR_INTERVAL_MILLIS));
-        c.setProperty("hazelcast.connection.monitor.max.faults", "3");
-        c.setProperty("hazelcast.invocation.max.retry.count", Integer.toString(INVOCATION_MAX_RETRIES));
-
-        String bind = settings.get(StandaloneSettings.CLUSTER_BIND_ADDRESS).trim();
-        int port = settings.get(StandaloneSettings.CLUSTER_PORT);
-        c.setProperty("hazelcast.socket.bind.any", "false"); // listen on the bind address only, not on 0.0.0.0
-        NetworkConfig network = c.getNetworkConfig();
-        network.setPort(port).setPortAutoIncrement(false);
-        network.getInterfaces().setEnabled(true).setInterfaces(List.of(bind));
-        JoinConfig join = network.getJoin();
-        join.getMulticastConfig().setEnabled(false);
-        join.getAutoDetectionConfig().setEnabled(false);
-        join.getTcpIpConfig().setEnabled(true).setMembers(memberList(settings));
-
-        MapConfig maps = new MapConfig(MAP_PREFIX + "*")
-                .setBackupCount(1)
-                .setAsyncBackupCount(0)
-                .setTimeToLiveSeconds(0)
-                .setMaxIdleSeconds(0)
-                .setInMemoryFormat(InMemoryFormat.BINARY);
-        // the map's own eviction config (a new EvictionConfig() counts ENTRY_COUNT, which an IMap refuses, and only
-        // when the map is first used, not when the member starts)
-        maps.getEvictionConfig().setEvictionPolicy(EvictionPolicy.NONE);
-        c.addMapConfig(maps);
-        c.addTopicConfig(new TopicConfig(INBOX_PREFIX + "*")
-                .setGlobalOrderingEnabled(false)
-                .setMultiThreadingEnabled(false)
-                .setStatisticsEnabled(false));
-        c.getSerializationConfig().addDataSerializableFactory(Envelope.FACTORY_ID,
-                type -> type == Envelope.TYPE ? new Envelope() : null);
-        return c;
-    }
-
-    static List<String> memberList(Settings settings) {
-        List<String> members = new ArrayList<>();
-        for (String part : settings.get(StandaloneSettings.CLUSTER_MEMBERS).split(",")) {
-            if (!part.isBlank()) {
-                members.add(part.trim());
-            }
-        }
-        return members;
-    }
-
-    /**
-     * Hazelcast's static loggers (such as the one that warns about missing {@code --add-opens} at start) read the
-     * logging type from a system property only, not from the member's configuration; without it they write through
-     * java.util.logging in another format. Set when absent, never overridden.
-     */
-    private static void routeHazelcastStaticLoggingToSlf4j() {
-        if (System.getProperty("hazelcast.logging.type") == null
-                && System.getProperty("hazelcast.logging.class") == null) {
-            System.setProperty("hazelcast.logging.type", "slf4j");
-        }
+        HazelcastMemberConfig.routeStaticLoggingToSlf4j();
     }
 
     @Override
@@ -242,13 +144,13 @@ public final class HazelcastClusterTransport implements ClusterTransport {
 
     @Override
     public void send(String node, byte[] message) {
-        ITopic<Envelope> inbox = inboxes.get(node);
+        ITopic<ClusterEnvelope> inbox = inboxes.get(node);
         if (inbox == null || stopped.get()) {
             dropped.increment();
             return;
         }
         try {
-            inbox.publish(new Envelope(Envelope.DATA, localId, message));
+            inbox.publish(new ClusterEnvelope(ClusterEnvelope.DATA, localId, message));
             sent.increment();
         } catch (RuntimeException e) {
             // the member is shutting down, or the target left in between: at most once means dropped
@@ -311,7 +213,7 @@ public final class HazelcastClusterTransport implements ClusterTransport {
     }
 
     private void listen(HazelcastInstance hz, ScheduledExecutorService thread) {
-        ITopic<Envelope> own = hz.getTopic(INBOX_PREFIX + localNode);
+        ITopic<ClusterEnvelope> own = hz.getTopic(INBOX_PREFIX + localNode);
         own.addMessageListener(this::onMessage);
         inboxes.put(localNode, own);
         hz.getCluster().addMembershipListener(new MembershipListener() {
@@ -436,7 +338,7 @@ public final class HazelcastClusterTransport implements ClusterTransport {
         }
         unflushed = waiting;
         for (String node : List.copyOf(waiting)) {
-            if (!publishControl(node, Envelope.FLUSH)) {
+            if (!publishControl(node, ClusterEnvelope.FLUSH)) {
                 waiting.remove(node);
             }
         }
@@ -478,14 +380,14 @@ public final class HazelcastClusterTransport implements ClusterTransport {
 
     // ------------------------------------------------------------------------------------------- Hazelcast's threads
 
-    private void onMessage(Message<Envelope> message) {
-        Envelope e = message.getMessageObject();
+    private void onMessage(Message<ClusterEnvelope> message) {
+        ClusterEnvelope e = message.getMessageObject();
         String from = e.sender().toString();
         if (!greeted.contains(from) && greeted.add(from)) {
             onViewThread(this::update);
         }
         switch (e.kind) {
-            case Envelope.DATA -> {
+            case ClusterEnvelope.DATA -> {
                 received.increment();
                 Listener l = listener;
                 if (l != null && !stopped.get()) {
@@ -496,9 +398,9 @@ public final class HazelcastClusterTransport implements ClusterTransport {
                     }
                 }
             }
-            case Envelope.HELLO -> onViewThread(() -> greet(from, Envelope.HELLO_BACK));
-            case Envelope.FLUSH -> publishControl(from, Envelope.FLUSHED); // here: behind that node's earlier messages
-            case Envelope.FLUSHED -> {
+            case ClusterEnvelope.HELLO -> onViewThread(() -> greet(from, ClusterEnvelope.HELLO_BACK));
+            case ClusterEnvelope.FLUSH -> publishControl(from, ClusterEnvelope.FLUSHED); // here: behind that node's earlier messages
+            case ClusterEnvelope.FLUSHED -> {
                 Set<String> waiting = unflushed;
                 if (waiting != null) {
                     waiting.remove(from);
@@ -529,7 +431,7 @@ public final class HazelcastClusterTransport implements ClusterTransport {
             update();
             for (String node : inboxes.keySet()) {
                 if (!node.equals(localNode) && !greeted.contains(node)) {
-                    greet(node, Envelope.HELLO);
+                    greet(node, ClusterEnvelope.HELLO);
                 }
             }
         } catch (RuntimeException e) {
@@ -547,7 +449,7 @@ public final class HazelcastClusterTransport implements ClusterTransport {
 
     /** Sends a message without payload of the transport's own; returns whether it was handed to Hazelcast. */
     private boolean publishControl(String node, byte kind) {
-        ITopic<Envelope> inbox = inboxes.get(node);
+        ITopic<ClusterEnvelope> inbox = inboxes.get(node);
         HazelcastInstance hz = hazelcast;
         if (inbox == null && hz != null) {
             // from a node this one has not yet seen join: answer anyway
@@ -557,7 +459,7 @@ public final class HazelcastClusterTransport implements ClusterTransport {
             return false;
         }
         try {
-            inbox.publish(new Envelope(kind, localId, Envelope.EMPTY));
+            inbox.publish(new ClusterEnvelope(kind, localId, ClusterEnvelope.EMPTY));
             return true;
         } catch (RuntimeException e) {
             LOG.debug("control message {} to node {} failed", kind, node, e);
@@ -625,76 +527,5 @@ public final class HazelcastClusterTransport implements ClusterTransport {
             }
         }
         return nodes;
-    }
-
-    /**
-     * One message between nodes as Hazelcast carries it. Hazelcast writes its own header first (this factory's id and
-     * the type), then these fields:
-     * <pre>
-     *  byte 0     1                      9                      17         21
-     *       +-----+----------------------+----------------------+----------+----------------------+
-     *       |kind | sender node id, high | sender node id, low  | length n | payload (n bytes)    |
-     *       |  1  | 8 (long)             | 8 (long)             | 4 (int)  | n                    |
-     *       +-----+----------------------+----------------------+----------+----------------------+
-     * </pre>
-     * {@code kind}: {@link #DATA} (the engine's bytes, for {@link Listener#received}), {@link #HELLO} (the sender
-     * listens on its inbox; answer once), {@link #HELLO_BACK} (the answer), {@link #FLUSH} (the sender stops once
-     * everything it sent before has arrived; answer), {@link #FLUSHED} (the answer). Only {@code DATA} has a
-     * payload. Node ids are UUIDs.
-     */
-    static final class Envelope implements IdentifiedDataSerializable {
-        static final int FACTORY_ID = 0x6D75_6373; // "mucs"
-        static final int TYPE = 1;
-        static final byte DATA = 0;
-        static final byte HELLO = 1;
-        static final byte HELLO_BACK = 2;
-        static final byte FLUSH = 3;
-        static final byte FLUSHED = 4;
-        static final byte[] EMPTY = new byte[0];
-
-        byte kind;
-        long senderHigh;
-        long senderLow;
-        byte[] payload;
-
-        Envelope() {
-        }
-
-        Envelope(byte kind, UUID sender, byte[] payload) {
-            this.kind = kind;
-            this.senderHigh = sender.getMostSignificantBits();
-            this.senderLow = sender.getLeastSignificantBits();
-            this.payload = payload;
-        }
-
-        UUID sender() {
-            return new UUID(senderHigh, senderLow);
-        }
-
-        @Override
-        public int getFactoryId() {
-            return FACTORY_ID;
-        }
-
-        @Override
-        public int getClassId() {
-            return TYPE;
-        }
-
-        @Override
-        public void writeData(ObjectDataOutput out) throws IOException {
-            out.writeByte(kind);
-            out.writeLong(senderHigh);
-            out.writeLong(senderLow);
-            out.writeByteArray(payload);
-        }
-
-        @Override
-        public void readData(ObjectDataInput in) throws IOException {
-            kind = in.readByte();
-            senderHigh = in.readLong();
-            senderLow = in.readLong();
-            payload = in.readByteArray();
-        }
     }
 }

@@ -42,7 +42,7 @@ class HazelcastClusterSettingsTest {
                     .as(bad).isInstanceOf(InvalidSettingException.class)
                     .hasMessageContaining("mucscale.standalone.cluster-members");
         }
-        assertThat(HazelcastClusterTransport.memberList(settings(StandaloneSettings.CLUSTER_MEMBERS.key(),
+        assertThat(HazelcastMemberConfig.memberList(settings(StandaloneSettings.CLUSTER_MEMBERS.key(),
                 " node1.example.org:5701 ,10.0.0.2:5702")))
                 .containsExactly("node1.example.org:5701", "10.0.0.2:5702");
     }
@@ -71,7 +71,7 @@ class HazelcastClusterSettingsTest {
 
     @Test
     void defaults_becomeAMemberOnLoopbackThatNeverMulticasts() {
-        Config c = HazelcastClusterTransport.hazelcastConfig(Settings.defaults(StandaloneSettings.ALL), "n1");
+        Config c = HazelcastMemberConfig.build(Settings.defaults(StandaloneSettings.ALL), "n1");
         assertThat(c.getClusterName()).isEqualTo("mucscale");
         assertThat(c.getMemberAttributeConfig().getAttribute(HazelcastClusterTransport.NODE_ATTRIBUTE))
                 .isEqualTo("n1");
@@ -104,7 +104,7 @@ class HazelcastClusterSettingsTest {
 
     @Test
     void failureTimeout_isRoundedUpToWholeSecondsOfHeartbeats() {
-        Config c = HazelcastClusterTransport.hazelcastConfig(
+        Config c = HazelcastMemberConfig.build(
                 settings(StandaloneSettings.CLUSTER_FAILURE_TIMEOUT.key(), "4500",
                         StandaloneSettings.CLUSTER_BIND_ADDRESS.key(), "10.1.2.3",
                         StandaloneSettings.CLUSTER_PORT.key(), "0"), "n1");

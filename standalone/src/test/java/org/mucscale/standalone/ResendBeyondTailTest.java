@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
@@ -60,8 +59,6 @@ class ResendBeyondTailTest {
         return node;
     }
 
-    @Disabled("shows finding F4 of docs/cluster-protocol.md (resends older than the replicated tail are accepted "
-            + "twice); enable with the fix")
     @Test
     void ownerDiesWithMoreUnconfirmedThanItsTail_eachMessageStillDeliveredOnce() throws Exception {
         List<Integer> ports = List.of(FreePort.next(), FreePort.next(), FreePort.next());

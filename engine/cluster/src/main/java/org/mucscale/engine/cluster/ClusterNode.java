@@ -23,6 +23,8 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 
 import org.mucscale.engine.config.Settings;
+import org.mucscale.engine.muc.AcceptedMark;
+import org.mucscale.engine.muc.Forwarded;
 import org.mucscale.engine.muc.GoneSessions;
 import org.mucscale.engine.muc.MucService;
 import org.mucscale.engine.muc.RoomImage;
@@ -109,6 +111,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /**
      * The view each other node last said it switched to ({@link Wire#SWITCHED}, sent after its hand-offs): a room that
      * such a view places at that node is still there ({@link #claimOf}). Kept for leaving nodes until they are gone.
+     * Written on the cluster thread only; read by room threads (claims).
      */
     private final ConcurrentHashMap<String, List<String>> peerViews = new ConcurrentHashMap<>();
     /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
@@ -119,6 +122,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             TimeUnit.SECONDS, new java.util.concurrent.SynchronousQueue<>(), r -> daemon(r, "mucscale-cluster-read"),
             new java.util.concurrent.ThreadPoolExecutor.CallerRunsPolicy());
     private final StateReads stateReads;
+    /** Room-administration calls to and from other nodes (issue 37). */
+    private final AdminCalls adminCalls;
     private final RelayIn relayIn;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
@@ -178,6 +183,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
+        this.adminCalls = new AdminCalls(local, (node, body) -> outbox.sendNow(node,
+                body.encode(links.epoch(), links.nextSeq(node))), node -> {
+                    NodeVersions.Version v = versions.of(node);
+                    return v == null ? -1 : v.wire();
+                }, transport::members, settings.get(ClusterSettings.ADMIN_TIMEOUT).toNanos());
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayIn();
@@ -255,6 +265,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return servedHereNow(room);
     }
 
+    /** Room-administration calls to the nodes that own rooms, and from them (see {@link AdminCalls}). */
+    public AdminCalls adminCalls() {
+        return adminCalls;
+    }
+
+    /**
+     * The node that serves {@code room} now: this one while it serves or awaits it, else its owner under this node's
+     * view (which may be moving it still; that node then says so).
+     */
+    public String ownerOf(Jid room) {
+        return servedHereNow(room) ? local : view.owner(room);
+    }
+
     /** {@link #servesHere} under the view as it is, without waiting for resends (never blocks). */
     private boolean servedHereNow(Jid room) {
         View v = view;
@@ -284,11 +307,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void forward(Jid room, XmlElement stanza, String entryNode, int hops) {
-        forward(room, stanza, entryNode, hops, false);
+        forward(room, stanza, entryNode, hops, false, null);
     }
 
-    private void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent) {
-        while (!send(view, room, stanza, entryNode, hops, resent, false)) {
+    @Override
+    public void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent, Forwarded origin) {
+        while (!send(view, room, stanza, entryNode, hops, resent, origin, false)) {
             awaitResends(); // the owner read just left: route again under the view that replaced it
         }
     }
@@ -298,14 +322,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * unconfirmed messages being resent ({@code resending}: this is one of those resends, which go first).
      */
     private boolean send(View v, Jid room, XmlElement stanza, String entryNode, int hops, boolean resent,
-                         boolean resending) {
+                         Forwarded origin, boolean resending) {
         String owner = v.owner(room);
         if (!resending && this.resending && !Thread.holdsLock(resendGate)) {
             return false;
         }
         if (owner == null || owner.equals(local)) {
             // the view changed in between: it is ours now
-            muc.processForwarded(stanza, entryNode, hops, resent);
+            muc.processForwarded(stanza, entryNode, hops, resent, null, origin);
             return true;
         }
         long seq = links.nextSeq(owner);
@@ -316,7 +340,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             return false; // its owner left a moment ago; what it kept is being resent
         }
         byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
-                stanza);
+                readsOrigins.contains(owner) ? origin : null, stanza);
         outbox.send(owner, bytes);
         listener.forwarded(bytes.length);
         return true;
@@ -429,8 +453,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * handing over) and that they never confirmed. A node that announced its leave hands its rooms over and forwards
      * stragglers itself: nothing of its is resent.
      */
-    private List<Unconfirmed.Kept> takeUnconfirmed(Set<String> departed) {
-        List<Unconfirmed.Kept> all = new ArrayList<>();
+    private List<Resend> takeUnconfirmed(Set<String> departed) {
+        List<Resend> all = new ArrayList<>();
         for (String node : departed) {
             // left in the map, refusing additions, so a forward that read the old view routes again instead of
             // starting a fresh record for a node that is gone (removed when the node is back in a view)
@@ -442,7 +466,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             if (leavingNodes.contains(node)) {
                 continue;
             }
-            all.addAll(list);
+            for (Unconfirmed.Kept k : list) {
+                // the departed owner's accepted mark names it so: skipped where that mark covers it
+                all.add(new Resend(k, new Forwarded(node, local, links.epoch(), k.seq())));
+            }
             listener.resent(list.size(), u.letGo());
             if (!list.isEmpty() || u.letGo() > 0) {
                 LOG.info("sending {} messages again that {} had not confirmed before it left{}", list.size(), node,
@@ -465,11 +492,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
+    /** A message kept for an owner that departed, and which forward it was (the resend's origin). */
+    private record Resend(Unconfirmed.Kept kept, Forwarded origin) {
+    }
+
     /** Sends {@code list} to the rooms' owners under {@code next}, marked as resent (on the cluster thread). */
-    private void resend(View next, List<Unconfirmed.Kept> list) {
-        for (Unconfirmed.Kept k : list) {
+    private void resend(View next, List<Resend> list) {
+        for (Resend r : list) {
+            Unconfirmed.Kept k = r.kept();
             try {
-                send(next, k.room(), k.stanza(), k.entryNode(), 1, true, true);
+                send(next, k.room(), k.stanza(), k.entryNode(), 1, true, r.origin(), true);
             } catch (RuntimeException e) {
                 LOG.warn("could not resend a message for {}: {}", k.room(), e.toString());
             }
@@ -545,7 +577,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 long waited = now - e.arrivedNanos();
                 if (e.due(this) || waited > handoffTimeoutNanos
                         && (waited > lateSwitchLimitNanos || !e.announcedHere(this))) {
-                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent());
+                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent(),
+                            new Forwarded(local, e.fromNode(), m.epoch(), m.seq()), m.origin());
                 } else {
                     earlyForwards.add(e); // not yet: back at the end, order among the waiting ones kept
                 }
@@ -722,6 +755,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
+        return replicate(changed, removed, tail, List.of());
+    }
+
+    @Override
+    public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail,
+                                             List<AcceptedMark> marks) {
         long start = System.nanoTime();
         Writer.Batch batch = new Writer.Batch();
         for (Jid room : removed) {
@@ -732,6 +771,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             for (long s = Math.max(1, newest - tailSlots + 1); s <= newest; s++) {
                 slots.add(tailKey(room, s));
             }
+            slots.add(markKey(room));
             batch.remove(roomKey(room), slots);
             batch.unlist(roomKey(room));
             OccupantSlots os = occupantSlots.remove(room);
@@ -742,6 +782,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         for (TailRecord t : tail) {
             batch.putTail(tailKey(t.room(), t.seq()), RoomImages.encode(t));
             tailSeqs.merge(t.room(), t.seq(), Math::max);
+        }
+        for (AcceptedMark mark : marks) {
+            // in the tails map, so it costs no round of its own; it may land before or after the round's tail records,
+            // which is why a take-over checks it against the tail it read (markTrusted)
+            batch.putTail(markKey(mark.room()), RoomImages.encode(mark));
         }
         for (RoomImage image : changed) {
             occupantSlots.computeIfAbsent(image.room(), OccupantSlots::new).diff(image.occupants(),
@@ -1013,6 +1058,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return room + "#" + Math.floorMod(seq, tailSlots);
     }
 
+    /** The key of a room's accepted mark in the tails map (tail slots are numbers, so it meets none of them). */
+    static String markKey(Jid room) {
+        return room + "#a";
+    }
+
     // ------------------------------------------------------------------------------------------- transport in
 
     @Override
@@ -1183,7 +1233,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
                 MucService service = muc;
                 if (service != null) {
-                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent());
+                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent(),
+                            new Forwarded(local, fromNode, m.epoch(), m.seq()), m.origin());
                 }
             }
             case Wire.CONFIRM -> onConfirm(fromNode, m);
@@ -1195,6 +1246,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 long run = m.epoch();
                 clusterThread.execute(() -> onLeaving(fromNode, run));
             }
+            case Wire.ADMIN_CALL -> adminCalls.received(fromNode, m.admin());
+            case Wire.ADMIN_ANSWER -> adminCalls.answered(fromNode, m.admin());
             default -> {
             }
         }
@@ -1203,7 +1256,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         p.seq = m.seq();
     }
 
-    /** Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. */
+    /**
+     * Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. Written on the
+     * cluster thread only (onLeaving, onMembers, the restart check); read by room threads (claims).
+     */
     private final Set<String> leavingNodes = ConcurrentHashMap.newKeySet();
 
     /** A node announced it is leaving (on the cluster thread): the view without it, its rooms come as hand-offs. */
@@ -1221,7 +1277,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** The run (link epoch) each node that announced its leave was in when it did. */
+    /** The run (link epoch) each node that announced its leave was in when it did (cluster thread only). */
     private final Map<String, Long> leavingRuns = new ConcurrentHashMap<>();
     private long nextRestartCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
 
@@ -1278,6 +1334,29 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private long nextMarkCheckNanos = System.nanoTime();
 
     /**
+     * Members whose published wire version reads a FORWARD's origin (2 and later; docs/cluster.md "Versions between
+     * nodes"): only they are sent one. Added by the cluster thread (every second, for members not in it yet), removed
+     * when a member departs (it may come back with another build); read by any thread that forwards.
+     */
+    private final Set<String> readsOrigins = ConcurrentHashMap.newKeySet();
+    private long nextVersionCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
+
+    private void learnWireVersions(long nowNanos) {
+        if (!transportStarted || closed || nowNanos - nextVersionCheckNanos < 0) {
+            return;
+        }
+        nextVersionCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
+        for (String m : view.members()) {
+            if (!m.equals(local) && !readsOrigins.contains(m)) {
+                NodeVersions.Version v = versions.of(m);
+                if (v != null && v.wire() >= 2) {
+                    readsOrigins.add(m);
+                }
+            }
+        }
+    }
+
+    /**
      * Every second (on the cluster thread): this engine's start mark is in the map, so that a node joining later knows
      * this one runs the engine even if it has never been clustered. Written again when missing: inside Openfire the
      * plugin starts before the cluster does, and Openfire empties the caches as the node joins it.
@@ -1317,19 +1396,29 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void membersChanged(List<String> members) {
+        adminCalls.membersChanged(members);
+        // only enqueued: the leaving nodes are read and edited on the cluster thread, in order with the LEAVINGs
+        // received before this report (finding F7: filtered here, a LEAVING queued but not yet handled was missed,
+        // and the view put the leaving node back)
+        List<String> reported = List.copyOf(members);
+        clusterThread.execute(() -> {
+            try {
+                onMembers(reported);
+            } catch (RuntimeException e) {
+                LOG.error("could not apply the cluster view {}", reported, e);
+            }
+        });
+    }
+
+    /** On the cluster thread: the transport's membership, without the nodes that announced their leave. */
+    private void onMembers(List<String> members) {
         List<String> copy = new ArrayList<>(members);
         // a node that announced its leave stays out, whatever the transport still reports
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
         peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
-        clusterThread.execute(() -> {
-            try {
-                onView(List.copyOf(copy));
-            } catch (RuntimeException e) {
-                LOG.error("could not apply the cluster view {}", copy, e);
-            }
-        });
+        onView(List.copyOf(copy));
     }
 
     // ------------------------------------------------------------------------------------------- view changes
@@ -1411,7 +1500,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             synchronized (resendGate) {
                 resending = true;
                 try {
-                    List<Unconfirmed.Kept> toResend = takeUnconfirmed(departed);
+                    List<Resend> toResend = takeUnconfirmed(departed);
                     view = next;
                     held.clear();
                     // resends other nodes sent here before this view made this node their rooms' owner go first:
@@ -1424,6 +1513,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
             departed.forEach(inbound::remove);
+            readsOrigins.removeAll(departed);
         }
         admitEarlyForwards();
         listener.view(next.members(), local);
@@ -1847,6 +1937,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             for (long s = 0; s < tailSlots; s++) {
                 tailKeys.add(tailKey(room, s));
             }
+            tailKeys.add(markKey(room));
         }
         StateReads.Read read = stateReads.read(list, keys, tailKeys);
         if (read == null) {
@@ -1860,7 +1951,22 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         Map<String, byte[]> tailBytes = read.tailRecords();
         Map<Jid, int[]> slotsByRoom = read.slotsByRoom();
         Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
-        for (byte[] b : tailBytes.values()) {
+        Map<Jid, AcceptedMark> marksByRoom = new HashMap<>();
+        for (Jid room : list) {
+            byte[] b = tailBytes.get(markKey(room));
+            if (b != null) {
+                try {
+                    marksByRoom.put(room, RoomImages.decodeMark(b));
+                } catch (RuntimeException e) {
+                    LOG.warn("skipping the unreadable accepted mark of {}: {}", room, e.getMessage());
+                }
+            }
+        }
+        for (Map.Entry<String, byte[]> entry : tailBytes.entrySet()) {
+            if (entry.getKey().endsWith("#a")) {
+                continue;
+            }
+            byte[] b = entry.getValue();
             try {
                 TailRecord t = RoomImages.decodeTail(b);
                 tailsByRoom.computeIfAbsent(t.room(), r -> new ArrayList<>()).add(t);
@@ -1887,7 +1993,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             image = withOccupants(image, slotsByRoom.get(room), occupantBytes);
             List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
             t.sort(Comparator.comparingLong(TailRecord::seq));
-            tailSeqs.merge(room, Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq()), Math::max);
+            long newestTail = Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq());
+            tailSeqs.merge(room, newestTail, Math::max);
+            AcceptedMark mark = markTrusted(marksByRoom.get(room), t, newestTail);
             GoneSessions gone = null;
             if (departedNodes != null) {
                 Map<Jid, String> goneHere = new HashMap<>();
@@ -1900,7 +2008,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             CompletableFuture<Integer> adopted;
             try {
-                adopted = muc.adopt(image, t, failover, gone);
+                adopted = muc.adopt(image, t, mark, failover, gone);
             } catch (RuntimeException e) {
                 // its room thread cannot take it now (queue full): tick() adopts it from the maps again
                 awaitingHandoff.put(room, System.nanoTime());
@@ -1913,6 +2021,33 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                         + "it ran, at {}", room, waited, System.currentTimeMillis()));
             }
         }
+    }
+
+    /**
+     * The mark, if the tail read holds every record up to the one the mark was written with, as far back as the ring
+     * still keeps them: mark and tail records of one round land in no particular order (a write cut short as its member
+     * dies can leave any of them out), and a mark whose round lost a tail record covers a message nobody may have
+     * received, which would be skipped and could not be re-delivered. Untrusted, the take-over falls back to the tail's
+     * (sender, id), as before marks.
+     */
+    private AcceptedMark markTrusted(AcceptedMark mark, List<TailRecord> tail, long newestTail) {
+        if (mark == null) {
+            return null;
+        }
+        long upTo = mark.tailSeq();
+        Set<Long> present = new HashSet<>();
+        for (TailRecord r : tail) {
+            present.add(r.seq());
+        }
+        // newer records than the mark's reuse the oldest slots of its window
+        for (long s = Math.max(1, Math.max(newestTail, upTo) - tailSlots + 1); s <= upTo; s++) {
+            if (!present.contains(s)) {
+                LOG.info("the accepted mark of {} (up to tail record {}) misses tail record {}; not used", mark.room(),
+                        upTo, s);
+                return null;
+            }
+        }
+        return mark;
     }
 
     /**
@@ -2004,6 +2139,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             }
             countRestartedNodesIn(now);
             keepStartMark(now);
+            learnWireVersions(now);
             if (!heldToRelease.isEmpty()) {
                 List<Jid> again = new ArrayList<>(heldToRelease);
                 heldToRelease.removeAll(again);
@@ -2071,6 +2207,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             if (delivery != null) {
                 delivery.stopReleasers(); // their relays go out while the writer and the transport still run
             }
+            adminCalls.close(); // calls still waiting here end now (CLOSED), not at their timeout
             outbox.close(); // what lingers goes out while the transport still can
             transport.stop();
         } finally {

@@ -53,6 +53,12 @@ public final class ClusterSettings {
                     + "less CPU per delivery under load; messages between nodes wait up to twice this long more, "
                     + "and local deliveries of clustered rooms up to this long more. 0 sends each at once.");
 
+    public static final Setting<Duration> ADMIN_TIMEOUT = Setting.ofDuration("mucscale.cluster.admin-timeout",
+            Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofMinutes(5), false,
+            "Longest a room administration call (HTTP API) for a room another node owns waits for that node's "
+                    + "answer; after it the call is answered 503 outcome-unknown (the change may still be applied "
+                    + "there, once).");
+
     public static final List<Setting<?>> ALL = List.of(LOG_TAIL, HANDOFF_TIMEOUT, STATE_READ_TIMEOUT, REPLICATION_TIMEOUT,
-            UNCONFIRMED_LIMIT, BATCH_LINGER);
+            UNCONFIRMED_LIMIT, BATCH_LINGER, ADMIN_TIMEOUT);
 }

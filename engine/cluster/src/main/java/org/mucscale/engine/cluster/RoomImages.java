@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
+import org.mucscale.engine.muc.AcceptedMark;
 import org.mucscale.engine.muc.Affiliation;
+import org.mucscale.engine.muc.Forwarded;
 import org.mucscale.engine.muc.MessageInspector;
 import org.mucscale.engine.muc.PresencePolicy;
 import org.mucscale.engine.muc.Role;
@@ -192,6 +194,37 @@ final class RoomImages {
         }
         in.end();
         return slots;
+    }
+
+    /** A room's accepted mark (in the tails map, key {@code room#a}; its own format version, 1). */
+    static byte[] encode(AcceptedMark mark) {
+        Codec.Out out = new Codec.Out(32 + mark.newest().size() * 64);
+        out.u8(MARK_VERSION).jid(mark.room()).varint(mark.tailSeq()).varint(mark.newest().size());
+        for (Forwarded f : mark.newest()) {
+            out.string(f.owner()).string(f.sender()).i64(f.epoch()).varint(f.seq());
+        }
+        return out.toBytes();
+    }
+
+    static final int MARK_VERSION = 1;
+
+    static AcceptedMark decodeMark(byte[] bytes) {
+        Codec.In in = new Codec.In(bytes);
+        int v = in.u8();
+        if (v != MARK_VERSION) {
+            throw new IllegalArgumentException("accepted mark format " + v + " is not known here");
+        }
+        Jid room = in.jid();
+        long tailSeq = in.varint();
+        int n = in.count();
+        List<Forwarded> newest = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            String owner = in.requiredString("owner");
+            String sender = in.requiredString("sender");
+            newest.add(new Forwarded(owner, sender, in.i64(), in.varint()));
+        }
+        in.end();
+        return new AcceptedMark(room, tailSeq, newest);
     }
 
     static byte[] encode(TailRecord t) {

@@ -3,6 +3,7 @@ package org.mucscale.engine.cluster;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.mucscale.engine.muc.Forwarded;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 import org.mucscale.engine.stanza.XmlElement;
@@ -13,8 +14,10 @@ import org.mucscale.engine.stanza.XmlElement;
  * <pre>
  *   message  := u8 kind, i64 senderEpoch, varint seq, body
  *   FORWARD  := string room, string entryNode, u8 hops, u8 flags,               a stanza for a room owned there;
- *               element stanza                                               flag 1: resent after its first owner
- *                                                                            left unconfirmed (see CONFIRM)
+ *               [string owner, string sender, i64 epoch, varint seq]         flag 1: resent after its first owner
+ *               (if flag 2), element stanza                                  left unconfirmed (see CONFIRM);
+ *                                                                            flag 2: the forward it repeats or
+ *                                                                            continues (its origin)
  *   RELAY    := i64 sentMicros, varint n, (string prefix, string suffix)*,       rendered once on the owner,
  *               varint m, (varint stanzaIndex, string recipient)*                delivered there to local sessions
  *   HANDOFF  := string room                                                      "the room's replicated state is
@@ -36,13 +39,19 @@ import org.mucscale.engine.stanza.XmlElement;
  *                                                                                 send (see Outbox); n >= 2, never
  *                                                                                 nested, no header of its own: each
  *                                                                                 message keeps its epoch and seq
+ *   ADMIN_CALL := varint callId, string who, string method, string path,         an operator's call for the receiver
+ *               string query, string contentType, bytes body                     to run (wire version 2; AdminCalls)
+ *   ADMIN_ANSWER := varint callId, varint status, string contentType,            its answer, to the node that sent
+ *               string body, varint n, (string header, string value)*            the call
  * </pre>
  *
- * <p>Forward compatibility (wire version 2, {@link NodeVersions#WIRE_VERSION}): every message is delimited by its send
+ * <p>Forward compatibility (wire version 3, {@link NodeVersions#WIRE_VERSION}): every message is delimited by its send
  * or by its length in a batch, so a reader reads the fields it knows and ignores whatever follows them. A later version
  * may append fields at the end of a body that a reader may safely ignore, and send them to every peer of wire version
- * 2 or later; anything else (a new kind, a changed or reordered field, a flag that must not be ignored) raises the
- * wire version and goes only to peers that publish it. Wire version 1 refused any byte after the known fields.
+ * 3 or later; anything else (a new kind, a changed or reordered field, a flag that must not be ignored) raises the
+ * wire version and goes only to peers that publish it. Wire versions 1 and 2 refused any byte after the known fields.
+ * A FORWARD flag after {@link #ORIGIN} puts its fields after the stanza, so that a reader that does not know it can
+ * still read the stanza and refuse it to its sender ({@link UnknownFlags}).
  */
 final class Wire {
     static final int FORWARD = 1;
@@ -53,15 +62,30 @@ final class Wire {
     static final int REDELIVER = 6;
     static final int BATCH = 7;
     static final int SWITCHED = 8;
+    static final int ADMIN_CALL = 9;
+    static final int ADMIN_ANSWER = 10;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
+    /**
+     * FORWARD flag: the forward this one repeats (a resend) or continues (forwarded on) follows the flags, as
+     * {@code string owner, string sender, i64 epoch, varint seq} (see {@link Forwarded}); its new owner skips it if the
+     * room's accepted mark covers that forward.
+     */
+    static final int ORIGIN = 2;
 
     private Wire() {
     }
 
     /** A decoded message: the header and one of the bodies. */
     record Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
-                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members) {
+                   Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members,
+                   Admin admin, Forwarded origin) {
+        Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza,
+                Relay relay, boolean resent, long confirmedEpoch, long confirmedSeq, List<String> members) {
+            this(kind, epoch, seq, room, entryNode, hops, stanza, relay, resent, confirmedEpoch, confirmedSeq, members,
+                    null, null);
+        }
+
         Message(int kind, long epoch, long seq, Jid room, String entryNode, int hops, XmlElement stanza, Relay relay) {
             this(kind, epoch, seq, room, entryNode, hops, stanza, relay, false, 0, 0, List.of());
         }
@@ -84,6 +108,27 @@ final class Wire {
         }
     }
 
+    /** An administration call or its answer (one of the two is null). */
+    record Admin(long callId, AdminCalls.Call call, AdminCalls.Answer answer) {
+    }
+
+    static byte[] adminCall(long epoch, long seq, long callId, AdminCalls.Call c) {
+        byte[] body = c.body() == null ? new byte[0] : c.body();
+        Codec.Out out = new Codec.Out(128 + body.length + c.path().length() * 3);
+        out.u8(ADMIN_CALL).i64(epoch).varint(seq).varint(callId).string(c.who()).string(c.method()).string(c.path())
+                .string(c.query()).string(c.contentType()).bytes(body);
+        return out.toBytes();
+    }
+
+    static byte[] adminAnswer(long epoch, long seq, long callId, AdminCalls.Answer a) {
+        String body = a.body() == null ? "" : a.body();
+        Codec.Out out = new Codec.Out(64 + body.length() * 3);
+        out.u8(ADMIN_ANSWER).i64(epoch).varint(seq).varint(callId).varint(a.status()).string(a.contentType())
+                .string(body).varint(a.headers().size());
+        a.headers().forEach((k, v) -> out.string(k).string(v));
+        return out.toBytes();
+    }
+
     static byte[] redeliver(long epoch, long seq, long sentMicros, long key, RenderedStanza stanza,
                             java.util.List<Jid> recipients) {
         Codec.Out out = new Codec.Out(64 + stanza.fixedUtf8Length() + recipients.size() * 48);
@@ -101,9 +146,18 @@ final class Wire {
 
     static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, boolean resent,
                           XmlElement stanza) {
+        return forward(epoch, seq, room, entryNode, hops, resent, null, stanza);
+    }
+
+    static byte[] forward(long epoch, long seq, Jid room, String entryNode, int hops, boolean resent, Forwarded origin,
+                          XmlElement stanza) {
         Codec.Out out = new Codec.Out(512);
-        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops).u8(resent ? RESENT : 0)
-                .element(stanza);
+        out.u8(FORWARD).i64(epoch).varint(seq).jid(room).string(entryNode).u8(hops)
+                .u8((resent ? RESENT : 0) | (origin != null ? ORIGIN : 0));
+        if (origin != null) {
+            out.string(origin.owner()).string(origin.sender()).i64(origin.epoch()).varint(origin.seq());
+        }
+        out.element(stanza);
         return out.toBytes();
     }
 
@@ -297,14 +351,22 @@ final class Wire {
                 String entry = in.string();
                 int hops = in.u8();
                 int flags = in.u8();
+                Forwarded origin = null;
+                if ((flags & ORIGIN) != 0) {
+                    String owner = in.requiredString("origin owner");
+                    String sender = in.requiredString("origin sender");
+                    origin = new Forwarded(owner, sender, in.i64(), in.varint());
+                }
                 XmlElement stanza = in.element();
                 if (room == null || stanza == null) {
                     throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
                 }
-                if ((flags & ~RESENT) != 0) {
+                if ((flags & ~(RESENT | ORIGIN)) != 0) {
+                    // a later version's flag: its fields follow the stanza (the rule above), so the stanza reads
                     throw new UnknownFlags(flags, room, entry, stanza);
                 }
-                return new Message(kind, epoch, seq, room, entry, hops, stanza, null, flags == RESENT, 0, 0);
+                return new Message(kind, epoch, seq, room, entry, hops, stanza, null, (flags & RESENT) != 0, 0, 0,
+                        List.of(), null, origin);
             }
             case RELAY -> {
                 long sent = in.i64();
@@ -367,6 +429,29 @@ final class Wire {
                     throw new IllegalArgumentException("a view switch names no members");
                 }
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.copyOf(members));
+            }
+            case ADMIN_CALL -> {
+                long id = in.varint();
+                AdminCalls.Call c = new AdminCalls.Call(in.requiredString("who"), in.requiredString("method"),
+                        in.requiredString("path"), in.string(), in.string(), in.bytes());
+                return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
+                        new Admin(id, c, null), null);
+            }
+            case ADMIN_ANSWER -> {
+                long id = in.varint();
+                int status = (int) in.varint();
+                if (status < 100 || status > 599) {
+                    throw new IllegalArgumentException("an answer with status " + status);
+                }
+                String type = in.string();
+                String body = in.string();
+                int n = in.count();
+                java.util.Map<String, String> headers = new java.util.LinkedHashMap<>();
+                for (int i = 0; i < n; i++) {
+                    headers.put(in.requiredString("header"), in.requiredString("header value"));
+                }
+                return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
+                        new Admin(id, null, new AdminCalls.Answer(status, type, body == null ? "" : body, headers)), null);
             }
             case CONFIRM -> {
                 long confirmedEpoch = in.i64();

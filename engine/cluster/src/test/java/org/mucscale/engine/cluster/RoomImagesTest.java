@@ -56,6 +56,24 @@ class RoomImagesTest {
                 base.subjectMessage(), base.occupants(), base.tailSeq());
     }
 
+    // ------------------------------------------------------------------------------------------ accepted marks
+
+    @Test
+    void acceptedMark_roundTrips_andAnotherFormatIsRefused() {
+        org.mucscale.engine.muc.AcceptedMark mark = new org.mucscale.engine.muc.AcceptedMark(
+                Jid.parse("room@muc.example.org"), 1L << 40, List.of(
+                        new org.mucscale.engine.muc.Forwarded("node-o", "node-a", Long.MIN_VALUE, 1),
+                        new org.mucscale.engine.muc.Forwarded("node-o", "node-b 😀", -1, Long.MAX_VALUE)));
+        assertThat(RoomImages.decodeMark(RoomImages.encode(mark))).isEqualTo(mark);
+        org.mucscale.engine.muc.AcceptedMark empty = new org.mucscale.engine.muc.AcceptedMark(
+                Jid.parse("room@muc.example.org"), 0, List.of());
+        assertThat(RoomImages.decodeMark(RoomImages.encode(empty))).isEqualTo(empty);
+        byte[] b = RoomImages.encode(mark);
+        b[0] = 9;
+        assertThatThrownBy(() -> RoomImages.decodeMark(b)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("9");
+    }
+
     // ------------------------------------------------------------------------------------------ images
 
     @Test

@@ -21,7 +21,7 @@ import static org.mucscale.engine.cluster.Trees.assertSameTree;
  * The messages between nodes. Pinned: every kind round-trips with every header value; a relay carries each rendered
  * stanza of a run once however many recipients it has, and keeps call order (so each recipient's order); a relay that
  * points outside its own stanza table, or any malformed message, is refused with {@link IllegalArgumentException};
- * fields a later wire version appends after a body's known fields are ignored (wire version 2), in every kind.
+ * fields a later wire version appends after a body's known fields are ignored (wire version 3), in every kind.
  */
 class WireTest {
     private static final Jid ROOM = Jid.parse("lobby@conference.example.org");
@@ -98,10 +98,26 @@ class WireTest {
         assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, true, st)).resent()).isTrue();
         assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, false, st)).resent()).isFalse();
         assertThat(Wire.decode(Wire.forward(1, 1, ROOM, null, 1, st)).resent()).isFalse();
-        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string(null).u8(0).u8(2)
+        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string(null).u8(0).u8(4)
                 .element(st).toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("unknown forward flags 2");
+                .hasMessageContaining("unknown forward flags 4");
+    }
+
+    @Test
+    void forward_origin_roundTrips_withOrWithoutTheResentFlag() {
+        XmlElement st = XmlElement.builder("message").attribute("id", "m1").build();
+        org.mucscale.engine.muc.Forwarded origin = new org.mucscale.engine.muc.Forwarded("owner-o", "sender-a",
+                Long.MIN_VALUE, 1L << 40);
+        Wire.Message resent = Wire.decode(Wire.forward(1, 7, ROOM, "entry", 2, true, origin, st));
+        assertThat(resent.resent()).isTrue();
+        assertThat(resent.origin()).isEqualTo(origin);
+        assertThat(resent.stanza().attribute("id")).isEqualTo("m1");
+        assertThat(resent.entryNode()).isEqualTo("entry");
+        Wire.Message onward = Wire.decode(Wire.forward(1, 8, ROOM, null, 1, false, origin, st));
+        assertThat(onward.resent()).isFalse();
+        assertThat(onward.origin()).isEqualTo(origin);
+        assertThat(Wire.decode(Wire.forward(1, 9, ROOM, null, 1, true, null, st)).origin()).isNull();
     }
 
     @Test
@@ -109,7 +125,7 @@ class WireTest {
         XmlElement join = XmlElement.builder("presence").attribute("from", "carol@example.org/r")
                 .attribute("to", ROOM + "/carol").attribute("id", "j1")
                 .child(XmlElement.builder("x", "http://jabber.org/protocol/muc").build()).build();
-        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(RESENT_AND_2)
+        byte[] b = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(RESENT_AND_LATER)
                 .element(join).toBytes();
         Wire.UnknownFlags u = org.assertj.core.api.Assertions.catchThrowableOfType(() -> Wire.decode(b),
                 Wire.UnknownFlags.class);
@@ -125,14 +141,14 @@ class WireTest {
         // no error answers an error
         XmlElement error = XmlElement.builder("message").attribute("from", "carol@example.org/r")
                 .attribute("type", "error").build();
-        byte[] e = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(2)
+        byte[] e = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(4)
                 .element(error).toBytes();
         assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(() -> Wire.decode(e),
                 Wire.UnknownFlags.class).refusal()).isNull();
     }
 
-    /** RESENT and a flag of a later version. */
-    private static final int RESENT_AND_2 = Wire.RESENT | 2;
+    /** RESENT and a flag of a later version (4: after ORIGIN). */
+    private static final int RESENT_AND_LATER = Wire.RESENT | 4;
 
     // ------------------------------------------------------------------------------------------ CONFIRM
 
@@ -157,8 +173,8 @@ class WireTest {
     }
 
     /**
-     * Wire version 2: every kind read from a message with fields appended after its own (a later version's), as from
-     * the message without them. Wire version 1 refused each of these ("bytes after the end of the value").
+     * Wire version 3: every kind read from a message with fields appended after its own (a later version's), as from
+     * the message without them. Wire versions 1 and 2 refused each of these ("bytes after the end of the value").
      */
     @Test
     void everyKind_fieldsAppendedByALaterVersion_readAsWithoutThem() {
@@ -496,7 +512,7 @@ class WireTest {
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 7, 9, 127, 255})
+    @ValueSource(ints = {0, 7, 11, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)
@@ -582,5 +598,49 @@ class WireTest {
                 .toBytes();
         assertThatThrownBy(() -> Wire.unbatch(empty)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("empty");
+    }
+
+    // ------------------------------------------------------------------------------------------ ADMIN_CALL / ANSWER
+
+    @Test
+    void adminCall_roundTripsEveryField_emptyBodyAndNoQuery() {
+        AdminCalls.Call c = new AdminCalls.Call("admin:ann", "PATCH", "/plugins/mucscale/v1/chatrooms/arena",
+                "servicename=muc&x=é", "application/json", "{\"description\":\"pvp\"}".getBytes());
+        Wire.Message m = Wire.decode(Wire.adminCall(7, 9, 1L << 33, c));
+        assertThat(m.kind()).isEqualTo(Wire.ADMIN_CALL);
+        assertThat(m.epoch()).isEqualTo(7);
+        assertThat(m.seq()).isEqualTo(9);
+        assertThat(m.admin().callId()).isEqualTo(1L << 33);
+        assertThat(m.admin().answer()).isNull();
+        AdminCalls.Call back = m.admin().call();
+        assertThat(back.who()).isEqualTo("admin:ann");
+        assertThat(back.method()).isEqualTo("PATCH");
+        assertThat(back.path()).isEqualTo(c.path());
+        assertThat(back.query()).isEqualTo("servicename=muc&x=é");
+        assertThat(back.contentType()).isEqualTo("application/json");
+        assertThat(back.body()).isEqualTo(c.body());
+        AdminCalls.Call bare = Wire.decode(Wire.adminCall(1, 1, 1, new AdminCalls.Call("s", "GET", "/p", null, null,
+                null))).admin().call();
+        assertThat(bare.query()).isNull();
+        assertThat(bare.body()).isEmpty();
+    }
+
+    @Test
+    void adminAnswer_roundTripsStatusTypeBodyHeaders_statusOutOfRangeRefused() {
+        Map<String, String> headers = new java.util.LinkedHashMap<>();
+        headers.put("Retry-After", "2");
+        headers.put("Location", "/plugins/mucscale/v1/chatrooms/arena");
+        Wire.Message m = Wire.decode(Wire.adminAnswer(3, 4, 5, new AdminCalls.Answer(201, "application/json",
+                "{\"roomName\":\"arena\"}", headers)));
+        assertThat(m.kind()).isEqualTo(Wire.ADMIN_ANSWER);
+        assertThat(m.admin().callId()).isEqualTo(5);
+        assertThat(m.admin().call()).isNull();
+        assertThat(m.admin().answer().status()).isEqualTo(201);
+        assertThat(m.admin().answer().body()).isEqualTo("{\"roomName\":\"arena\"}");
+        assertThat(m.admin().answer().headers()).containsExactly(Map.entry("Retry-After", "2"),
+                Map.entry("Location", "/plugins/mucscale/v1/chatrooms/arena"));
+        byte[] bad = Wire.adminAnswer(3, 4, 5, new AdminCalls.Answer(99, null, "", Map.of()));
+        assertThatThrownBy(() -> Wire.decode(bad)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("status 99");
     }
 }

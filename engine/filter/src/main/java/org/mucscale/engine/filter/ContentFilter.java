@@ -5,10 +5,8 @@ import java.lang.ref.WeakReference;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -21,12 +19,13 @@ import java.util.function.Supplier;
  * The content filter that the MUC engine and the Openfire interceptor call: {@link #inspect} per group message.
  *
  * <p><b>Concurrency.</b> Everything a message needs (compiled lists, resolved room policies, settings) is one
- * immutable {@code Snapshot} behind one volatile field. Message threads only read it. Changes (settings, room rules,
+ * immutable {@code FilterSnapshot} behind one volatile field. Message threads only read it. Changes (settings, room rules,
  * list reloads) are queued to a single compile thread, {@code mucscale-filter-compiler}, which persists room rules,
  * compiles a complete new snapshot and then publishes it with one volatile write: a message sees the old lists or the
  * new ones, never a mix. The compile queue is bounded ({@value #COMPILE_QUEUE}); when full, the change is refused
  * with a {@link RejectedExecutionException} in the returned future (overflow policy: REJECT_WITH_ERROR), never
- * dropped silently. Per-thread scan scratch lives in a ThreadLocal, so a clean message allocates nothing.
+ * dropped silently. Per-thread scan scratch lives in a ThreadLocal, so a clean message allocates nothing. The
+ * snapshot itself, how it is compiled and how a room finds its policy in it, is {@link FilterSnapshot}.
  */
 public final class ContentFilter implements AutoCloseable {
 
@@ -52,9 +51,9 @@ public final class ContentFilter implements AutoCloseable {
     private final PolicyStore store;
     private final FilterListener listener;
     private final ThreadPoolExecutor compiler;
-    private volatile Snapshot snapshot;
+    private volatile FilterSnapshot snapshot;
 
-    private ContentFilter(PolicyStore store, FilterListener listener, Snapshot first) {
+    private ContentFilter(PolicyStore store, FilterListener listener, FilterSnapshot first) {
         this.store = store;
         this.listener = listener;
         this.snapshot = first;
@@ -83,7 +82,7 @@ public final class ContentFilter implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot load filter room policies: " + e.getMessage(), e);
         }
-        Snapshot first = Snapshot.compile(config, rules);
+        FilterSnapshot first = FilterSnapshot.compile(config, rules);
         ContentFilter filter = new ContentFilter(store, listener == null ? FilterListener.NONE : listener, first);
         filter.listener.onCompiled(first.report);
         return filter;
@@ -107,7 +106,7 @@ public final class ContentFilter implements AutoCloseable {
      * @param roomJid bare room address, e.g. "lobby@conference.example.org" (lower case avoids a glob lookup)
      */
     public FilterVerdict inspect(String roomJid, CharSequence body, CharSequence subject) {
-        Snapshot snap = snapshot;
+        FilterSnapshot snap = snapshot;
         if (!snap.config.enabled()) {
             return FilterVerdict.CLEAN;
         }
@@ -144,7 +143,7 @@ public final class ContentFilter implements AutoCloseable {
     }
 
     /** Scans a text as sent and, when it holds bidi controls or turned letters, also as shown ({@link SecondReading}). */
-    private static void scan(Snapshot snap, CompiledLists lists, CharSequence text, int field, ScanState st) {
+    private static void scan(FilterSnapshot snap, CompiledLists lists, CharSequence text, int field, ScanState st) {
         int flags = Scanner.scan(lists, text, field, st);
         if (flags != 0) {
             SecondReading.scan(lists, text, field, flags,
@@ -152,7 +151,7 @@ public final class ContentFilter implements AutoCloseable {
         }
     }
 
-    private FilterVerdict decide(Snapshot snap, Resolved policy, String roomJid, CharSequence body,
+    private FilterVerdict decide(FilterSnapshot snap, ResolvedPolicy policy, String roomJid, CharSequence body,
                                  CharSequence subject, ScanState st) {
         if (!policy.enabled) {
             return FilterVerdict.CLEAN;
@@ -233,12 +232,12 @@ public final class ContentFilter implements AutoCloseable {
 
     /** Applies new settings: recompiles lists (off the message path) and swaps atomically. */
     public CompletableFuture<CompileReport> reconfigure(FilterConfig config) {
-        return submit(() -> publish(Snapshot.compile(config, snapshot.rules)));
+        return submit(() -> publish(FilterSnapshot.compile(config, snapshot.rules)));
     }
 
     /** Re-reads list files and recompiles. */
     public CompletableFuture<CompileReport> reload() {
-        return submit(() -> publish(Snapshot.compile(snapshot.config, snapshot.rules)));
+        return submit(() -> publish(FilterSnapshot.compile(snapshot.config, snapshot.rules)));
     }
 
     /** Replaces all room rules: persisted first, then swapped in. */
@@ -313,8 +312,8 @@ public final class ContentFilter implements AutoCloseable {
         }
         String room = roomJid.strip().toLowerCase(java.util.Locale.ROOT);
         return submit(() -> {
-            Snapshot snap = snapshot;
-            CompileReport alone = compileTerms(checked, room, snap.config).report();
+            FilterSnapshot snap = snapshot;
+            CompileReport alone = FilterSnapshot.compileTerms(checked, room, snap.config).report();
             if (!alone.refused().isEmpty()) {
                 throw new IllegalArgumentException("room term refused: " + String.join("; ", alone.refused()));
             }
@@ -345,25 +344,10 @@ public final class ContentFilter implements AutoCloseable {
                 rules.add(updated);
             }
             save(rules);
-            Snapshot next = snap.withRules(List.copyOf(rules));
+            FilterSnapshot next = snap.withRules(List.copyOf(rules));
             publish(next);
             return next.resolve(room).terms.report();
         });
-    }
-
-    /** A rule's own terms as one small automaton: list entries of language "*", guarded like the global lists. */
-    static CompiledLists compileTerms(List<String> terms, String pattern, FilterConfig config) {
-        List<ListEntry> entries = new ArrayList<>(terms.size());
-        for (String t : terms) {
-            try {
-                for (ListEntry e : WordLists.parse(new java.io.StringReader(t), "room " + pattern, "*", false)) {
-                    entries.add(new ListEntry(e.text(), Severity.HIGH, "*", e.mode(), false, false, ROOM_TERMS, 0));
-                }
-            } catch (IOException e) {
-                throw new UncheckedIOException(e); // a StringReader does not throw
-            }
-        }
-        return ListCompiler.compile(entries, config.guardCommonWords(), config.languages());
     }
 
     private void save(List<RoomRule> rules) {
@@ -374,7 +358,7 @@ public final class ContentFilter implements AutoCloseable {
         }
     }
 
-    private CompileReport publish(Snapshot next) {
+    private CompileReport publish(FilterSnapshot next) {
         snapshot = next;
         listener.onCompiled(next.report);
         return next.report;
@@ -399,223 +383,6 @@ public final class ContentFilter implements AutoCloseable {
         } catch (InterruptedException e) {
             compiler.shutdownNow();
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** A room policy resolved against compiled lists. Immutable. */
-    static final class Resolved {
-        final boolean enabled;
-        final Action action;
-        final long languageMask;
-        final Severity minSeverity;
-        final String rejectMessage;
-        /** The rule's own terms, or null when it has none. */
-        final CompiledLists terms;
-
-        Resolved(boolean enabled, Action action, long languageMask, Severity minSeverity, String rejectMessage,
-                 CompiledLists terms) {
-            this.enabled = enabled;
-            this.action = action;
-            this.languageMask = languageMask;
-            this.minSeverity = minSeverity;
-            this.rejectMessage = rejectMessage;
-            this.terms = terms;
-        }
-    }
-
-    /** Everything the message path reads, immutable; replaced as a whole. */
-    static final class Snapshot {
-        final FilterConfig config;
-        final CompiledLists lists;
-        final List<RoomRule> rules;
-        final Resolved defaults;
-        final Map<String, Resolved> exact;
-        final RoomRule[] globs;
-        final Resolved[] globResolved;
-        /**
-         * Per glob, the literal text after its last '*' (empty when none or when it holds a '?'): a room that does not
-         * end so is rejected with one region compare instead of the backtracking match (messages of rooms without
-         * an exact rule pass the globs whenever some glob rule has terms).
-         */
-        final String[] globSuffix;
-        /** True when some rule has terms: only then does a message resolve its room's policy before deciding. */
-        final boolean hasRoomTerms;
-        /** True when some glob rule has terms: only then must a room without an exact rule try the globs. */
-        final boolean globHasTerms;
-        /** Compiled room terms by term list, reused by the next snapshot with the same settings. */
-        final Map<List<String>, CompiledLists> termLists;
-        /** The lists' report plus what the room terms' compiles refused or warned about, each naming its rule. */
-        final CompileReport report;
-        /** Per operator list file, how it was read ({@link WordLists.OperatorList#describe()}). */
-        final List<String> listDescriptions;
-
-        private Snapshot(FilterConfig config, CompiledLists lists, List<RoomRule> rules,
-                         Map<List<String>, CompiledLists> previousTermLists, List<String> listDescriptions) {
-            this.config = config;
-            this.listDescriptions = List.copyOf(listDescriptions);
-            this.lists = lists;
-            this.rules = List.copyOf(rules);
-            this.defaults = resolve(config.defaultRule(), null, lists, null);
-            Map<String, Resolved> exactMap = new HashMap<>();
-            List<RoomRule> globList = new ArrayList<>();
-            List<Resolved> globRes = new ArrayList<>();
-            Map<List<String>, CompiledLists> compiledTerms = new HashMap<>();
-            for (RoomRule r : this.rules) {
-                CompiledLists terms = null;
-                if (!r.terms().isEmpty()) {
-                    terms = compiledTerms.computeIfAbsent(r.terms(), t -> {
-                        CompiledLists before = previousTermLists.get(t);
-                        return before != null ? before : compileTerms(t, r.pattern(), config);
-                    });
-                }
-                Resolved res = resolve(r, defaults, lists, terms);
-                if (r.isGlob()) {
-                    globList.add(r);
-                    globRes.add(res);
-                } else {
-                    exactMap.putIfAbsent(r.pattern(), res);
-                }
-            }
-            this.exact = Map.copyOf(exactMap);
-            this.globs = globList.toArray(new RoomRule[0]);
-            this.globResolved = globRes.toArray(new Resolved[0]);
-            this.globSuffix = new String[globs.length];
-            for (int i = 0; i < globs.length; i++) {
-                String p = globs[i].pattern();
-                String tail = p.substring(p.lastIndexOf('*') + 1);
-                globSuffix[i] = tail.indexOf('?') >= 0 ? "" : tail;
-            }
-            this.termLists = Map.copyOf(compiledTerms);
-            CompileReport base = lists.report();
-            List<String> refused = new ArrayList<>(base.refused());
-            List<String> warnings = new ArrayList<>(base.warnings());
-            int in = base.entriesIn();
-            int kept = base.entriesKept();
-            for (RoomRule r : this.rules) {
-                CompiledLists t = compiledTerms.get(r.terms());
-                if (t != null) {
-                    CompileReport tr = t.report();
-                    in += tr.entriesIn();
-                    kept += tr.entriesKept();
-                    tr.refused().forEach(x -> refused.add("room " + r.pattern() + ": " + x));
-                    tr.warnings().forEach(x -> warnings.add("room " + r.pattern() + ": " + x));
-                }
-            }
-            this.report = new CompileReport(in, kept, refused, warnings, base.compileNs(), this.listDescriptions);
-            this.hasRoomTerms = !compiledTerms.isEmpty();
-            boolean globTerms = false;
-            for (Resolved g : globResolved) {
-                globTerms |= g.terms != null;
-            }
-            this.globHasTerms = globTerms;
-        }
-
-        static Snapshot compile(FilterConfig config, List<RoomRule> rules) {
-            List<ListEntry> entries = new ArrayList<>();
-            if (config.builtinLists()) {
-                for (String language : config.languages()) {
-                    if (WordLists.BUILTIN_LANGUAGES.contains(language)) {
-                        entries.addAll(WordLists.builtin(language));
-                    }
-                }
-                for (RoomRule r : rules) {
-                    for (String language : r.languages()) {
-                        if (!config.languages().contains(language) && WordLists.BUILTIN_LANGUAGES.contains(language)) {
-                            entries.addAll(WordLists.builtin(language));
-                        }
-                    }
-                }
-                entries.addAll(WordLists.builtinAllow());
-            }
-            List<String> descriptions = new ArrayList<>();
-            for (var path : config.extraLists()) {
-                WordLists.OperatorList list = WordLists.readList(path, "*", false);
-                entries.addAll(list.entries());
-                descriptions.add(list.describe());
-            }
-            for (var path : config.extraAllowLists()) {
-                WordLists.OperatorList list = WordLists.readList(path, "*", true);
-                entries.addAll(list.entries());
-                descriptions.add("allow-list " + list.describe());
-            }
-            entries.addAll(config.extraEntries());
-            // Operator lists are of language "*": the configured languages' common words guard them too.
-            return new Snapshot(config, ListCompiler.compile(entries, config.guardCommonWords(), config.languages()),
-                    rules, Map.of(), descriptions);
-        }
-
-        Snapshot withRules(List<RoomRule> newRules) {
-            return new Snapshot(config, lists, newRules, termLists, listDescriptions);
-        }
-
-        /** Exact address first (no allocation for lower-case addresses), then globs in order, then the default. */
-        Resolved resolve(String roomJid) {
-            if (roomJid == null) {
-                return defaults;
-            }
-            Resolved r = exact.get(roomJid);
-            if (r != null) {
-                return r;
-            }
-            if (!exact.isEmpty() && hasUpperCase(roomJid)) {
-                r = exact.get(roomJid.toLowerCase(java.util.Locale.ROOT));
-                if (r != null) {
-                    return r;
-                }
-            }
-            for (int i = 0; i < globs.length; i++) {
-                String tail = globSuffix[i];
-                if (roomJid.regionMatches(true, roomJid.length() - tail.length(), tail, 0, tail.length())
-                        && globs[i].matches(roomJid)) {
-                    return globResolved[i];
-                }
-            }
-            return defaults;
-        }
-
-        /** The room's own terms when its policy has some and is enabled, else null; as {@link #resolve}, cheaper. */
-        CompiledLists termsOf(String roomJid) {
-            Resolved r;
-            if (globHasTerms) {
-                r = resolve(roomJid);
-            } else {
-                r = roomJid == null ? null : exact.get(roomJid);
-                if (r == null && hasUpperCase(roomJid)) {
-                    r = exact.get(roomJid.toLowerCase(java.util.Locale.ROOT));
-                }
-            }
-            return r != null && r.enabled ? r.terms : null;
-        }
-
-        private static boolean hasUpperCase(String s) {
-            for (int i = 0; i < s.length(); i++) {
-                if (Character.isUpperCase(s.charAt(i))) {
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private static Resolved resolve(RoomRule rule, Resolved base, CompiledLists lists, CompiledLists terms) {
-            Set<String> languages = rule.languages();
-            long mask;
-            if (languages.isEmpty() && base != null) {
-                mask = base.languageMask;
-            } else {
-                mask = 0L;
-                for (int i = 0; i < lists.languages.size(); i++) {
-                    String l = lists.languages.get(i);
-                    if (l.equals("*") || languages.contains("*") || languages.contains(l)) {
-                        mask |= 1L << i;
-                    }
-                }
-            }
-            return new Resolved(rule.enabled(),
-                    rule.action() != null ? rule.action() : base.action,
-                    mask,
-                    rule.minSeverity() != null ? rule.minSeverity() : base.minSeverity,
-                    rule.rejectMessage() != null ? rule.rejectMessage() : base.rejectMessage,
-                    terms);
         }
     }
 }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
  * JSON write a few hundred kilobytes at most, never on the message path. The cluster view is asked for before the
  * monitor is taken, since it may read the cluster's shared map. The ring holds
  * {@code ceil(3600 s / interval) + 1} samples; the oldest is overwritten (that is what a one-hour view means).
+ * The cluster figures are {@link ClusterPanel}'s, under the same monitor.
  */
 public final class DashboardData implements AutoCloseable {
 
@@ -81,23 +82,11 @@ public final class DashboardData implements AutoCloseable {
     private long lastAllocated;
     private final Map<String, Long> lastFilterCounts = new HashMap<>();
     // Cluster counters at the previous sample, and the rates over the last sample interval.
-    private long lastRelaysSent;
-    private long lastRelayBytes;
-    private long lastRelayDeliveries;
-    private long lastRelaysReceived;
-    private long lastForwards;
-    private long lastReplicationWrites;
-    private double relaysSentPerSecond;
-    private double relayBytesPerSecond;
-    private double relayDeliveriesPerSecond;
-    private double relaysReceivedPerSecond;
-    private double forwardsPerSecond;
-    private double replicationWritesPerSecond;
-
     private volatile double messagesPerSecond;
     private volatile double deliveriesPerSecond;
     private volatile double allocationBytesPerSecond;
 
+    private final ClusterPanel clusterPanel;
     private PeriodicTask sampler;
 
     DashboardData(MucScaleMetrics metrics, GcMonitor gc, MetricsConfig config, Clock clock) {
@@ -113,6 +102,7 @@ public final class DashboardData implements AutoCloseable {
         this.scratch = metrics.deliveryLatency.newCompatibleHistogram();
         this.scratchCounts = metrics.fanout.newCompatibleHistogram();
         this.lastSampleNs = clock.nanoTime();
+        this.clusterPanel = new ClusterPanel(metrics);
     }
 
     synchronized void start() {
@@ -173,10 +163,10 @@ public final class DashboardData implements AutoCloseable {
         metrics.fanout.drainSinceLastDrain(scratchCounts);
         put(i, "fanoutP99", scratchCounts.getTotalCount() == 0 ? Double.NaN : scratchCounts.getValueAtPercentile(99));
         boolean clustered = metrics.clustered();
-        metrics.relayLatency.drainSinceLastDrain(scratch);
+        metrics.cluster.relayLatency.drainSinceLastDrain(scratch);
         put(i, "clusterRelayLatencyP99Ms", clustered ? percentileMs(scratch, 99) : Double.NaN);
-        metrics.replicationTime.drainSinceLastDrain(scratch);
-        sampleCluster(i, seconds, clustered);
+        metrics.cluster.replicationTime.drainSinceLastDrain(scratch);
+        clusterPanel.sample(seconds, clustered, (name, value) -> put(i, name, value));
 
         long m = metrics.messages.getCount();
         long d = metrics.deliveries.getCount();
@@ -222,7 +212,7 @@ public final class DashboardData implements AutoCloseable {
             }
             dynamic(queueSeries, q.getKey())[i] = depth;
         }
-        for (Map.Entry<String, com.codahale.metrics.Counter> f : metrics.filterActionsByKey.entrySet()) {
+        for (Map.Entry<String, com.codahale.metrics.Counter> f : metrics.filterActions.byKey.entrySet()) {
             long c = f.getValue().getCount();
             long before = lastFilterCounts.getOrDefault(f.getKey(), 0L);
             lastFilterCounts.put(f.getKey(), c);
@@ -240,35 +230,6 @@ public final class DashboardData implements AutoCloseable {
 
         next = (next + 1) % capacity;
         count++;
-    }
-
-    /**
-     * The cluster's rates over this sample interval. The counters' baselines move on even when not clustered, so a
-     * node that joins later does not show its whole history as one sample's rate.
-     */
-    private void sampleCluster(int i, double seconds, boolean clustered) {
-        long sent = metrics.relaysSent.getCount();
-        long bytes = metrics.relayBytes.getCount();
-        long relayed = metrics.relayDeliveries.getCount();
-        long received = metrics.relaysReceived.getCount();
-        long forwarded = metrics.forwards.getCount();
-        long replicated = metrics.replicationWrites.getCount();
-        relaysSentPerSecond = (sent - lastRelaysSent) / seconds;
-        relayBytesPerSecond = (bytes - lastRelayBytes) / seconds;
-        relayDeliveriesPerSecond = (relayed - lastRelayDeliveries) / seconds;
-        relaysReceivedPerSecond = (received - lastRelaysReceived) / seconds;
-        forwardsPerSecond = (forwarded - lastForwards) / seconds;
-        replicationWritesPerSecond = (replicated - lastReplicationWrites) / seconds;
-        lastRelaysSent = sent;
-        lastRelayBytes = bytes;
-        lastRelayDeliveries = relayed;
-        lastRelaysReceived = received;
-        lastForwards = forwarded;
-        lastReplicationWrites = replicated;
-        put(i, "clusterRelaysSentPerSec", clustered ? relaysSentPerSecond : Double.NaN);
-        put(i, "clusterRelaysReceivedPerSec", clustered ? relaysReceivedPerSecond : Double.NaN);
-        put(i, "clusterForwardsPerSec", clustered ? forwardsPerSecond : Double.NaN);
-        put(i, "clusterReplicationWritesPerSec", clustered ? replicationWritesPerSecond : Double.NaN);
     }
 
     private void addBounded(List<List<TopRooms.Entry>> recent, List<TopRooms.Entry> entries) {
@@ -357,7 +318,7 @@ public final class DashboardData implements AutoCloseable {
      *   "jvm": {version, collector, heap limits, GC options, the flag checker's verdict; see {@link JvmFacts#json}},
      *   "cluster": {"enabled": false} or {"enabled": true, "localNode", "nodes": [{"node", "rooms", "local"}],
      *               rates per second over the last sample interval, latencies in ms over the summary's window,
-     *               totals since start; see {@link #cluster}} }
+     *               totals since start; see {@link ClusterPanel#writeJson}} }
      * </pre>
      */
     public void writeJson(Writer out, int rangeSeconds) throws IOException {
@@ -480,100 +441,8 @@ public final class DashboardData implements AutoCloseable {
         sb.append("},\"jvm\":");
         JvmFacts.json(sb, gaugeValue("mucscale.muc.occupants"));
         sb.append(",\"cluster\":");
-        cluster(sb, cluster);
+        clusterPanel.writeJson(sb, cluster);
         sb.append('}');
-    }
-
-    /**
-     * The {@code cluster} object. Not clustered (no view): {@code {"enabled":false}}. Clustered:
-     * <pre>
-     * { "enabled": true, "localNode", "nodes": [{"node", "rooms" (owned, by rendezvous hashing), "local"}] (by name),
-     *   "relaysSentPerSec", "relayBytesPerSec", "relayDeliveriesPerSec", "relaysReceivedPerSec", "forwardsPerSec",
-     *   "replicationWritesPerSec"            (over the last sample interval, like summary.messagesPerSec),
-     *   "relayLatencyP50Ms", "relayLatencyP99Ms", "relayLatencyMaxMs", "replicationP99Ms", "replicationMaxMs"
-     *                                        (milliseconds, over the summary's window; null when nothing recorded),
-     *   "relaysSent", "relaysReceived", "forwards", "replicationWrites", "replicationLate", "handoffs", "linkGaps",
-     *   "resent", "resentDuplicates",
-     *   "redelivered", "redeliveredAlreadyHad", "stateReadFailures", "stateReadGivenUp" (this node's counters since
-     *   start),
-     *   "failovers" (rooms this node took over from departed nodes), "lastFailoverMs" (null: none yet) }
-     * </pre>
-     * Relay latency is the sender's flush to this node's receipt by the two nodes' wall clocks, so clock skew adds in.
-     */
-    private void cluster(StringBuilder sb, MucScaleMetrics.ClusterView view) {
-        if (view == null) {
-            sb.append("{\"enabled\":false}");
-            return;
-        }
-        sb.append("{\"enabled\":true,\"localNode\":");
-        Json.string(sb, view.localNode());
-        sb.append(",\"nodes\":[");
-        Map<String, Integer> nodes = new java.util.TreeMap<>();
-        if (view.roomsPerNode() != null) {
-            view.roomsPerNode().forEach((node, rooms) -> {
-                if (node != null) {
-                    nodes.put(node, rooms);
-                }
-            });
-        }
-        if (view.localNode() != null && !nodes.containsKey(view.localNode())) {
-            nodes.put(view.localNode(), null); // a member by definition, even if the view missed it
-        }
-        boolean first = true;
-        for (Map.Entry<String, Integer> e : nodes.entrySet()) {
-            if (!first) {
-                sb.append(',');
-            }
-            first = false;
-            sb.append("{\"node\":");
-            Json.string(sb, e.getKey());
-            sb.append(",\"rooms\":");
-            Json.number(sb, e.getValue() == null ? Double.NaN : e.getValue());
-            sb.append(",\"local\":").append(e.getKey().equals(view.localNode()));
-            String version = view.versionsPerNode() == null ? null : view.versionsPerNode().get(e.getKey());
-            if (version != null) {
-                sb.append(",\"version\":");
-                Json.string(sb, version);
-            }
-            sb.append('}');
-        }
-        sb.append(']');
-        field(sb, "relaysSentPerSec", relaysSentPerSecond);
-        field(sb, "relayBytesPerSec", relayBytesPerSecond);
-        field(sb, "relayDeliveriesPerSec", relayDeliveriesPerSecond);
-        field(sb, "relaysReceivedPerSec", relaysReceivedPerSecond);
-        field(sb, "forwardsPerSec", forwardsPerSecond);
-        field(sb, "replicationWritesPerSec", replicationWritesPerSecond);
-        com.codahale.metrics.Snapshot relay = metrics.relayLatency.getSnapshot();
-        com.codahale.metrics.Snapshot replication = metrics.replicationTime.getSnapshot();
-        field(sb, "relayLatencyP50Ms", relay.size() == 0 ? Double.NaN : relay.getMedian() / 1e6);
-        field(sb, "relayLatencyP99Ms", relay.size() == 0 ? Double.NaN : relay.get99thPercentile() / 1e6);
-        field(sb, "relayLatencyMaxMs", relay.size() == 0 ? Double.NaN : relay.getMax() / 1e6);
-        field(sb, "replicationP99Ms", replication.size() == 0 ? Double.NaN : replication.get99thPercentile() / 1e6);
-        field(sb, "replicationMaxMs", replication.size() == 0 ? Double.NaN : replication.getMax() / 1e6);
-        sb.append(",\"relaysSent\":").append(metrics.relaysSent.getCount());
-        sb.append(",\"relaysReceived\":").append(metrics.relaysReceived.getCount());
-        sb.append(",\"forwards\":").append(metrics.forwards.getCount());
-        sb.append(",\"replicationWrites\":").append(metrics.replicationWrites.getCount());
-        sb.append(",\"replicationLate\":").append(metrics.replicationLate.getCount());
-        sb.append(",\"handoffs\":").append(metrics.handoffs.getCount());
-        sb.append(",\"linkGaps\":").append(metrics.linkGaps.getCount());
-        sb.append(",\"resent\":").append(metrics.resent.getCount());
-        sb.append(",\"resentDuplicates\":").append(metrics.resentDuplicates.getCount());
-        sb.append(",\"redelivered\":").append(metrics.redelivered.getCount());
-        sb.append(",\"redeliveredAlreadyHad\":").append(metrics.redeliveredAlreadyHad.getCount());
-        sb.append(",\"stateReadFailures\":").append(metrics.stateReadFailures.getCount());
-        sb.append(",\"stateReadGivenUp\":").append(metrics.stateReadGivenUp.getCount());
-        sb.append(",\"failovers\":").append(view.failovers());
-        field(sb, "lastFailoverMs", view.lastFailoverMillis() < 0 ? Double.NaN : view.lastFailoverMillis());
-        sb.append('}');
-    }
-
-    private static void field(StringBuilder sb, String name, double value) {
-        sb.append(',');
-        Json.string(sb, name);
-        sb.append(':');
-        Json.number(sb, value);
     }
 
     private static void column(StringBuilder sb, double[] values, List<Integer> rows) {

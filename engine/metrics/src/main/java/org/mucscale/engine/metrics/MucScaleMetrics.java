@@ -5,13 +5,6 @@ import com.codahale.metrics.Gauge;
 import com.codahale.metrics.Histogram;
 import com.codahale.metrics.MetricRegistry;
 import com.codahale.metrics.jmx.JmxReporter;
-import io.prometheus.client.Collector;
-import io.prometheus.client.CollectorRegistry;
-import io.prometheus.client.GaugeMetricFamily;
-import io.prometheus.client.dropwizard.DropwizardExports;
-import io.prometheus.client.dropwizard.samplebuilder.CustomMappingSampleBuilder;
-import io.prometheus.client.dropwizard.samplebuilder.MapperConfig;
-import io.prometheus.client.exporter.common.TextFormat;
 import org.mucscale.engine.port.Clock;
 
 import java.io.IOException;
@@ -33,6 +26,8 @@ import java.util.function.LongSupplier;
  * {@link Counter}s (LongAdder). Two exceptions allocate only on first use of a name: {@link #filterAction} for a new
  * list/action pair, and {@link TopRooms} when a room enters the tracked set. {@link #start()} and {@link #close()}
  * are called by the host's lifecycle thread; the sampler ({@link DashboardData}) runs on its own daemon thread.
+ * The cluster layer's counters are {@link ClusterCounters}, the filter's per-list counters
+ * {@link FilterActionCounters}, the Prometheus text {@link PrometheusExposition}'s.
  *
  * <p>Metric names (Prometheus names replace dots by underscores; latencies are in nanoseconds, as the name says):
  * <ul>
@@ -65,8 +60,6 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** JMX domain of every MBean. */
     public static final String JMX_DOMAIN = "org.mucscale";
 
-    /** Distinct filter list/action pairs kept as their own counters; more pairs count as list "other". */
-    static final int MAX_FILTER_ACTION_PAIRS = 64;
     /** Distinct queues with their own depth gauge. */
     static final int MAX_QUEUES = 16;
 
@@ -83,8 +76,6 @@ public final class MucScaleMetrics implements AutoCloseable {
     final HdrWindowReservoir storeBatchTime;
     final HdrWindowReservoir probeLatency;
     final HdrWindowReservoir gcPause;
-    final HdrWindowReservoir relayLatency;
-    final HdrWindowReservoir replicationTime;
 
     private final Histogram deliveryLatencyHistogram;
     private final Histogram writeLatencyHistogram;
@@ -95,8 +86,6 @@ public final class MucScaleMetrics implements AutoCloseable {
     private final Histogram storeBatchTimeHistogram;
     private final Histogram probeLatencyHistogram;
     private final Histogram gcPauseHistogram;
-    private final Histogram relayLatencyHistogram;
-    private final Histogram replicationTimeHistogram;
 
     final Counter messages;
     final Counter deliveries;
@@ -112,35 +101,12 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter probesSent;
     final Counter probesReceived;
     final Counter filterActionsTotal;
-    final Counter relaysSent;
-    final Counter relayBytes;
-    final Counter relayDeliveries;
-    final Counter relaysReceived;
-    final Counter forwards;
-    final Counter clusterSends;
-    final Counter replicationRounds;
-    final Counter lateFromDeparted;
-    final Counter departedSessionsDropped;
-    final Counter clusterUnreadable;
-    final Counter stateReadFailures;
-    final Counter stateReadGivenUp;
-    final Counter clusterSentMessages;
-    final Counter replicationWrites;
-    final Counter replicationLate;
-    final Counter failovers;
-    final Counter handoffs;
-    final Counter linkGaps;
-    final Counter resent;
-    final Counter resentLetGo;
-    final Counter resentDuplicates;
-    final Counter redelivered;
-    final Counter redeliveredAlreadyHad;
 
+    final ClusterCounters cluster;
     final TopRooms topRooms;
     final TopRooms topFilterRooms;
 
-    private final ConcurrentHashMap<String, ConcurrentHashMap<String, Counter>> filterActions = new ConcurrentHashMap<>();
-    final ConcurrentHashMap<String, Counter> filterActionsByKey = new ConcurrentHashMap<>();
+    final FilterActionCounters filterActions;
     final ConcurrentHashMap<String, LongSupplier> queueDepths = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Counter> floodRejectionsByLimit = new ConcurrentHashMap<>();
     private volatile LongSupplier rooms = () -> 0;
@@ -148,7 +114,7 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     private final GcMonitor gcMonitor;
     private final DashboardData dashboard;
-    private final CollectorRegistry prometheus = new CollectorRegistry();
+    private final PrometheusExposition prometheus;
     private JmxReporter jmxReporter;
     private boolean started;
 
@@ -167,8 +133,6 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeBatchTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         probeLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
         gcPause = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
-        relayLatency = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
-        replicationTime = HdrWindowReservoir.forNanos(windowNs, intervalNs, clock);
 
         // Arrival to the last copy handed to the host's delivery adapter: the room's own work, measured before the
         // host's batched write; the time until the bytes are written is mucscale.muc.write.latency.ns.
@@ -181,8 +145,6 @@ public final class MucScaleMetrics implements AutoCloseable {
         storeBatchTimeHistogram = histogram("mucscale.store.batch.time.ns", storeBatchTime);
         probeLatencyHistogram = histogram("mucscale.probe.latency.ns", probeLatency);
         gcPauseHistogram = histogram("mucscale.jvm.gc.pause.ns", gcPause);
-        relayLatencyHistogram = histogram("mucscale.cluster.relay.latency.ns", relayLatency);
-        replicationTimeHistogram = histogram("mucscale.cluster.replication.time.ns", replicationTime);
 
         messages = registry.counter("mucscale.muc.messages");
         deliveries = registry.counter("mucscale.muc.deliveries");
@@ -198,32 +160,11 @@ public final class MucScaleMetrics implements AutoCloseable {
         gcCycles = registry.counter("mucscale.jvm.gc.cycles");
         probesSent = registry.counter("mucscale.probe.sent");
         probesReceived = registry.counter("mucscale.probe.received");
-        relaysSent = registry.counter("mucscale.cluster.relays.sent");
-        relayBytes = registry.counter("mucscale.cluster.relay.bytes");
-        relayDeliveries = registry.counter("mucscale.cluster.relay.deliveries");
-        relaysReceived = registry.counter("mucscale.cluster.relays.received");
-        forwards = registry.counter("mucscale.cluster.forwards");
-        clusterSends = registry.counter("mucscale.cluster.sends");
-        replicationRounds = registry.counter("mucscale.cluster.replication.rounds");
-        lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
-        departedSessionsDropped = registry.counter("mucscale.cluster.departed-sessions.dropped");
-        clusterUnreadable = registry.counter("mucscale.cluster.unreadable");
-        stateReadFailures = registry.counter("mucscale.cluster.state-read.failures");
-        stateReadGivenUp = registry.counter("mucscale.cluster.state-read.given-up");
-        clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");
-        replicationWrites = registry.counter("mucscale.cluster.replication.writes");
-        replicationLate = registry.counter("mucscale.cluster.replication.late");
-        failovers = registry.counter("mucscale.cluster.failovers");
-        handoffs = registry.counter("mucscale.cluster.handoffs");
-        linkGaps = registry.counter("mucscale.cluster.link.gaps");
-        resent = registry.counter("mucscale.cluster.resent");
-        resentLetGo = registry.counter("mucscale.cluster.resent.let-go");
-        resentDuplicates = registry.counter("mucscale.cluster.resent.duplicates");
-        redelivered = registry.counter("mucscale.cluster.redelivered");
-        redeliveredAlreadyHad = registry.counter("mucscale.cluster.redelivered.already-had");
 
+        cluster = new ClusterCounters(registry, windowNs, intervalNs, clock);
         topRooms = new TopRooms(config.topRooms() * 4);
         topFilterRooms = new TopRooms(config.topRooms() * 4);
+        filterActions = new FilterActionCounters(registry);
 
         gcMonitor = new GcMonitor(this::onGc, 4096);
         dashboard = new DashboardData(this, gcMonitor, config, clock);
@@ -243,36 +184,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         registry.register("mucscale.muc.top.rooms.unattributed", (Gauge<Long>) topRooms::unattributed);
         registry.register("mucscale.filter.top.rooms.unattributed", (Gauge<Long>) topFilterRooms::unattributed);
         registry.register("mucscale.jvm.threads", (Gauge<Integer>) () -> ManagementFactory.getThreadMXBean().getThreadCount());
+        prometheus = new PrometheusExposition(registry);
 
-        // Labels in a fixed order (Map.of would vary it from run to run).
-        Map<String, String> filterLabels = new java.util.LinkedHashMap<>();
-        filterLabels.put("list", "${0}");
-        filterLabels.put("action", "${1}");
-        new DropwizardExports(registry, new CustomMappingSampleBuilder(List.of(
-                new MapperConfig("mucscale.filter.actions.*.*", "mucscale_filter_actions", filterLabels),
-                new MapperConfig("mucscale.queue.*.depth", "mucscale_queue_depth", Map.of("queue", "${0}")))))
-                .register(prometheus);
-        new Collector() {
-            @Override
-            public List<MetricFamilySamples> collect() {
-                GaugeMetricFamily family = new GaugeMetricFamily("mucscale_cluster_member",
-                        "Members of the cluster as this node sees them (1 each); local=true is this node",
-                        List.of("node", "local"));
-                ClusterMembers m = clusterMembers;
-                if (m != null) {
-                    List<String> members;
-                    try {
-                        members = m.members().get();
-                    } catch (RuntimeException e) {
-                        members = List.of(); // a failing view leaves the family empty, not the scrape broken
-                    }
-                    for (String node : members) {
-                        family.addMetric(List.of(node, Boolean.toString(node.equals(m.local()))), 1);
-                    }
-                }
-                return List.of(family);
-            }
-        }.register(prometheus);
     }
 
     private Histogram histogram(String name, HdrWindowReservoir reservoir) {
@@ -368,7 +281,7 @@ public final class MucScaleMetrics implements AutoCloseable {
      * "reject"). List and action become metric name parts: anything but letters, digits, '-' and '_' becomes '_'.
      */
     public void filterAction(String room, String list, String action) {
-        filterActionCounter(list, action).inc();
+        filterActions.counter(list, action).inc();
         filterActionsTotal.inc();
         topFilterRooms.record(room, 1);
     }
@@ -458,77 +371,77 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     /** A relay sent to another cluster node (called on room threads; lock-free). */
     public void clusterRelaySent(int deliveries, int bytes) {
-        relaysSent.inc();
-        relayBytes.inc(bytes);
-        relayDeliveries.inc(deliveries);
+        cluster.relaysSent.inc();
+        cluster.relayBytes.inc(bytes);
+        cluster.relayDeliveries.inc(deliveries);
     }
 
     /** A relay arrived from another node, {@code latencyNs} after the sender's flush (wall clock). */
     public void clusterRelayReceived(long latencyNs) {
-        relaysReceived.inc();
-        relayLatencyHistogram.update(latencyNs);
+        cluster.relaysReceived.inc();
+        cluster.relayLatencyHistogram.update(latencyNs);
     }
 
     public void clusterForwarded() {
-        forwards.inc();
+        cluster.forwards.inc();
     }
 
     /** A message from a crashed node's run arrived after the node had left the view. */
     public void clusterLateFromDeparted() {
-        lateFromDeparted.inc();
+        cluster.lateFromDeparted.inc();
     }
 
     /** A message from another node could not be read (another version): dropped. */
     public void clusterUnreadable() {
-        clusterUnreadable.inc();
+        cluster.clusterUnreadable.inc();
     }
 
     /** A delivery to a session on a crashed node, which nobody can deliver, was dropped. */
     public void clusterDepartedSessionDropped() {
-        departedSessionsDropped.inc();
+        cluster.departedSessionsDropped.inc();
     }
 
     /** A read of the replicated room state failed (tried again until the state-read timeout). */
     public void clusterStateReadFailed() {
-        stateReadFailures.inc();
+        cluster.stateReadFailures.inc();
     }
 
     /** Rooms that came to this node without their replicated state (unreadable within the state-read timeout). */
     public void clusterStateReadGivenUp(int rooms) {
-        stateReadGivenUp.inc(rooms);
+        cluster.stateReadGivenUp.inc(rooms);
     }
 
     /** One round of replicated-map writes (several flushes' writes when they queued up or lingered together). */
     public void clusterReplicationRound() {
-        replicationRounds.inc();
+        cluster.replicationRounds.inc();
     }
 
     /** One send to another node through the host, carrying {@code messages} messages (a batch when more than one). */
     public void clusterSent(int messages) {
-        clusterSends.inc();
-        clusterSentMessages.inc(messages);
+        cluster.clusterSends.inc();
+        cluster.clusterSentMessages.inc(messages);
     }
 
     public void clusterReplicated(long nanos, boolean late) {
-        replicationWrites.inc();
-        replicationTimeHistogram.update(nanos);
+        cluster.replicationWrites.inc();
+        cluster.replicationTimeHistogram.update(nanos);
         if (late) {
-            replicationLate.inc();
+            cluster.replicationLate.inc();
         }
     }
 
     public void clusterAdopted(boolean failover) {
         if (failover) {
-            failovers.inc();
+            cluster.failovers.inc();
         }
     }
 
     public void clusterHandedOff() {
-        handoffs.inc();
+        cluster.handoffs.inc();
     }
 
     public void clusterLinkGap() {
-        linkGaps.inc();
+        cluster.linkGaps.inc();
     }
 
     /**
@@ -536,13 +449,13 @@ public final class MucScaleMetrics implements AutoCloseable {
      * older unconfirmed ones let go at the limit before that.
      */
     public void clusterResent(int count, long letGo) {
-        resent.inc(count);
-        resentLetGo.inc(letGo);
+        cluster.resent.inc(count);
+        cluster.resentLetGo.inc(letGo);
     }
 
     /** A resent message its room's previous owner had already accepted (skipped). */
     public void clusterResentDuplicate() {
-        resentDuplicates.inc();
+        cluster.resentDuplicates.inc();
     }
 
     /**
@@ -550,7 +463,7 @@ public final class MucScaleMetrics implements AutoCloseable {
      * ({@code written}), or dropped because this node had delivered it.
      */
     public void clusterRedelivered(boolean written) {
-        (written ? redelivered : redeliveredAlreadyHad).inc();
+        (written ? cluster.redelivered : cluster.redeliveredAlreadyHad).inc();
     }
 
     /** The cluster's view for the dashboard: nodes and rooms per node (null supplier: not clustered). */
@@ -580,13 +493,8 @@ public final class MucScaleMetrics implements AutoCloseable {
      * for every scrape (the {@link ClusterView}'s rooms per node read the replicated room list).
      */
     public void clusterMembers(String localNode, java.util.function.Supplier<List<String>> members) {
-        this.clusterMembers = new ClusterMembers(localNode, members);
+        prometheus.clusterMembers(localNode, members);
     }
-
-    private record ClusterMembers(String local, java.util.function.Supplier<List<String>> members) {
-    }
-
-    private volatile ClusterMembers clusterMembers;
 
     /**
      * This node, the rooms each member of the cluster owns and the build each runs ({@code versionsPerNode}: node to
@@ -625,7 +533,7 @@ public final class MucScaleMetrics implements AutoCloseable {
      * Returns a handle that unregisters it.
      */
     public synchronized AutoCloseable gaugeQueueDepth(String queueName, LongSupplier depth) {
-        String name = sanitizeNamePart(queueName);
+        String name = FilterActionCounters.sanitizeNamePart(queueName);
         if (!name.equals(queueName)) {
             throw new IllegalArgumentException("queue names are letters, digits, '-' and '_', was '" + queueName + "'");
         }
@@ -681,10 +589,10 @@ public final class MucScaleMetrics implements AutoCloseable {
 
     /** Writes every metric in the Prometheus text format 0.0.4 ({@link #PROMETHEUS_CONTENT_TYPE}). */
     public void writePrometheus(Writer out) throws IOException {
-        TextFormat.write004(out, prometheus.metricFamilySamples());
+        prometheus.write(out);
     }
 
-    public static final String PROMETHEUS_CONTENT_TYPE = TextFormat.CONTENT_TYPE_004;
+    public static final String PROMETHEUS_CONTENT_TYPE = PrometheusExposition.CONTENT_TYPE;
 
     private void onGc(GcMonitor.GcEvent event) {
         if (event.pause()) {
@@ -693,50 +601,5 @@ public final class MucScaleMetrics implements AutoCloseable {
         } else {
             gcCycles.inc();
         }
-    }
-
-    private Counter filterActionCounter(String list, String action) {
-        ConcurrentHashMap<String, Counter> byAction = filterActions.get(list);
-        if (byAction != null) {
-            Counter c = byAction.get(action);
-            if (c != null) {
-                return c;
-            }
-        }
-        return newFilterActionCounter(list, action);
-    }
-
-    private synchronized Counter newFilterActionCounter(String list, String action) {
-        ConcurrentHashMap<String, Counter> byAction = filterActions.computeIfAbsent(list, k -> new ConcurrentHashMap<>());
-        Counter existing = byAction.get(action);
-        if (existing != null) {
-            return existing;
-        }
-        String key = sanitizeNamePart(list) + "." + sanitizeNamePart(action);
-        if (filterActionsByKey.size() >= MAX_FILTER_ACTION_PAIRS && !filterActionsByKey.containsKey(key)) {
-            key = "other." + sanitizeNamePart(action);
-        }
-        Counter counter = filterActionsByKey.computeIfAbsent(key, k -> registry.counter("mucscale.filter.actions." + k));
-        byAction.put(action, counter);
-        return counter;
-    }
-
-    /** Letters, digits, '-' and '_' kept; anything else becomes '_'; empty becomes "none"; at most 64 chars. */
-    static String sanitizeNamePart(String s) {
-        if (s == null || s.isEmpty()) {
-            return "none";
-        }
-        int n = Math.min(64, s.length());
-        StringBuilder sb = new StringBuilder(n);
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
-            sb.append(ok ? c : '_');
-        }
-        // A Prometheus label value may hold anything, but a glob part must start with a letter, digit or '_'.
-        if (sb.charAt(0) == '-') {
-            sb.setCharAt(0, '_');
-        }
-        return sb.toString();
     }
 }

@@ -150,7 +150,7 @@ class MucScaleMetricsTest {
                 metrics.filterAction("room" + i, "list" + i, "mask");
             }
             metrics.filterAction("r", "list.with dots", "re ject");
-            assertThat(metrics.filterActionsByKey.size()).isLessThanOrEqualTo(MucScaleMetrics.MAX_FILTER_ACTION_PAIRS + 2);
+            assertThat(metrics.filterActions.byKey.size()).isLessThanOrEqualTo(FilterActionCounters.MAX_FILTER_ACTION_PAIRS + 2);
             assertThat(metrics.registry().getCounters().get("mucscale.filter.acted").getCount()).isEqualTo(201);
             assertThat(metrics.registry().getCounters()).containsKey("mucscale.filter.actions.other.mask");
         }

@@ -18,6 +18,10 @@ final class Command {
     final int hops;
     /** Sent again by its entry node after the room's previous owner left before confirming it: may be a repeat. */
     final boolean resent;
+    /** The forward that brought it here (null: it entered at this node), and the one it repeats or continues (null:
+     * none): a resend's original, or, for a stanza another node forwarded on, the forward that reached that node. */
+    final Forwarded link;
+    final Forwarded origin;
 
     Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs) {
         this(stanza, from, to, roomJid, arrivalNs, null, 0);
@@ -29,7 +33,14 @@ final class Command {
 
     Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs, String entryNode, int hops,
             boolean resent) {
+        this(stanza, from, to, roomJid, arrivalNs, entryNode, hops, resent, null, null);
+    }
+
+    Command(XmlElement stanza, Jid from, Jid to, Jid roomJid, long arrivalNs, String entryNode, int hops,
+            boolean resent, Forwarded link, Forwarded origin) {
         this.resent = resent;
+        this.link = link;
+        this.origin = origin;
         this.stanza = stanza;
         this.from = from;
         this.to = to;
@@ -38,6 +49,11 @@ final class Command {
         this.task = null;
         this.entryNode = entryNode;
         this.hops = hops;
+    }
+
+    /** What a node that forwards this on says it continues: the forward it repeats, else the one that brought it. */
+    Forwarded continues() {
+        return origin != null ? origin : link;
     }
 
     Command(Consumer<RoomShard> task) {
@@ -50,5 +66,7 @@ final class Command {
         this.entryNode = null;
         this.hops = 0;
         this.resent = false;
+        this.link = null;
+        this.origin = null;
     }
 }

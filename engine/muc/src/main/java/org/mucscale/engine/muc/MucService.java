@@ -226,13 +226,28 @@ public final class MucService {
      * (same sender, same stanza id).
      */
     public void processForwarded(XmlElement stanza, String entryNode, int hops, boolean resent) {
-        process(stanza, entryNode, hops, resent);
+        process(stanza, entryNode, hops, resent, null, null);
+    }
+
+    /**
+     * As {@link #processForwarded(XmlElement, String, int, boolean)}, from the cluster: {@code link} is the forward that
+     * brought it (which the room's accepted marks record), {@code origin} the earlier forward it repeats or continues,
+     * or null: a room whose marks cover {@code origin} skips it (see {@link Forwarded}).
+     */
+    public void processForwarded(XmlElement stanza, String entryNode, int hops, boolean resent, Forwarded link,
+                                 Forwarded origin) {
+        process(stanza, entryNode, hops, resent, link, origin);
     }
 
     private void process(XmlElement stanza, String entryNode, int hops, boolean resent) {
+        process(stanza, entryNode, hops, resent, null, null);
+    }
+
+    private void process(XmlElement stanza, String entryNode, int hops, boolean resent, Forwarded link,
+                         Forwarded origin) {
         long arrivalNs = ctx.clock.nanoTime();
         try {
-            route(stanza, arrivalNs, entryNode, hops, resent);
+            route(stanza, arrivalNs, entryNode, hops, resent, link, origin);
         } catch (RuntimeException e) {
             ctx.listener.stanzaRefused("internal-error");
             LOG.warn("could not handle a stanza", e);
@@ -294,7 +309,8 @@ public final class MucService {
     /** A stanza forwarded this often is refused rather than forwarded again (the nodes disagree for a moment). */
     private static final int MAX_HOPS = 4;
 
-    private void route(XmlElement stanza, long arrivalNs, String entryNode, int hops, boolean resent) {
+    private void route(XmlElement stanza, long arrivalNs, String entryNode, int hops, boolean resent, Forwarded link,
+                       Forwarded origin) {
         String kind = stanza.name();
         if (!kind.equals("message") && !kind.equals("presence") && !kind.equals("iq")) {
             ctx.listener.stanzaRefused("not-a-stanza");
@@ -382,7 +398,7 @@ public final class MucService {
         RoomPlacement placement = ctx.placement;
         if (!placement.servesHere(room)) {
             if (hops < MAX_HOPS) {
-                placement.forward(room, stanza, entryNode, hops + 1);
+                placement.forward(room, stanza, entryNode, hops + 1, resent, origin != null ? origin : link);
             } else if (!isError) {
                 ctx.listener.stanzaRefused("room-moving");
                 sendError(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
@@ -392,7 +408,7 @@ public final class MucService {
         }
         placement.sessionSeen(from, entryNode);
         RoomShard shard = shardOf(room);
-        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs, entryNode, hops, resent))) {
+        if (!shard.offer(new Command(stanza, from, to, room, arrivalNs, entryNode, hops, resent, link, origin))) {
             ctx.listener.commandQueueFull(shard.index);
             if (!isError) {
                 sendError(stanza, to, from, Condition.RESOURCE_CONSTRAINT,
@@ -495,6 +511,12 @@ public final class MucService {
      */
     public CompletableFuture<Integer> adopt(RoomImage image, List<TailRecord> tail, boolean relog,
                                             GoneSessions goneSessions) {
+        return adopt(image, tail, null, relog, goneSessions);
+    }
+
+    /** As {@link #adopt(RoomImage, List, boolean, GoneSessions)}, with the previous owner's accepted marks (or null). */
+    public CompletableFuture<Integer> adopt(RoomImage image, List<TailRecord> tail, AcceptedMark mark, boolean relog,
+                                            GoneSessions goneSessions) {
         Jid room = image == null ? null : image.room();
         Objects.requireNonNull(room, "image");
         CompletableFuture<Integer> done = new CompletableFuture<>();
@@ -503,6 +525,7 @@ public final class MucService {
                 Room r = shard.rooms.get(room);
                 if (r == null) {
                     r = RoomReplica.adopt(shard, image, tail, relog);
+                    shard.marks.adopt(room, mark);
                     if (relog) {
                         shard.acceptedBefore(room, tail);
                     }

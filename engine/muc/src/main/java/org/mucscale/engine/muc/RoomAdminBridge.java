@@ -296,7 +296,10 @@ public final class RoomAdminBridge {
 
     /** ELSEWHERE when another node serves the room or it is on its way here; null when this thread has the say. */
     private static Outcome whereIs(RoomShard shard, Jid room) {
-        if (shard.awaiting.containsKey(room) || !shard.ctx.placement.servesHere(room)) {
+        // a room not here yet that is on its way (a hand-off after a view change) is asked for as a stanza asks
+        // (RoomShard.handle): before, a read or change in that moment said 404, and a create made a second room
+        if (shard.awaiting.containsKey(room) || !shard.ctx.placement.servesHere(room)
+                || shard.rooms.get(room) == null && shard.ctx.placement.arriving(room)) {
             return Outcome.ELSEWHERE;
         }
         return null;

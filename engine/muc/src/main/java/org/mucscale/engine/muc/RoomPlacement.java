@@ -21,6 +21,15 @@ public interface RoomPlacement {
      */
     void forward(Jid room, XmlElement stanza, String entryNode, int hops);
 
+    /**
+     * As {@link #forward(Jid, XmlElement, String, int)}, for a stanza forwarded on: {@code resent} and {@code origin}
+     * (the forward it repeats or continues, see {@link Forwarded}) travel with it, so its next owner can still tell
+     * whether a room handled it already (finding F3 of docs/cluster-protocol.md).
+     */
+    default void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent, Forwarded origin) {
+        forward(room, stanza, entryNode, hops);
+    }
+
     /** The sender of a stanza about to be handled here entered the cluster at {@code entryNode} (null: this node). */
     void sessionSeen(Jid sender, String entryNode);
 

@@ -23,6 +23,12 @@ public interface RoomReplication {
      */
     CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail);
 
+    /** As {@link #replicate(List, List, List)}, with the rooms' changed {@link AcceptedMark}s, written with the tail. */
+    default CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail,
+                                              List<AcceptedMark> marks) {
+        return replicate(changed, removed, tail);
+    }
+
     /**
      * A future that completes once every write the calling room thread started before this call has been confirmed
      * or given up on (writes complete in the order they were started). Used to confirm forwarded stanzas to the

@@ -56,6 +56,8 @@ final class RoomShard implements Runnable {
      * run once the room is adopted.
      */
     final Map<Jid, List<Command>> awaiting = new HashMap<>();
+    /** Per room, the newest forward handled from each link (replicated with the tail; see {@link AcceptedMarks}). */
+    final AcceptedMarks marks = new AcceptedMarks();
     /** Stanzas one awaited room holds at most; beyond, senders are told to retry. */
     static final int AWAITING_LIMIT = 10_000;
 
@@ -181,8 +183,8 @@ final class RoomShard implements Runnable {
                 return;
             }
             if (!ctx.placement.servesHere(c.roomJid)) {
-                // queued before the room moved to another node: it follows the room
-                ctx.placement.forward(c.roomJid, c.stanza, c.entryNode, c.hops + 1);
+                // queued before the room moved to another node: it follows the room, saying which forward it continues
+                ctx.placement.forward(c.roomJid, c.stanza, c.entryNode, c.hops + 1, c.resent, c.continues());
                 return;
             }
             if (ctx.placement.arriving(c.roomJid)) {
@@ -196,11 +198,21 @@ final class RoomShard implements Runnable {
                 return;
             }
         }
-        if (c.resent && acceptedAlready(c, room)) {
+        if (c.origin != null && marks.covers(c.roomJid, c.origin)) {
+            // handled already, here or by the owner the room's marks came from: re-delivered if its tail has it
+            acceptedAlready(c, room);
             ctx.placement.resentDuplicateSkipped(c.roomJid);
             return;
         }
+        if (c.resent && acceptedAlready(c, room)) {
+            ctx.placement.resentDuplicateSkipped(c.roomJid); // the tail has it though the mark did not (it lagged)
+            return;
+        }
         room.handle(c);
+        if (rooms.get(c.roomJid) == room) {
+            marks.note(c.roomJid, c.origin); // a second resend of the same message is covered now
+            marks.note(c.roomJid, c.link);
+        }
         if (!acceptedBefore.isEmpty()) {
             rememberAccepted(c); // two nodes may resend one message (its entry node and a node whose view was behind)
         }
@@ -303,7 +315,11 @@ final class RoomShard implements Runnable {
      * the write, or null when nothing changed.
      */
     java.util.concurrent.CompletableFuture<Void> replicate() {
-        if (dirty.isEmpty() && removed.isEmpty() && tail.isEmpty()) {
+        List<AcceptedMark> changedMarks = marks.takeChanged(r -> {
+            Room room = rooms.get(r);
+            return room == null ? -1 : room.messages.tailSeq();
+        });
+        if (dirty.isEmpty() && removed.isEmpty() && tail.isEmpty() && changedMarks.isEmpty()) {
             return null;
         }
         List<RoomImage> images = new ArrayList<>(dirty.size());
@@ -315,7 +331,7 @@ final class RoomShard implements Runnable {
         }
         dirty.clear();
         try {
-            return ctx.replication.replicate(images, List.copyOf(removed), List.copyOf(tail));
+            return ctx.replication.replicate(images, List.copyOf(removed), List.copyOf(tail), changedMarks);
         } catch (RuntimeException e) {
             failures++;
             LOG.warn("room thread " + index + ": replicating room state failed", e);
@@ -357,6 +373,7 @@ final class RoomShard implements Runnable {
             ctx.roomCount.decrementAndGet();
             ctx.directory.remove(room.jid);
             ctx.populationChanged();
+            marks.forget(room.jid);
             if (ctx.replication.active()) {
                 removed.add(room.jid);
             }
@@ -375,6 +392,7 @@ final class RoomShard implements Runnable {
             ctx.occupantCount.addAndGet(-room.occupantCount());
             ctx.directory.remove(room.jid);
             ctx.populationChanged();
+            marks.forget(room.jid);
         }
     }
 

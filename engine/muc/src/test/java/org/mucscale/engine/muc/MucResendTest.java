@@ -114,6 +114,88 @@ class MucResendTest extends MucTestBase {
         assertThat(bodies(out.take(alice))).containsExactly("bob's");
     }
 
+    /** The room taken over with {@code mark}: the previous owner handled node-a's forwards up to seq 40 of run 7. */
+    private void takeOverWithMark(String room, long markSeq) {
+        createInstant(alice, room, "alice");
+        join(bob, room, "bob");
+        RoomImage image = muc.onRoomThread(room(room), shard -> shard.rooms.get(room(room)).replica.image());
+        start(Map.of(), b -> b.cluster(recording, RoomReplication.NONE));
+        AcceptedMark mark = new AcceptedMark(room(room), image.tailSeq(),
+                List.of(new Forwarded("node-o", "node-a", 7, markSeq)));
+        muc.adopt(image, List.of(), mark, true, null);
+        muc.awaitIdle();
+    }
+
+    @Test
+    void resent_atOrBelowTheAdoptedMark_skippedThoughNotInTheTail_aboveAccepted() {
+        takeOverWithMark("r6", 40);
+        // the tail is empty: only the mark says the previous owner handled 39 and 40 (finding F4)
+        muc.processForwarded(groupchat(alice, "r6", "m39", "thirty-nine"), "node-a", 1, true,
+                new Forwarded("node-n", "node-a", 7, 3), new Forwarded("node-o", "node-a", 7, 39));
+        muc.processForwarded(groupchat(alice, "r6", "m40", "forty"), "node-a", 1, true,
+                new Forwarded("node-n", "node-a", 7, 4), new Forwarded("node-o", "node-a", 7, 40));
+        muc.processForwarded(groupchat(alice, "r6", "m41", "forty-one"), "node-a", 1, true,
+                new Forwarded("node-n", "node-a", 7, 5), new Forwarded("node-o", "node-a", 7, 41));
+        // another run of the sender, or another owner's link: the mark says nothing about them
+        muc.processForwarded(groupchat(alice, "r6", "m2", "other run"), "node-a", 1, true,
+                new Forwarded("node-n", "node-a", 8, 6), new Forwarded("node-o", "node-a", 8, 2));
+        muc.processForwarded(groupchat(alice, "r6", "m3", "other owner"), "node-a", 1, true,
+                new Forwarded("node-n", "node-a", 7, 7), new Forwarded("node-x", "node-a", 7, 3));
+        muc.awaitIdle();
+        assertThat(bodies(out.take(bob))).containsExactly("forty-one", "other run", "other owner");
+        assertThat(redelivered).as("not in the tail: nothing to re-deliver from").isEmpty();
+    }
+
+    @Test
+    void resentTwice_secondCoveredByTheMarkTheFirstMoved() {
+        takeOverWithMark("r7", 40);
+        Forwarded original = new Forwarded("node-o", "node-a", 7, 41);
+        muc.processForwarded(groupchat(alice, "r7", "m41", "forty-one"), "node-a", 1, true,
+                new Forwarded("node-n", "node-a", 7, 1), original);
+        muc.processForwarded(groupchat(alice, "r7", "m41", "forty-one"), "node-b", 1, true,
+                new Forwarded("node-n", "node-b", 3, 1), original);
+        muc.awaitIdle();
+        assertThat(bodies(out.take(bob))).containsExactly("forty-one");
+    }
+
+    @Test
+    void forwardedOnAfterItsRoomMoved_carriesResentAndWhatItContinues() {
+        List<String> onward = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicBoolean here = new java.util.concurrent.atomic.AtomicBoolean(false);
+        start(Map.of(), b -> b.cluster(new RoomPlacement() {
+            @Override
+            public boolean servesHere(Jid room) {
+                return here.get();
+            }
+
+            @Override
+            public void forward(Jid room, XmlElement stanza, String entryNode, int hops) {
+                throw new AssertionError("the flag and the origin must go with it (F3)");
+            }
+
+            @Override
+            public void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent,
+                                Forwarded origin) {
+                onward.add(stanza.attribute("id") + " " + hops + " " + resent + " " + origin);
+            }
+
+            @Override
+            public void sessionSeen(Jid sender, String entryNode) {
+            }
+
+            @Override
+            public String sessionNode(Jid user) {
+                return null;
+            }
+        }, RoomReplication.NONE));
+        Forwarded link = new Forwarded("node-x", "node-a", 7, 12);
+        Forwarded origin = new Forwarded("node-o", "node-a", 7, 41);
+        muc.processForwarded(groupchat(alice, "r8", "m1", "resent"), "node-a", 1, true, link, origin);
+        muc.processForwarded(groupchat(alice, "r8", "m2", "straggler"), "node-a", 1, false, link, null);
+        muc.awaitIdle();
+        assertThat(onward).containsExactly("m1 2 true " + origin, "m2 2 false " + link);
+    }
+
     @Test
     void resent_toARoomNotTakenOver_accepted() {
         createInstant(alice, "r4", "alice");

@@ -286,10 +286,10 @@ class MucRoomAdminTest extends MucTestBase {
         admin = new RoomAdmin(muc);
         admin.create("moving", owners("alice@example.org"), false);
         elsewhere.add(room("moving"));
-        assertThat(problemOf(() -> admin.kick("moving", "x", null))).isEqualTo(AdminException.Problem.UNAVAILABLE);
-        assertThat(problemOf(() -> admin.room("moving"))).isEqualTo(AdminException.Problem.UNAVAILABLE);
+        assertThat(problemOf(() -> admin.kick("moving", "x", null))).isEqualTo(AdminException.Problem.ELSEWHERE);
+        assertThat(problemOf(() -> admin.room("moving"))).isEqualTo(AdminException.Problem.ELSEWHERE);
         assertThat(problemOf(() -> admin.create("moving", owners("bob@example.org"), true)))
-                .isEqualTo(AdminException.Problem.UNAVAILABLE);
+                .isEqualTo(AdminException.Problem.ELSEWHERE);
         elsewhere.clear();
         assertThat(admin.room("moving").owners()).containsExactly("alice@example.org");
     }

@@ -28,6 +28,7 @@ import org.mucscale.engine.muc.admin.RoomAdmin;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.runtime.admin.AdminApi;
 import org.mucscale.engine.runtime.admin.AdminApiHttpHandler;
+import org.mucscale.engine.runtime.admin.AdminForwarding;
 import org.mucscale.engine.runtime.admin.RoomsAdminPage;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
@@ -208,6 +209,10 @@ public final class MucScaleEngine implements AutoCloseable {
             RoomLogStore auditStore = store;
             AdminApi api = new AdminApi(new RoomAdmin(service), settings,
                     auditStore == null ? null : auditStore.audit());
+            if (node != null) {
+                // a call for a room another node owns is run there; listings ask every member
+                AdminForwarding.install(api, node);
+            }
             push(() -> { }, () -> adminApi = null);
             adminApi = api;
 

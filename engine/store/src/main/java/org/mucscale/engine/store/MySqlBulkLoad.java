@@ -135,7 +135,7 @@ final class MySqlBulkLoad {
                 if (isNotAllowed(e)) {
                     LOG.warn("mucscale store: LOAD DATA LOCAL INFILE is not allowed on this connection ({}); using"
                             + " multi-row INSERT. The server must allow local_infile; or set"
-                            + " mucscale.store.mysql-bulk-load=false.", RoomLogWriter.describe(e));
+                            + " mucscale.store.mysql-bulk-load=false.", RoomLogSql.describe(e));
                     return Outcome.UNAVAILABLE;
                 }
                 throw e;

@@ -145,6 +145,18 @@ final class RoomLogSql {
         return false;
     }
 
+    /** An SQL failure in one line for logs and dead letters: state, code, message and the next exception's. */
+    static String describe(SQLException e) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("SQLState ").append(e.getSQLState()).append(", error ").append(e.getErrorCode()).append(": ")
+                .append(e.getMessage());
+        SQLException next = e.getNextException();
+        if (next != null && next != e) {
+            sb.append("; ").append(next.getMessage());
+        }
+        return sb.length() > 1500 ? sb.substring(0, 1500) : sb.toString();
+    }
+
     private static boolean rowLevel(SQLException x) {
         String type = x.getClass().getSimpleName();
         if (x.getErrorCode() == 1153 || type.contains("PacketTooBig") || type.contains("MaxAllowedPacket")) {

@@ -3,16 +3,12 @@ package org.mucscale.engine.store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
 import org.mucscale.engine.port.Clock;
@@ -41,52 +37,42 @@ import org.slf4j.LoggerFactory;
  * buffer; lanes take batches from the queue one at a time under {@code takeLock} (producers never touch it, and a
  * lane holds it only to copy one batch's references). Lane 1 also replays spill files. Counters are atomics, written
  * once per batch. {@link #pendingFor} may be called from any thread and sees records in the queue and in every batch
- * being written.
+ * being written. {@code running}, {@code closed} and the drain deadline are volatile, written by the starting and the
+ * closing thread (under {@code this}); {@code writeAhead} is set once, by {@link #start}.
+ *
+ * <p>The parts: {@link BatchTransactions} writes one batch in one transaction, {@link RecordSpiller} puts what cannot
+ * go to the database into the spill files, {@link WriteAheadIntake} is write-ahead mode's way in and
+ * {@link WriterCounters} holds the counts; this class owns the queue, the lanes and their lifecycle.
  */
 public final class RoomLogWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RoomLogWriter.class);
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
 
-    private final DataSource dataSource;
-    private final RoomLogSql sql;
-    // False once a connection refused LOAD DATA (then INSERT for good, every lane); false when off from the start.
-    private volatile boolean bulkLoadAvailable;
-    private final AtomicLong bulkFallbacks = new AtomicLong();
     private final StoreConfig config;
     private final Clock clock;
     private final StoreListener listener;
     private final RecordQueue queue;
     private final SpillFiles spill;
+    private final RecordSpiller spiller;
     private final DeadLetters deadLetters;
+    private final BatchTransactions transactions;
     private final Lane[] lanes;
     // Lanes take batches one at a time: the queue has one consumer at a time, and batches leave it in order.
     private final Object takeLock = new Object();
     // Set by close(): when the drain's timeout started, shared by every lane.
     private volatile long drainDeadlineNanos;
-    private WriteAheadLog wal;
-    // Write-ahead flusher thread only: durable records spilled in the current group, awaiting the spill's fsync.
-    private final List<RoomLogRecord> spilledUnforced = new ArrayList<>();
+    // Write-ahead mode only, set by start(); null before and in BATCHED mode.
+    private WriteAheadIntake writeAhead;
 
     private volatile boolean running;
     private volatile boolean closed;
 
-    // Counters: written once per batch by the lanes, spilled/rejected also by the overflow path (any thread).
-    private final AtomicLong committed = new AtomicLong();
-    private final AtomicLong batches = new AtomicLong();
-    private final AtomicLong replayed = new AtomicLong();
-    private final AtomicLong deadLettered = new AtomicLong();
-    private final AtomicLong retries = new AtomicLong();
-    private final AtomicLong spilled = new AtomicLong();
-    private final AtomicLong rejected = new AtomicLong();
-    private final AtomicLong durableTimeouts = new AtomicLong();
+    private final WriterCounters counters = new WriterCounters();
     private final RoomLogRetractions retractions;
 
     public RoomLogWriter(DataSource dataSource, DatabaseType type, StoreConfig config, Clock clock,
                          StoreListener listener) {
-        this.dataSource = dataSource;
-        this.sql = new RoomLogSql(type);
-        this.bulkLoadAvailable = config.mysqlBulkLoad() && type.isMySqlFamily() && MySqlBulkLoad.driverPresent();
         this.config = config;
         this.clock = clock;
         this.listener = listener;
@@ -96,7 +82,11 @@ public final class RoomLogWriter implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("mucscale store cannot use spill directory " + config.spillDirectory(), e);
         }
+        this.spiller = new RecordSpiller(spill, config, listener, counters);
         this.deadLetters = new DeadLetters(dataSource, config.spillDirectory(), clock);
+        this.transactions = new BatchTransactions(dataSource, type,
+                config.mysqlBulkLoad() && type.isMySqlFamily() && MySqlBulkLoad.driverPresent(), deadLetters,
+                listener, counters);
         this.retractions = new RoomLogRetractions(dataSource, this);
         this.lanes = new Lane[config.writerConnections()];
         for (int i = 0; i < lanes.length; i++) {
@@ -121,7 +111,7 @@ public final class RoomLogWriter implements AutoCloseable {
             this.thread = new Thread(() -> run(this), index == 0 ? "mucscale-store-writer"
                     : "mucscale-store-writer-" + number);
             this.thread.setDaemon(true);
-            this.bulkLoad = bulkLoadAvailable ? new MySqlBulkLoad() : null;
+            this.bulkLoad = transactions.newBulkLoad();
         }
 
         /** The batch of {@code n} is done (stored or spilled): unpublished first, then its references dropped. */
@@ -145,18 +135,9 @@ public final class RoomLogWriter implements AutoCloseable {
                 LOG.info("mucscale store: {} messages from spill files of an earlier run will be replayed", leftOver);
             }
             if (config.durability() == DurabilityMode.WRITE_AHEAD_LOG) {
-                Path walDir = config.spillDirectory().resolve("wal");
-                List<RoomLogRecord> recovered = WriteAheadLog.recover(walDir);
-                if (!recovered.isEmpty()) {
-                    LOG.info("mucscale store: recovered {} messages from the write-ahead log", recovered.size());
-                }
-                for (RoomLogRecord r : recovered) {
-                    acceptDurable(r);
-                }
-                forceDurableSpills();
-                wal = new WriteAheadLog(walDir, WriteAheadLog.nextSegmentNumber(walDir), this::acceptDurable,
-                        this::forceDurableSpills);
-                wal.start();
+                WriteAheadIntake intake = new WriteAheadIntake(config, clock, queue, spiller, this::enqueue);
+                intake.start();
+                writeAhead = intake;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("mucscale store could not read its spill/write-ahead files in "
@@ -174,15 +155,18 @@ public final class RoomLogWriter implements AutoCloseable {
      * spill file cannot be written). After {@link #close()} began, records go straight to the overflow policy.
      */
     public OfferResult offer(RoomLogRecord record) {
+        return enqueue(record) ? OfferResult.QUEUED : spiller.overflow(record);
+    }
+
+    /** Stamps the record and queues it; false when the queue is full or {@link #close()} began. */
+    private boolean enqueue(RoomLogRecord record) {
         record.enqueueNanos = clock.nanoTime();
         if (!closed && queue.offer(record)) {
             listener.enqueued();
-            return QUEUED;
+            return true;
         }
-        return overflow(record);
+        return false;
     }
-
-    private static final OfferResult QUEUED = OfferResult.QUEUED;
 
     /**
      * Write-ahead mode: appends the record to the local write-ahead file; the future completes once it is fsynced
@@ -190,17 +174,8 @@ public final class RoomLogWriter implements AutoCloseable {
      * is {@link #offer} with a completed future.
      */
     public CompletableFuture<OfferResult> appendDurable(RoomLogRecord record) {
-        WriteAheadLog w = wal;
-        if (w == null) {
-            return CompletableFuture.completedFuture(offer(record));
-        }
-        if (config.overflowPolicy() == OverflowPolicy.REJECT_WITH_ERROR && queue.size() >= queue.capacity()) {
-            rejected.incrementAndGet();
-            listener.rejected();
-            return CompletableFuture.completedFuture(OfferResult.REJECTED);
-        }
-        record.enqueueNanos = clock.nanoTime();
-        return w.append(record);
+        WriteAheadIntake w = writeAhead;
+        return w == null ? CompletableFuture.completedFuture(offer(record)) : w.append(record);
     }
 
     /**
@@ -212,100 +187,22 @@ public final class RoomLogWriter implements AutoCloseable {
      * interrupt status. Records queued by others are not affected: the log writes all of them before it closes.
      */
     public OfferResult appendDurableWithin(RoomLogRecord record, long timeoutMs) {
-        CompletableFuture<OfferResult> done = appendDurable(record);
-        try {
-            return done.get(timeoutMs, TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            done.cancel(false);
-            rejected.incrementAndGet();
-            listener.rejected();
-            long n = durableTimeouts.incrementAndGet();
-            if (n < 10 || Long.bitCount(n) == 1) {
-                LOG.warn("mucscale store: the write-ahead log did not confirm a message of {} within {} ms"
-                        + " (mucscale.store.write-ahead-timeout); it is refused to its sender ({} so far)",
-                        record.roomJid(), timeoutMs, n);
-            }
-            return OfferResult.REJECTED;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            done.cancel(false);
-            rejected.incrementAndGet();
-            listener.rejected();
-            return OfferResult.REJECTED;
-        } catch (ExecutionException e) {
-            return OfferResult.REJECTED;
+        WriteAheadIntake w = writeAhead;
+        if (w == null) {
+            return offer(record);
         }
+        return w.appendWithin(record, timeoutMs);
     }
 
     /** Write-ahead appends not confirmed within their wait so far. */
     public long durableTimeouts() {
-        return durableTimeouts.get();
+        WriteAheadIntake w = writeAhead;
+        return w == null ? 0 : w.timeouts();
     }
 
     /** Tests only: the write-ahead flusher waits for {@code latch} before its next group (null: no wait). */
     void holdWriteAheadForTest(CountDownLatch latch) {
-        wal.holdForTest(latch);
-    }
-
-    /**
-     * Write-ahead flusher (and recovery): the record is already durable, so it is queued or spilled, never refused.
-     * A spilled record's write-ahead segment is released only after {@link #forceDurableSpills} fsynced the spill.
-     */
-    private OfferResult acceptDurable(RoomLogRecord record) {
-        record.enqueueNanos = clock.nanoTime();
-        if (!closed && queue.offer(record)) {
-            listener.enqueued();
-            return OfferResult.QUEUED;
-        }
-        try {
-            spill.append(record);
-            spilled.incrementAndGet();
-            listener.spilled(1);
-            if (record.walSegment != null) {
-                spilledUnforced.add(record);
-            }
-        } catch (IOException e) {
-            // Still in the write-ahead segment (not released), so the next start replays it.
-            LOG.error("mucscale store: spill failed for a write-ahead message {}; it stays in the write-ahead log: {}",
-                    record.stanzaId(), e.toString());
-        }
-        return OfferResult.SPILLED;
-    }
-
-    /** Flusher thread, after each group: one fsync for everything the group spilled, then their segments let go. */
-    private void forceDurableSpills() {
-        if (spilledUnforced.isEmpty()) {
-            return;
-        }
-        try {
-            spill.force();
-        } catch (IOException e) {
-            LOG.error("mucscale store: spill fsync failed; spilled messages stay in the write-ahead log: {}",
-                    e.toString());
-            spilledUnforced.clear();
-            return;
-        }
-        for (RoomLogRecord r : spilledUnforced) {
-            releaseWal(r);
-        }
-        spilledUnforced.clear();
-    }
-
-    private OfferResult overflow(RoomLogRecord record) {
-        if (config.overflowPolicy() == OverflowPolicy.SPILL_TO_DISK) {
-            try {
-                spill.append(record);
-                spilled.incrementAndGet();
-                listener.spilled(1);
-                return OfferResult.SPILLED;
-            } catch (IOException e) {
-                LOG.error("mucscale store: queue full and spill file not writable ({}); message {} refused",
-                        e.toString(), record.stanzaId());
-            }
-        }
-        rejected.incrementAndGet();
-        listener.rejected();
-        return OfferResult.REJECTED;
+        writeAhead.holdForTest(latch);
     }
 
     /**
@@ -361,8 +258,7 @@ public final class RoomLogWriter implements AutoCloseable {
     }
 
     public StoreStats stats() {
-        return new StoreStats(queue.totalOffered(), committed.get(), batches.get(), spilled.get(), replayed.get(),
-                rejected.get(), deadLettered.get(), retries.get(), queue.size(), spill.pendingRecords());
+        return counters.stats(queue, spill);
     }
 
     /** Waits until nothing is queued, in flight or waiting in spill files; true when reached in time. */
@@ -446,10 +342,10 @@ public final class RoomLogWriter implements AutoCloseable {
             long now = clock.nanoTime();
             for (int i = 0; i < n; i++) {
                 listener.committedLatency(now - batch[i].enqueueNanos);
-                releaseWal(batch[i]);
+                WriteAheadLog.release(batch[i]);
             }
         } else {
-            spillAll(batch, n);
+            spiller.spillAll(batch, n);
         }
         lane.finishBatch(n);
         return true;
@@ -496,7 +392,7 @@ public final class RoomLogWriter implements AutoCloseable {
             if (!commitWithRetry(lane, chunk, n, Long.MAX_VALUE, true)) {
                 return;
             }
-            replayed.addAndGet(n);
+            counters.replayed.addAndGet(n);
             listener.replayed(n);
             flush(lane, false, Long.MAX_VALUE);
         }
@@ -516,15 +412,15 @@ public final class RoomLogWriter implements AutoCloseable {
         while (true) {
             long startNanos = clock.nanoTime();
             retractions.substitute(records, n); // every attempt: a retraction may have come in meanwhile
-            SQLException failure = writeBatch(lane, records, n);
+            SQLException failure = transactions.write(lane.bulkLoad, records, n);
             if (failure == null) {
                 retractions.committed(records, n);
                 if (failingSinceNanos != 0) {
                     LOG.info("mucscale store: database writes work again after {} ms; {} messages queued",
                             TimeUnit.NANOSECONDS.toMillis(clock.nanoTime() - failingSinceNanos), queue.size());
                 }
-                committed.addAndGet(n);
-                batches.incrementAndGet();
+                counters.committed.addAndGet(n);
+                counters.batches.incrementAndGet();
                 listener.batchCommitted(n, clock.nanoTime() - startNanos);
                 return true;
             }
@@ -532,14 +428,14 @@ public final class RoomLogWriter implements AutoCloseable {
             if (failingSinceNanos == 0) {
                 failingSinceNanos = now;
             }
-            String reason = describe(failure);
-            retries.incrementAndGet();
+            String reason = RoomLogSql.describe(failure);
+            counters.retries.incrementAndGet();
             listener.retried(reason, backoffMs);
             if (lastLogNanos == 0 || now - lastLogNanos > FAILURE_LOG_INTERVAL_NANOS) {
                 lastLogNanos = now;
                 LOG.warn("mucscale store: cannot write room log ({}); keeping {} messages queued and retrying in {} ms"
                         + " (failing for {} ms, {} spilled so far)", reason, queue.size() + n, backoffMs,
-                        TimeUnit.NANOSECONDS.toMillis(now - failingSinceNanos), spilled.get());
+                        TimeUnit.NANOSECONDS.toMillis(now - failingSinceNanos), counters.spilled.get());
             }
             if ((isReplay && !running) || now >= deadlineNanos) {
                 return false;
@@ -555,95 +451,14 @@ public final class RoomLogWriter implements AutoCloseable {
         }
     }
 
-    /**
-     * Writes a whole batch: through LOAD DATA when enabled and the batch loads cleanly (every row inserted, no
-     * warning), else rolled back and written by {@link #writeRange}, which splits and parks bad rows.
-     */
-    private SQLException writeBatch(Lane lane, RoomLogRecord[] records, int n) {
-        MySqlBulkLoad bulk = lane.bulkLoad;
-        if (bulk == null || !bulkLoadAvailable) {
-            return writeRange(records, 0, n);
-        }
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                MySqlBulkLoad.Outcome outcome = bulk.load(c, records, 0, n);
-                if (outcome == MySqlBulkLoad.Outcome.LOADED) {
-                    ReviewQueue.insert(c, sql.type(), records, 0, n);
-                    c.commit();
-                    return null;
-                }
-                rollbackQuietly(c);
-                if (outcome == MySqlBulkLoad.Outcome.UNAVAILABLE) {
-                    bulkLoadAvailable = false;
-                } else {
-                    bulkFallbacks.incrementAndGet();
-                }
-            } catch (SQLException e) {
-                rollbackQuietly(c);
-                if (!RoomLogSql.isRowLevel(e)) {
-                    return e;
-                }
-                bulkFallbacks.incrementAndGet();
-            } finally {
-                restoreAutoCommit(c, autoCommit);
-            }
-        } catch (SQLException e) {
-            return e;
-        }
-        return writeRange(records, 0, n);
-    }
-
     /** Batches that LOAD DATA handed back to the INSERT path (a warning, a duplicate or a refused row). */
     long bulkLoadFallbacks() {
-        return bulkFallbacks.get();
+        return transactions.bulkLoadFallbacks();
     }
 
     /** True while batches go through LOAD DATA (tests). */
     boolean bulkLoadActive() {
-        return bulkLoadAvailable;
-    }
-
-    /**
-     * Writes records[from,to) in one transaction. Returns null when stored (bad rows parked), or the exception when
-     * the failure is not one row's fault (the caller retries the whole range; idempotent inserts make that safe).
-     */
-    private SQLException writeRange(RoomLogRecord[] records, int from, int to) {
-        SQLException failure;
-        try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false);
-            try {
-                sql.insert(c, records, from, to);
-                ReviewQueue.insert(c, sql.type(), records, from, to);
-                c.commit();
-                return null;
-            } catch (SQLException e) {
-                rollbackQuietly(c);
-                failure = e;
-            } finally {
-                restoreAutoCommit(c, autoCommit);
-            }
-        } catch (SQLException e) {
-            return e;
-        }
-        if (!RoomLogSql.isRowLevel(failure)) {
-            return failure;
-        }
-        if (to - from == 1) {
-            deadLettered.incrementAndGet();
-            String reason = describe(failure);
-            listener.deadLettered(records[from].stanzaId(), reason);
-            deadLetters.park(records[from], reason);
-            return null;
-        }
-        int mid = (from + to) >>> 1;
-        SQLException left = writeRange(records, from, mid);
-        if (left != null) {
-            return left;
-        }
-        return writeRange(records, mid, to);
+        return transactions.bulkLoadActive();
     }
 
     /**
@@ -665,7 +480,7 @@ public final class RoomLogWriter implements AutoCloseable {
                 flush(lane, true, deadline);
             } else {
                 int n = take(lane, true);
-                spillAll(lane.batch, n);
+                spiller.spillAll(lane.batch, n);
                 lane.finishBatch(n);
             }
         }
@@ -689,15 +504,8 @@ public final class RoomLogWriter implements AutoCloseable {
             int n = lane.inFlightCount;
             for (int i = 0; i < n; i++) {
                 RoomLogRecord r = lane.batch[i];
-                if (r == null) {
-                    continue;
-                }
-                try {
-                    spill.append(r);
+                if (r != null && spiller.appendUncounted(r)) {
                     held++;
-                } catch (IOException e) {
-                    LOG.error("mucscale store: could not spill message {} of room {} on shutdown: {}", r.stanzaId(),
-                            r.roomJid(), e.toString());
                 }
             }
         }
@@ -713,88 +521,14 @@ public final class RoomLogWriter implements AutoCloseable {
                 break;
             }
             queued += n;
-            spillAll(chunk, n);
+            spiller.spillAll(chunk, n);
             java.util.Arrays.fill(chunk, 0, n, null);
         }
         if (blocked > 0) {
-            spilled.addAndGet(held);
-            listener.spilled(held);
+            spiller.countSpilled(held);
             LOG.warn("mucscale store: {} writer lanes were still blocked in the database at shutdown; their {} messages"
                     + " and the {} still queued are in the spill files for the next start", blocked, held, queued);
         }
-    }
-
-    private void closeSpill() {
-        try {
-            spill.force();
-            spill.close();
-        } catch (IOException e) {
-            LOG.error("mucscale store: could not fsync spill file on shutdown: {}", e.toString());
-        }
-    }
-
-    private void spillAll(RoomLogRecord[] records, int n) {
-        if (n == 0) {
-            return;
-        }
-        int ok = 0;
-        for (int i = 0; i < n; i++) {
-            try {
-                spill.append(records[i]);
-                ok++;
-            } catch (IOException e) {
-                LOG.error("mucscale store: could not spill message {} of room {} on shutdown: {}",
-                        records[i].stanzaId(), records[i].roomJid(), e.toString());
-            }
-        }
-        try {
-            spill.force();
-            for (int i = 0; i < n; i++) {
-                releaseWal(records[i]);
-            }
-        } catch (IOException e) {
-            LOG.error("mucscale store: could not fsync spill file: {}", e.toString());
-        }
-        spilled.addAndGet(ok);
-        listener.spilled(ok);
-        if (ok > 0) {
-            LOG.info("mucscale store: spilled {} messages to {} for replay on next start", ok, config.spillDirectory());
-        }
-    }
-
-    private static void releaseWal(RoomLogRecord r) {
-        WriteAheadLog.Segment s = r.walSegment;
-        if (s != null) {
-            r.walSegment = null;
-            s.release();
-        }
-    }
-
-    private static void rollbackQuietly(Connection c) {
-        try {
-            c.rollback();
-        } catch (SQLException ignored) {
-            // the connection is likely broken; the pool discards it
-        }
-    }
-
-    private static void restoreAutoCommit(Connection c, boolean autoCommit) {
-        try {
-            c.setAutoCommit(autoCommit);
-        } catch (SQLException ignored) {
-            // broken connection
-        }
-    }
-
-    static String describe(SQLException e) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("SQLState ").append(e.getSQLState()).append(", error ").append(e.getErrorCode()).append(": ")
-                .append(e.getMessage());
-        SQLException next = e.getNextException();
-        if (next != null && next != e) {
-            sb.append("; ").append(next.getMessage());
-        }
-        return sb.length() > 1500 ? sb.substring(0, 1500) : sb.toString();
     }
 
     /**
@@ -809,8 +543,8 @@ public final class RoomLogWriter implements AutoCloseable {
             }
             closed = true;
         }
-        if (wal != null) {
-            wal.close();
+        if (writeAhead != null) {
+            writeAhead.close();
         }
         drainDeadlineNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs());
         running = false;
@@ -828,6 +562,6 @@ public final class RoomLogWriter implements AutoCloseable {
         } else {
             drain(lanes[0]);
         }
-        closeSpill();
+        spiller.close();
     }
 }

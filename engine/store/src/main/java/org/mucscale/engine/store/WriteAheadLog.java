@@ -67,6 +67,18 @@ final class WriteAheadLog implements AutoCloseable {
         }
     }
 
+    /**
+     * The record is safely elsewhere (committed, or spilled and fsynced): its segment no longer needs to keep it. At
+     * most once a record; a record that came in by another way than the write-ahead log has no segment.
+     */
+    static void release(RoomLogRecord r) {
+        Segment s = r.walSegment;
+        if (s != null) {
+            r.walSegment = null;
+            s.release();
+        }
+    }
+
     private record Pending(byte[] frame, RoomLogRecord record, CompletableFuture<OfferResult> done) {
     }
 

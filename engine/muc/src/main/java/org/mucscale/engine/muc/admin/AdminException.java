@@ -15,8 +15,10 @@ public final class AdminException extends RuntimeException {
         CONFLICT(409),
         /** XEP-0045 does not allow it (for instance kicking an admin or owner) (403). */
         NOT_ALLOWED(403),
-        /** Another cluster node serves the room, it is moving, or its thread is overloaded: try again (503). */
-        UNAVAILABLE(503);
+        /** The room's thread is overloaded or the service is not ready: try again (503). */
+        UNAVAILABLE(503),
+        /** Another cluster node serves the room, or it is moving: nothing was changed here; try its owner (503). */
+        ELSEWHERE(503);
 
         public final int httpStatus;
 

@@ -32,7 +32,8 @@ import org.mucscale.engine.stanza.XmlElement;
  * so that a refused request changes nothing: one JID in two affiliation lists, an empty owner list, a malformed JID.
  *
  * <p>Thread-safe and stateless; every method blocks its caller until the room thread has answered. Refusals are
- * {@link AdminException}s. In a cluster a room served by another node is refused with UNAVAILABLE (not forwarded yet).
+ * {@link AdminException}s. A room served by another cluster node, or moving, is refused with ELSEWHERE and nothing
+ * changes: the admin API sends such calls to the room's owner (runtime {@code AdminForwarding}).
  */
 public final class RoomAdmin {
     static final String NS_MUC = "http://jabber.org/protocol/muc";
@@ -358,7 +359,7 @@ public final class RoomAdmin {
                     "no room '" + room.local() + "' on " + room.domain());
             case EXISTS -> throw new AdminException(AdminException.Problem.CONFLICT,
                     "room '" + room.local() + "' already exists");
-            case ELSEWHERE -> throw new AdminException(AdminException.Problem.UNAVAILABLE,
+            case ELSEWHERE -> throw new AdminException(AdminException.Problem.ELSEWHERE,
                     "room '" + room.local() + "' is served by another cluster node or is moving; try again shortly");
             default -> throw new IllegalStateException(outcome.name());
         }

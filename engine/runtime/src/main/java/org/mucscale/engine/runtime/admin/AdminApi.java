@@ -39,8 +39,12 @@ import org.mucscale.engine.muc.admin.UserRoom;
  * authenticated but is no administrator is 403. Bodies are read up to {@code mucscale.admin.api-max-body-bytes} (413 beyond). Every change (any method but
  * GET) is recorded in the {@link AuditTrail} with its result.
  *
+ * <p>In a cluster ({@link AdminForwarding}) a call for a room another node serves is run by that node and answered
+ * once it ran there; a listing asks every member. This node, the one the caller reached, checks access and limits and
+ * writes the audit row, once per call.
+ *
  * <p>Thread-safe: settings are replaced as a whole ({@link #updateSettings}); each request blocks its HTTP thread
- * until the room's thread has answered.
+ * until the room's thread (here or on the room's node) has answered.
  */
 public final class AdminApi {
     public static final String PREFIX = "/plugins/mucscale/v1";
@@ -111,43 +115,10 @@ public final class AdminApi {
                           int requestsPerSecond) {
     }
 
-    /** Per client address: tokens left and when they were counted (nanoTime); one small object per address. */
-    private static final class Bucket {
-        double tokens;
-        long atNs;
-    }
-
-    /** Client addresses seen at most before the table is emptied (a flood of new addresses cannot grow it). */
-    private static final int MAX_BUCKETS = 10_000;
-    /** Touched by the HTTP threads; each bucket is updated under its own lock. */
-    private final java.util.concurrent.ConcurrentHashMap<InetAddress, Bucket> buckets =
-            new java.util.concurrent.ConcurrentHashMap<>();
-
-    /** Whether a request from {@code remote} is within the per-address rate (token bucket, burst of two seconds). */
-    private boolean withinRate(InetAddress remote, int perSecond) {
-        if (perSecond == 0 || remote == null) {
-            return true;
-        }
-        if (buckets.size() > MAX_BUCKETS) {
-            buckets.clear();
-        }
-        Bucket b = buckets.computeIfAbsent(remote, k -> {
-            Bucket n = new Bucket();
-            n.tokens = 2.0 * perSecond;
-            n.atNs = System.nanoTime();
-            return n;
-        });
-        synchronized (b) {
-            long now = System.nanoTime();
-            b.tokens = Math.min(2.0 * perSecond, b.tokens + (now - b.atNs) / 1e9 * perSecond);
-            b.atNs = now;
-            if (b.tokens < 1) {
-                return false;
-            }
-            b.tokens -= 1;
-            return true;
-        }
-    }
+    /** Requests per client address (token buckets). */
+    private final AddressRate rate = new AddressRate();
+    /** Calls for rooms other cluster nodes own go there; null alone (set once, when the engine is clustered). */
+    private volatile AdminForwarding forwarding;
 
     public AdminApi(RoomAdmin admin, Settings settings) {
         this(admin, settings, null);
@@ -190,14 +161,14 @@ public final class AdminApi {
             return error(403, "address-not-allowed", "this client address is not in "
                     + "mucscale.admin.api-allowed-addresses");
         }
-        if (!withinRate(r.remote(), a.requestsPerSecond())) {
+        if (!rate.within(r.remote(), a.requestsPerSecond())) {
             Response res = error(429, "too-many-requests", "more than " + a.requestsPerSecond()
                     + " requests per second from this address (mucscale.admin.api-requests-per-second)");
             res.headers().put("Retry-After", "1");
             return res;
         }
-        String presented = presentedSecret(r.authorization());
-        String[] basic = r.hostLogin() == null ? null : basicPair(r.authorization());
+        String presented = Credentials.presentedSecret(r.authorization());
+        String[] basic = r.hostLogin() == null ? null : Credentials.basicPair(r.authorization());
         LoginOutcome login = LoginOutcome.FAILED;
         if (!a.secret().isEmpty() && presented != null && MetricsAccess.constantTimeEquals(a.secret(), presented)) {
             who = "shared-secret";
@@ -219,24 +190,15 @@ public final class AdminApi {
         }
         boolean change = !r.method().equals("GET") && !r.method().equals("HEAD");
         Response res;
-        try {
-            if (r.bodyTooLarge()) {
-                res = error(413, "body-too-large", "the request body is larger than " + a.maxBodyBytes()
-                        + " bytes (mucscale.admin.api-max-body-bytes)");
-            } else {
-                res = route(r, who);
-            }
-        } catch (AdminException e) {
-            res = error(e.problem().httpStatus, e.problem().name().toLowerCase(Locale.ROOT).replace('_', '-'),
-                    e.getMessage());
-            if (e.problem() == AdminException.Problem.UNAVAILABLE) {
-                res.headers().put("Retry-After", "2");
-            }
-        } catch (IllegalArgumentException e) {
-            res = error(400, "bad-request", e.getMessage());
-        } catch (RuntimeException e) {
-            res = error(500, "internal-error", "the request could not be completed: " + e.getClass().getSimpleName());
+        AdminForwarding f = forwarding;
+        if (r.bodyTooLarge()) {
+            res = error(413, "body-too-large", "the request body is larger than " + a.maxBodyBytes()
+                    + " bytes (mucscale.admin.api-max-body-bytes)");
+        } else {
+            res = f == null ? routeHere(r, who) : forwarded(f, r, who);
         }
+        // one row per call, written here, the node that took it: only it knows the caller's address and the answer
+        // the caller got (also when the room's owner left before answering); every node reads the same table
         if (change) {
             audit.add(new AuditTrail.Entry(Instant.now(), who, AuditTrail.address(r.remote()), r.method(), r.path(),
                     res.status(), res.status() >= 400 ? messageOf(res) : null));
@@ -244,49 +206,51 @@ public final class AdminApi {
         return res;
     }
 
+    /**
+     * A call another cluster node took and authenticated ({@code who}), run here as this node holds the room: no
+     * access checks (the cluster link is trusted as it is for stanzas), no forwarding, no audit (the entry node's).
+     */
+    Response answerForwarded(String who, String method, String path, String rawQuery, String contentType,
+                             byte[] body) {
+        return routeHere(new Request(method, path, rawQuery, null, contentType, null,
+                body == null || body.length == 0 ? null : body, false, null), who);
+    }
+
+    /** Sends calls for rooms other nodes own to them (see {@link AdminForwarding}); set once, when clustered. */
+    public void forwardWith(AdminForwarding f) {
+        this.forwarding = f;
+    }
+
+    private static Response forwarded(AdminForwarding f, Request r, String who) {
+        try {
+            return f.route(r, who);
+        } catch (RuntimeException e) {
+            return error(500, "internal-error", "the request could not be completed: " + e.getClass().getSimpleName());
+        }
+    }
+
+    /** Runs {@code r} on this node's rooms; never throws. */
+    Response routeHere(Request r, String who) {
+        Response res;
+        try {
+            res = route(r, who);
+        } catch (AdminException e) {
+            res = error(e.problem().httpStatus, e.problem().name().toLowerCase(Locale.ROOT).replace('_', '-'),
+                    e.getMessage());
+            if (e.problem().httpStatus == 503) {
+                res.headers().put("Retry-After", "2");
+            }
+        } catch (IllegalArgumentException e) {
+            res = error(400, "bad-request", e.getMessage());
+        } catch (RuntimeException e) {
+            res = error(500, "internal-error", "the request could not be completed: " + e.getClass().getSimpleName());
+        }
+        return res;
+    }
+
     private static String messageOf(Response res) {
         Object m = ((Map<?, ?>) JsonText.parse(res.body())).get("message");
         return m == null ? null : m.toString();
-    }
-
-    /** User and password of an HTTP Basic header, or null when it is none (or has no user name). */
-    private static String[] basicPair(String authorization) {
-        if (authorization == null) {
-            return null;
-        }
-        String t = authorization.trim();
-        if (!t.regionMatches(true, 0, "Basic ", 0, 6)) {
-            return null;
-        }
-        try {
-            String pair = new String(java.util.Base64.getDecoder().decode(t.substring(6).trim()),
-                    StandardCharsets.UTF_8);
-            int colon = pair.indexOf(':');
-            return colon <= 0 ? null : new String[] {pair.substring(0, colon), pair.substring(colon + 1)};
-        } catch (IllegalArgumentException e) {
-            return null;
-        }
-    }
-
-    private static String presentedSecret(String authorization) {
-        if (authorization == null || authorization.isBlank()) {
-            return null;
-        }
-        String t = authorization.trim();
-        if (t.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return t.substring(7).trim();
-        }
-        if (t.regionMatches(true, 0, "Basic ", 0, 6)) {
-            try {
-                String pair = new String(java.util.Base64.getDecoder().decode(t.substring(6).trim()),
-                        StandardCharsets.UTF_8);
-                int colon = pair.indexOf(':');
-                return colon < 0 ? pair : pair.substring(colon + 1);
-            } catch (IllegalArgumentException e) {
-                return "";
-            }
-        }
-        return t;
     }
 
     // ------------------------------------------------------------------------------------------------ routing
