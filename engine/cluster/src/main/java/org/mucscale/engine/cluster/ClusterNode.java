@@ -75,6 +75,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      */
     static final String STARTS_MAP = "starts";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    private static final long LINK_START_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200); // L2, cluster-protocol.md
     /** How long a leaving node keeps forwarding stanzas that were already on their way to it. */
     private static final long LEAVE_DRAIN_MS = 1000;
 
@@ -100,7 +101,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
     private final NodeVersions versions;
-    private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS);
+    private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
     /** Rooms taken over from a hand-off before this node's own view agreed (cleared at each view change). */
@@ -1084,6 +1085,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             m = Wire.decode(message);
         } catch (RuntimeException e) {
             unreadable(fromNode, e);
+            if (e instanceof Wire.UnknownFlags u) {
+                refuse(fromNode, u);
+            }
             m = Wire.headerOnly(message); // its place on the link is taken, so the next ones do not wait for it
             if (m == null) {
                 return;
@@ -1110,6 +1114,19 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         String said = versions.unreadable(fromNode, e);
         if (said != null) {
             LOG.warn(said);
+        }
+    }
+
+    /**
+     * A forward of a later wire version that this build must not handle: its sender gets an error (relayed to the node
+     * its session is on) instead of no answer at all. The log said why, once (above).
+     */
+    private void refuse(String fromNode, Wire.UnknownFlags u) {
+        XmlElement error = u.refusal();
+        Jid sender = error == null ? null : Jid.tryParse(u.stanza.attribute("from"));
+        String target = u.entryNode == null || u.entryNode.equals(local) ? fromNode : u.entryNode;
+        if (sender != null && !target.equals(local)) {
+            relayNow(target, RenderedStanza.render(error), sender);
         }
     }
 

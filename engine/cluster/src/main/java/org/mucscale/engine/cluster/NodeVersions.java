@@ -28,9 +28,11 @@ final class NodeVersions {
      * The version of the messages between nodes ({@link Wire}). Rule: a change that an older node cannot read raises it,
      * and a node never sends a message of a kind or layout newer than the version the receiving node published. 1 is
      * the format of every build before this map existed. 2 adds ADMIN_CALL and ADMIN_ANSWER ({@link AdminCalls}) and a
-     * FORWARD's origin (flag 2, {@link Wire#ORIGIN}), each sent only to nodes that published 2 or more.
+     * FORWARD's origin (flag 2, {@link Wire#ORIGIN}), each sent only to nodes that published 2 or more. 3: the same
+     * messages, and the reader ignores fields appended after those it knows (so a later version's appended field
+     * needs no downgrade for it; see {@link Wire}).
      */
-    static final int WIRE_VERSION = 2;
+    static final int WIRE_VERSION = 3;
     /** The replicated map's name. */
     static final String MAP = "versions";
     /** This build, from the filtered {@code version.properties} ("unknown" when run from classes without it). */

@@ -12,6 +12,11 @@ import java.util.function.Consumer;
  * the receiver hands them on in that order, holding early ones until the gap fills. Each node run has a random epoch;
  * a new epoch from a node (it restarted) starts its link afresh.
  *
+ * <p>A sender numbers its link to a node once per sender run, so a node whose engine restarted while it stayed a member
+ * gets the old link's next numbers. Rule (cluster-protocol.md, L2): the first message of a sender run starts the link;
+ * one above 1 is held for {@code startWindowNanos} (a lower one may still be on its way), then the link starts at the
+ * lowest held. Numbers below a link's start are not a gap: not skipped, not counted.
+ *
  * <p>The transports deliver at most once, so a gap can be permanent (a message lost as its sender died, or dropped by
  * the host). A gap older than {@code gapTimeoutNanos} is skipped and reported, rather than holding that link forever.
  *
@@ -22,11 +27,13 @@ import java.util.function.Consumer;
 final class OrderedLinks<T> {
     private final long epoch = ThreadLocalRandom.current().nextLong();
     private final long gapTimeoutNanos;
+    private final long startWindowNanos;
     private final ConcurrentHashMap<String, AtomicLong> outbound = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Inbox<T>> inbound = new ConcurrentHashMap<>();
 
-    OrderedLinks(long gapTimeoutNanos) {
+    OrderedLinks(long gapTimeoutNanos, long startWindowNanos) {
         this.gapTimeoutNanos = gapTimeoutNanos;
+        this.startWindowNanos = startWindowNanos;
     }
 
     long epoch() {
@@ -40,7 +47,7 @@ final class OrderedLinks<T> {
 
     /**
      * One message from {@code from}: handed to {@code deliver} now if it is the next one, else held. Returns the
-     * number of gaps given up on.
+     * number of gaps given up on (a link's start above 1 is none, L2).
      */
     int receive(String from, long senderEpoch, long seq, T message, long nowNanos, Consumer<T> deliver) {
         Inbox<T> box = inbound.computeIfAbsent(from, n -> new Inbox<>());
@@ -58,6 +65,7 @@ final class OrderedLinks<T> {
                 box.pending.put(seq, message);
                 return skipStaleGap(box, nowNanos, deliver);
             }
+            box.started = true;
             deliver.accept(message);
             box.expected++;
             drain(box, deliver);
@@ -80,6 +88,16 @@ final class OrderedLinks<T> {
     }
 
     private int skipStaleGap(Inbox<T> box, long nowNanos, Consumer<T> deliver) {
+        if (!box.started) {
+            if (box.pending.isEmpty() || nowNanos - box.gapSinceNanos < startWindowNanos) {
+                return 0;
+            }
+            // the sender numbered this link before this run heard from it: the link starts here (L2), not a gap
+            box.started = true;
+            box.expected = box.pending.firstKey();
+            drain(box, deliver);
+            box.gapSinceNanos = nowNanos;
+        }
         int skipped = 0;
         while (!box.pending.isEmpty() && nowNanos - box.gapSinceNanos >= gapTimeoutNanos) {
             box.expected = box.pending.firstKey();
@@ -130,6 +148,8 @@ final class OrderedLinks<T> {
     private static final class Inbox<T> {
         long epoch;
         long expected = 1;
+        /** Whether the link has started (L2): its first message was handed on. */
+        boolean started;
         long gapSinceNanos;
         final TreeMap<Long, T> pending = new TreeMap<>();
 
@@ -140,6 +160,7 @@ final class OrderedLinks<T> {
         void reset(long newEpoch) {
             epoch = newEpoch;
             expected = 1;
+            started = false;
             pending.clear();
         }
     }

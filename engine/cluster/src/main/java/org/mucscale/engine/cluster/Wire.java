@@ -44,6 +44,14 @@ import org.mucscale.engine.stanza.XmlElement;
  *   ADMIN_ANSWER := varint callId, varint status, string contentType,            its answer, to the node that sent
  *               string body, varint n, (string header, string value)*            the call
  * </pre>
+ *
+ * <p>Forward compatibility (wire version 3, {@link NodeVersions#WIRE_VERSION}): every message is delimited by its send
+ * or by its length in a batch, so a reader reads the fields it knows and ignores whatever follows them. A later version
+ * may append fields at the end of a body that a reader may safely ignore, and send them to every peer of wire version
+ * 3 or later; anything else (a new kind, a changed or reordered field, a flag that must not be ignored) raises the
+ * wire version and goes only to peers that publish it. Wire versions 1 and 2 refused any byte after the known fields.
+ * A FORWARD flag after {@link #ORIGIN} puts its fields after the stanza, so that a reader that does not know it can
+ * still read the stanza and refuse it to its sender ({@link UnknownFlags}).
  */
 final class Wire {
     static final int FORWARD = 1;
@@ -272,6 +280,44 @@ final class Wire {
         return out;
     }
 
+    /**
+     * A forward this build reads but must not handle: it has a flag of a later wire version (which a reader may not
+     * ignore, by the rule above). Its stanza is readable, so its sender can be told ({@link #refusal}).
+     */
+    static final class UnknownFlags extends IllegalArgumentException {
+        final Jid room;
+        final String entryNode;
+        final XmlElement stanza;
+
+        UnknownFlags(int flags, Jid room, String entryNode, XmlElement stanza) {
+            super("unknown forward flags " + flags);
+            this.room = room;
+            this.entryNode = entryNode;
+            this.stanza = stanza;
+        }
+
+        /**
+         * The error for the stanza's sender (service-unavailable, from the room; its recipient is added as a relay
+         * adds it), or null for a stanza of type error or without a sender: no error answers an error.
+         */
+        XmlElement refusal() {
+            if ("error".equals(stanza.attribute("type")) || stanza.attribute("from") == null) {
+                return null;
+            }
+            String ns = "urn:ietf:params:xml:ns:xmpp-stanzas";
+            XmlElement.Builder reply = XmlElement.builder(stanza.name()).attribute("from", stanza.attribute("to"))
+                    .attribute("type", "error").attribute("id", stanza.attribute("id"));
+            if (stanza.name().equals("presence") && stanza.child("x", "http://jabber.org/protocol/muc") != null) {
+                reply.child(XmlElement.builder("x", "http://jabber.org/protocol/muc").build());
+            }
+            return reply.child(XmlElement.builder("error").attribute("type", "cancel")
+                    .child(XmlElement.builder("service-unavailable", ns).build())
+                    .child(XmlElement.builder("text", ns).attribute("xml:lang", "en").text("the chat service is being "
+                            + "upgraded and this room's server cannot handle this yet; try again shortly").build())
+                    .build()).build();
+        }
+    }
+
     /** Kind of a message read only as far as its header (see {@link #headerOnly}). */
     static final int UNREADABLE = 0;
 
@@ -293,6 +339,7 @@ final class Wire {
         }
     }
 
+    /** Reads a message; bytes after the fields of its kind (fields of a later version) are ignored. */
     static Message decode(byte[] bytes) {
         Codec.In in = new Codec.In(bytes);
         int kind = in.u8();
@@ -304,9 +351,6 @@ final class Wire {
                 String entry = in.string();
                 int hops = in.u8();
                 int flags = in.u8();
-                if ((flags & ~(RESENT | ORIGIN)) != 0) {
-                    throw new IllegalArgumentException("unknown forward flags " + flags);
-                }
                 Forwarded origin = null;
                 if ((flags & ORIGIN) != 0) {
                     String owner = in.requiredString("origin owner");
@@ -314,9 +358,12 @@ final class Wire {
                     origin = new Forwarded(owner, sender, in.i64(), in.varint());
                 }
                 XmlElement stanza = in.element();
-                in.end();
                 if (room == null || stanza == null) {
                     throw new IllegalArgumentException("a forwarded stanza needs a room and a stanza");
+                }
+                if ((flags & ~(RESENT | ORIGIN)) != 0) {
+                    // a later version's flag: its fields follow the stanza (the rule above), so the stanza reads
+                    throw new UnknownFlags(flags, room, entry, stanza);
                 }
                 return new Message(kind, epoch, seq, room, entry, hops, stanza, null, (flags & RESENT) != 0, 0, 0,
                         List.of(), null, origin);
@@ -342,7 +389,6 @@ final class Wire {
                         throw new IllegalArgumentException("relay delivery " + i + " has no recipient");
                     }
                 }
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, new Relay(sent, stanzas, index, recipients));
             }
             case REDELIVER -> {
@@ -360,20 +406,17 @@ final class Wire {
                         throw new IllegalArgumentException("re-delivery " + i + " has no recipient");
                     }
                 }
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null,
                         new Relay(sent, new RenderedStanza[] {stanza}, new int[m], recipients, key));
             }
             case HANDOFF -> {
                 Jid room = in.jid();
-                in.end();
                 if (room == null) {
                     throw new IllegalArgumentException("a hand-off needs a room");
                 }
                 return new Message(kind, epoch, seq, room, null, 0, null, null);
             }
             case LEAVING -> {
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null);
             }
             case SWITCHED -> {
@@ -382,7 +425,6 @@ final class Wire {
                 for (int i = 0; i < n; i++) {
                     members.add(in.requiredString("member"));
                 }
-                in.end();
                 if (members.isEmpty()) {
                     throw new IllegalArgumentException("a view switch names no members");
                 }
@@ -392,7 +434,6 @@ final class Wire {
                 long id = in.varint();
                 AdminCalls.Call c = new AdminCalls.Call(in.requiredString("who"), in.requiredString("method"),
                         in.requiredString("path"), in.string(), in.string(), in.bytes());
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
                         new Admin(id, c, null), null);
             }
@@ -409,14 +450,12 @@ final class Wire {
                 for (int i = 0; i < n; i++) {
                     headers.put(in.requiredString("header"), in.requiredString("header value"));
                 }
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, 0, 0, List.of(),
                         new Admin(id, null, new AdminCalls.Answer(status, type, body == null ? "" : body, headers)), null);
             }
             case CONFIRM -> {
                 long confirmedEpoch = in.i64();
                 long upTo = in.varint();
-                in.end();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, confirmedEpoch, upTo);
             }
             default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import org.junit.jupiter.api.Test;
 
-/** The versions map's value format (NodeVersions): what later builds may append is ignored; this build is named. */
+/**
+ * The versions map's value format (NodeVersions): what later builds may append is ignored; this build is named; an
+ * unreadable message is said once per node and version, with both versions, and counted every time.
+ */
 class NodeVersionsTest {
 
     @Test
@@ -42,5 +45,52 @@ class NodeVersionsTest {
         assertThat(m.epoch()).isEqualTo(-77L);
         assertThat(m.seq()).isEqualTo(5);
         assertThat(Wire.headerOnly(new byte[] {1, 2})).as("not even a header").isNull();
+    }
+
+    @Test
+    void unreadable_saidOncePerNodeAndVersion_withBothVersions_countedEveryTime() {
+        java.util.Map<String, byte[]> entries = new java.util.concurrent.ConcurrentHashMap<>();
+        ClusterMap map = new ClusterMap() { // the map's contents only: NodeVersions reads and writes nothing else
+            @Override
+            public void putAll(java.util.Map<String, byte[]> e) {
+                entries.putAll(e);
+            }
+
+            @Override
+            public java.util.Map<String, byte[]> getAll(java.util.Collection<String> keys) {
+                java.util.Map<String, byte[]> out = new java.util.HashMap<>();
+                keys.forEach(k -> {
+                    if (entries.containsKey(k)) {
+                        out.put(k, entries.get(k));
+                    }
+                });
+                return out;
+            }
+
+            @Override
+            public byte[] get(String key) {
+                return entries.get(key);
+            }
+
+            @Override
+            public void removeAll(java.util.Collection<String> keys) {
+                keys.forEach(entries::remove);
+            }
+
+            @Override
+            public java.util.Set<String> keys() {
+                return entries.keySet();
+            }
+        };
+        NodeVersions here = new NodeVersions(map, "a", new NodeVersions.Version(2, "1.0.0"));
+        new NodeVersions(map, "b", new NodeVersions.Version(3, "1.1.0")).publish();
+        String said = here.unreadable("b", new IllegalArgumentException("unknown cluster message kind 42"));
+        assertThat(said).contains("node b, which runs 1.1.0 (wire version 3)")
+                .contains("this node a runs 1.0.0 (wire version 2)").contains("unknown cluster message kind 42");
+        assertThat(here.unreadable("b", new IllegalArgumentException("again"))).as("said once").isNull();
+        new NodeVersions(map, "b", new NodeVersions.Version(4, "1.2.0")).publish();
+        assertThat(here.unreadable("b", new IllegalArgumentException("x"))).as("another version of b: said again")
+                .contains("1.2.0 (wire version 4)");
+        assertThat(here.unreadableCount()).isEqualTo(3);
     }
 }

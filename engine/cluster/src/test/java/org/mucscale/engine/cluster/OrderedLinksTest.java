@@ -19,13 +19,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Per-link order over a transport that reorders and loses. Invariants pinned: each sender's messages are handed on
  * exactly once and in sequence order; a gap is waited for until it is {@code timeout} old (measured from when the
  * link last made progress), then skipped, counted once, and never filled late; a new sender epoch starts the link at
- * 1; {@link OrderedLinks#forget} drops what was held. Time is passed in, so every case is exact.
+ * 1; a link's first message above 1 starts it after the start window, counted as no gap (L2, cluster-protocol.md);
+ * {@link OrderedLinks#forget} drops what was held. Time is passed in, so every case is exact.
  */
 class OrderedLinksTest {
     private static final long TIMEOUT = 100;
+    private static final long START = 30;
     private static final long EPOCH = 7;
 
-    private final OrderedLinks<Long> links = new OrderedLinks<>(TIMEOUT);
+    private final OrderedLinks<Long> links = new OrderedLinks<>(TIMEOUT, START);
     private final List<Long> out = new ArrayList<>();
 
     private int receive(long seq, long now) {
@@ -67,7 +69,7 @@ class OrderedLinksTest {
     @Test
     void epoch_perInstance_stableAndDistinct() {
         assertThat(links.epoch()).isEqualTo(links.epoch());
-        assertThat(new OrderedLinks<Long>(1).epoch()).isNotEqualTo(links.epoch());
+        assertThat(new OrderedLinks<Long>(1, 1).epoch()).isNotEqualTo(links.epoch());
     }
 
     // ------------------------------------------------------------------------------------------ order
@@ -131,7 +133,7 @@ class OrderedLinksTest {
     @Test
     void receive_twoSenders_independentLinks() {
         List<String> got = new ArrayList<>();
-        OrderedLinks<String> l = new OrderedLinks<>(TIMEOUT);
+        OrderedLinks<String> l = new OrderedLinks<>(TIMEOUT, START);
         l.receive("a", 1, 2, "a2", 0, got::add);
         l.receive("b", 1, 1, "b1", 0, got::add);
         l.receive("b", 1, 2, "b2", 0, got::add);
@@ -143,53 +145,58 @@ class OrderedLinksTest {
 
     @Test
     void receive_gapYoungerThanTimeout_stillHeld() {
-        receive(2, 0);
-        assertThat(receive(3, TIMEOUT - 1)).isZero();
-        assertThat(out).isEmpty();
+        receive(1, 0);
+        receive(3, 0);
+        assertThat(receive(4, TIMEOUT - 1)).isZero();
+        assertThat(out).containsExactly(1L);
         assertThat(links.held()).isEqualTo(2);
     }
 
     @Test
     void receive_gapAsOldAsTimeout_skippedCountedAndDrained() {
-        receive(2, 0);
-        receive(3, 50);
-        assertThat(receive(5, TIMEOUT)).isEqualTo(1);
-        assertThat(out).containsExactly(2L, 3L);
+        receive(1, 0);
+        receive(3, 0);
+        receive(4, 50);
+        assertThat(receive(6, TIMEOUT)).isEqualTo(1);
+        assertThat(out).containsExactly(1L, 3L, 4L);
         assertThat(links.held()).isEqualTo(1);
         // the lost message shows up late: too late, it is dropped rather than delivered out of order
-        assertThat(receive(1, TIMEOUT + 1)).isZero();
-        assertThat(out).containsExactly(2L, 3L);
+        assertThat(receive(2, TIMEOUT + 1)).isZero();
+        assertThat(out).containsExactly(1L, 3L, 4L);
     }
 
     @Test
     void sweep_gapYoungerThanTimeout_nothing() {
-        receive(2, 0);
+        receive(1, 0);
+        receive(3, 0);
         assertThat(links.sweep(TIMEOUT - 1, out::add)).isZero();
-        assertThat(out).isEmpty();
+        assertThat(out).containsExactly(1L);
         assertThat(links.held()).isEqualTo(1);
     }
 
     @Test
     void sweep_staleGap_skippedCountedAndDrained() {
-        receive(2, 0);
-        receive(3, 10);
+        receive(1, 0);
+        receive(3, 0);
+        receive(4, 10);
         assertThat(links.sweep(TIMEOUT, out::add)).isEqualTo(1);
-        assertThat(out).containsExactly(2L, 3L);
+        assertThat(out).containsExactly(1L, 3L, 4L);
         assertThat(links.held()).isZero();
         assertThat(links.sweep(10 * TIMEOUT, out::add)).isZero();
-        receive(4, 10 * TIMEOUT);
-        assertThat(out).containsExactly(2L, 3L, 4L);
+        receive(5, 10 * TIMEOUT);
+        assertThat(out).containsExactly(1L, 3L, 4L, 5L);
     }
 
     @Test
     void sweep_twoGapsOnOneLink_secondWaitsItsOwnTimeout() {
-        receive(2, 0);
-        receive(4, 0);
+        receive(1, 0);
+        receive(3, 0);
+        receive(5, 0);
         assertThat(links.sweep(TIMEOUT, out::add)).isEqualTo(1);
-        assertThat(out).containsExactly(2L);
+        assertThat(out).containsExactly(1L, 3L);
         assertThat(links.sweep(2 * TIMEOUT - 1, out::add)).isZero();
         assertThat(links.sweep(2 * TIMEOUT, out::add)).isEqualTo(1);
-        assertThat(out).containsExactly(2L, 4L);
+        assertThat(out).containsExactly(1L, 3L, 5L);
         assertThat(links.held()).isZero();
     }
 
@@ -197,11 +204,12 @@ class OrderedLinksTest {
     void sweep_gapsOnSeveralLinks_eachSkippedAndSummed() {
         List<Long> got = new ArrayList<>();
         for (String from : List.of("a", "b", "c")) {
-            links.receive(from, EPOCH, 2, 2L, 0, got::add);
+            links.receive(from, EPOCH, 1, 1L, 0, got::add);
+            links.receive(from, EPOCH, 3, 3L, 0, got::add);
         }
         links.receive("d", EPOCH, 1, 1L, 0, got::add);
         assertThat(links.sweep(TIMEOUT, got::add)).isEqualTo(3);
-        assertThat(got).containsExactly(1L, 2L, 2L, 2L);
+        assertThat(got).containsExactly(1L, 1L, 1L, 1L, 3L, 3L, 3L);
     }
 
     @Test
@@ -218,6 +226,66 @@ class OrderedLinksTest {
     void sweep_noLinks_nothing() {
         assertThat(links.sweep(Long.MAX_VALUE, out::add)).isZero();
         assertThat(out).isEmpty();
+    }
+
+    // ------------------------------------------------------------------------------------------ a link's start (L2)
+
+    @Test
+    void receive_firstMessageAboveOne_startsTheLinkAfterTheStartWindow_noGapCounted() {
+        // the sender numbered its link before this run: the restarted receiver's first message is 41
+        assertThat(receive(41, 0)).isZero();
+        assertThat(receive(42, START - 1)).isZero();
+        assertThat(out).as("held for the start window: a lower number may be on its way").isEmpty();
+        assertThat(links.sweep(START, out::add)).as("a link's start is no gap").isZero();
+        assertThat(out).containsExactly(41L, 42L);
+        assertThat(receive(43, START)).isZero();
+        assertThat(out).containsExactly(41L, 42L, 43L);
+        assertThat(links.sweep(100 * TIMEOUT, out::add)).isZero();
+    }
+
+    @Test
+    void receive_firstMessageAboveOne_startWindowPassedOnReceive_startsThereWithoutASweep() {
+        receive(41, 0);
+        assertThat(receive(43, START)).as("a link's start is no gap").isZero();
+        assertThat(out).containsExactly(41L);
+        assertThat(links.held()).isEqualTo(1);
+    }
+
+    @Test
+    void receive_lowerNumberWithinTheStartWindow_startsTheLinkThere() {
+        receive(42, 0);
+        receive(41, START - 1); // reordered: it starts the link
+        assertThat(links.sweep(START, out::add)).isZero();
+        assertThat(out).containsExactly(41L, 42L);
+        assertThat(receive(1, START)).as("below the start: no run of this receiver's").isZero();
+        assertThat(out).containsExactly(41L, 42L);
+    }
+
+    @Test
+    void receive_seqOneAfterAHigherFirst_startsTheLinkAtOnce() {
+        receive(2, 0);
+        receive(1, 1);
+        assertThat(out).containsExactly(1L, 2L);
+        assertThat(links.held()).isZero();
+    }
+
+    @Test
+    void sweep_realGapAfterTheStart_stillSkippedAndCounted() {
+        receive(41, 0);
+        links.sweep(START, out::add); // started at 41
+        receive(43, START);
+        assertThat(links.sweep(START + TIMEOUT - 1, out::add)).isZero();
+        assertThat(links.sweep(START + TIMEOUT, out::add)).as("a gap within the run").isEqualTo(1);
+        assertThat(out).containsExactly(41L, 43L);
+    }
+
+    @Test
+    void receive_newSenderEpochAboveOne_startsAgainAfterTheWindow_noGapCounted() {
+        receive(1, 0);
+        List<Long> got = new ArrayList<>();
+        links.receive("a", EPOCH + 1, 7, 107L, 0, got::add);
+        assertThat(links.sweep(START, got::add)).isZero();
+        assertThat(got).containsExactly(107L);
     }
 
     // ------------------------------------------------------------------------------------------ epochs, forget
@@ -263,7 +331,8 @@ class OrderedLinksTest {
 
     @Test
     void forget_unknownNode_noEffect() {
-        receive(2, 0);
+        receive(1, 0);
+        receive(3, 0);
         links.forget("zz");
         assertThat(links.held()).isEqualTo(1);
     }
@@ -315,7 +384,7 @@ class OrderedLinksTest {
         List<Long> seqs = new ArrayList<>(range(1, n));
         Collections.shuffle(seqs, new Random(11));
         long[] order = seqs.stream().mapToLong(Long::longValue).toArray();
-        OrderedLinks<Long> l = new OrderedLinks<>(TimeUnit.HOURS.toNanos(1));
+        OrderedLinks<Long> l = new OrderedLinks<>(TimeUnit.HOURS.toNanos(1), TimeUnit.HOURS.toNanos(1));
         assertOneToN(deliverConcurrently(l, order, 4), n);
         assertThat(l.held()).isZero();
     }
@@ -327,7 +396,7 @@ class OrderedLinksTest {
         seqs.addAll(range(1, n));
         Collections.shuffle(seqs, new Random(12));
         long[] order = seqs.stream().mapToLong(Long::longValue).toArray();
-        OrderedLinks<Long> l = new OrderedLinks<>(TimeUnit.HOURS.toNanos(1));
+        OrderedLinks<Long> l = new OrderedLinks<>(TimeUnit.HOURS.toNanos(1), TimeUnit.HOURS.toNanos(1));
         assertOneToN(deliverConcurrently(l, order, 4), n);
         assertThat(l.held()).isZero();
     }
