@@ -124,7 +124,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final StateReads stateReads;
     /** Room-administration calls to and from other nodes (issue 37). */
     private final AdminCalls adminCalls;
-    private final RelayIn relayIn;
+    private final RelayWriter relayIn;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
     /** 2 MB; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
@@ -173,11 +173,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
         long lingerNanos = settings.get(ClusterSettings.BATCH_LINGER).toNanos();
         this.outbox = new Outbox(transport, lingerNanos, listener);
-        this.writer = new Writer(lingerNanos);
         this.rooms = transport.map(ROOMS_MAP);
         this.tails = transport.map(TAILS_MAP);
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
+        this.writer = new ReplicationWriter(lingerNanos, rooms, tails, occupants, directory, listener);
         this.starts = transport.map(STARTS_MAP);
         this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
@@ -190,7 +190,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }, transport::members, settings.get(ClusterSettings.ADMIN_TIMEOUT).toNanos());
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
-        this.relayIn = new RelayIn();
+        this.relayIn = new RelayWriter(delivered, crashedNodes, listener);
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -655,7 +655,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public CompletableFuture<Void> barrier() {
-        CompletableFuture<Void> written = writer.submit(new Writer.Batch());
+        CompletableFuture<Void> written = writer.submit(new ReplicationBatch());
         // on a room thread: also wait for its earlier runs' deliveries to leave (their relays go out after their
         // writes, on the release thread), so that a message is confirmed to its entry node only after its relays
         // were sent; one confirmed while its relays still waited would be neither resent nor re-delivered
@@ -738,7 +738,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         sendRelay(target, b);
     }
 
-    private static long nowMicros() {
+    static long nowMicros() {
         Instant now = Instant.now();
         return now.getEpochSecond() * 1_000_000L + now.getNano() / 1_000;
     }
@@ -762,7 +762,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail,
                                              List<AcceptedMark> marks) {
         long start = System.nanoTime();
-        Writer.Batch batch = new Writer.Batch();
+        ReplicationBatch batch = new ReplicationBatch();
         for (Jid room : removed) {
             // records are numbered from 1; free the slots of the newest min(seq, slots), or all if seq is unknown
             Long seq = tailSeqs.remove(room);
@@ -832,223 +832,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return w;
     }
 
-    /**
-     * One writer for the node's replicated state (group commit): room threads queue their flushes' changes; the
-     * writer takes everything queued, merges it (a later image of a room replaces an earlier one; a put after a
-     * removal of the same key revives it), writes it in one round (removals, tails, then images, so an image never
-     * names tail records that are not there yet) and completes every flush's future. One writer means writes never
-     * overtake each other, and under load one round carries many flushes.
-     */
-    private final class Writer implements Runnable {
-        private final java.util.ArrayDeque<Batch> queue = new java.util.ArrayDeque<>();
-        private final Thread thread = daemon(this, "mucscale-cluster-write");
-        /** How long a round waits after its first batch for more to write with it (the batch linger). */
-        private final long lingerNanos;
-        private boolean stopped;
-
-        Writer(long lingerNanos) {
-            this.lingerNanos = lingerNanos;
-        }
-
-        static final class Batch {
-            final Map<String, byte[]> roomPuts = new HashMap<>();
-            final Map<String, byte[]> tailPuts = new HashMap<>();
-            final Set<String> roomRemovals = new HashSet<>();
-            final Set<String> tailRemovals = new HashSet<>();
-            final Map<String, byte[]> listed = new HashMap<>();
-            final Set<String> unlisted = new HashSet<>();
-            final Map<String, byte[]> occupantPuts = new HashMap<>();
-            final Set<String> occupantRemovals = new HashSet<>();
-            final OccupantSlots.Changes occupantChanges = new OccupantSlots.Changes() {
-                @Override
-                public void put(String key, byte[] value) {
-                    occupantRemovals.remove(key);
-                    occupantPuts.put(key, value);
-                    bytes += value.length;
-                }
-
-                @Override
-                public void remove(String key) {
-                    occupantPuts.remove(key);
-                    occupantRemovals.add(key);
-                }
-            };
-            final CompletableFuture<Void> done = new CompletableFuture<>();
-
-            void list(String key, byte[] name) {
-                unlisted.remove(key);
-                listed.put(key, name);
-            }
-
-            void unlist(String key) {
-                listed.remove(key);
-                unlisted.add(key);
-            }
-            int bytes;
-
-            void remove(String roomKey, List<String> tailKeys) {
-                dropRoom(roomKey);
-                tailKeys.forEach(this::dropTail);
-            }
-
-            private void dropRoom(String key) {
-                roomPuts.remove(key);
-                roomRemovals.add(key);
-            }
-
-            private void dropTail(String key) {
-                tailPuts.remove(key);
-                tailRemovals.add(key);
-            }
-
-            void putRoom(String key, byte[] value) {
-                roomRemovals.remove(key);
-                roomPuts.put(key, value);
-                bytes += value.length;
-            }
-
-            void putTail(String key, byte[] value) {
-                tailRemovals.remove(key);
-                tailPuts.put(key, value);
-                bytes += value.length;
-            }
-
-            void mergeLater(Batch later) {
-                later.roomRemovals.forEach(this::dropRoom);
-                later.tailRemovals.forEach(this::dropTail);
-                later.roomPuts.forEach(this::putRoom);
-                later.tailPuts.forEach(this::putTail);
-                later.unlisted.forEach(this::unlist);
-                later.listed.forEach(this::list);
-                later.occupantRemovals.forEach(occupantChanges::remove);
-                later.occupantPuts.forEach(occupantChanges::put);
-            }
-
-            int entries() {
-                return roomPuts.size() + tailPuts.size() + roomRemovals.size() + tailRemovals.size()
-                        + occupantPuts.size() + occupantRemovals.size();
-            }
-        }
-
-        void start() {
-            thread.start();
-        }
-
-        CompletableFuture<Void> submit(Batch b) {
-            synchronized (queue) {
-                if (stopped) {
-                    b.done.completeExceptionally(new IllegalStateException("the cluster node is stopped"));
-                    return b.done;
-                }
-                queue.add(b);
-                queue.notifyAll();
-            }
-            return b.done;
-        }
-
-        @Override
-        public void run() {
-            while (true) {
-                List<Batch> taken = new ArrayList<>();
-                synchronized (queue) {
-                    while (queue.isEmpty() && !stopped) {
-                        try {
-                            queue.wait();
-                        } catch (InterruptedException e) {
-                            return;
-                        }
-                    }
-                    if (queue.isEmpty()) {
-                        return;
-                    }
-                    lingerForMore();
-                    taken.addAll(queue);
-                    queue.clear();
-                }
-                Batch merged = new Batch();
-                long start = System.nanoTime();
-                try {
-                    // inside the try: whatever fails, the taken batches complete and the writer goes on
-                    for (Batch b : taken) {
-                        merged.mergeLater(b);
-                    }
-                    listener.replicationRound(taken.size());
-                    if (!merged.roomRemovals.isEmpty()) {
-                        rooms.removeAll(merged.roomRemovals);
-                    }
-                    if (!merged.tailRemovals.isEmpty()) {
-                        tails.removeAll(merged.tailRemovals);
-                    }
-                    if (!merged.occupantRemovals.isEmpty()) {
-                        occupants.removeAll(merged.occupantRemovals);
-                    }
-                    if (!merged.tailPuts.isEmpty()) {
-                        tails.putAll(merged.tailPuts);
-                    }
-                    if (!merged.occupantPuts.isEmpty()) {
-                        occupants.putAll(merged.occupantPuts);
-                    }
-                    if (!merged.roomPuts.isEmpty()) {
-                        rooms.putAll(merged.roomPuts);
-                    }
-                    if (!merged.unlisted.isEmpty()) {
-                        directory.removeAll(merged.unlisted);
-                    }
-                    if (!merged.listed.isEmpty()) {
-                        directory.putAll(merged.listed);
-                    }
-                    for (Batch b : taken) {
-                        b.done.complete(null);
-                    }
-                } catch (RuntimeException e) {
-                    for (Batch b : taken) {
-                        b.done.completeExceptionally(e);
-                    }
-                }
-                slowRound(start, taken.size(), merged.entries());
-            }
-        }
-
-        /**
-         * A round that took {@value #SLOW_ROUND_MS} ms or more is logged with when it started: every room thread's
-         * deliveries wait behind it, so these lines are the replication part of a failover's timeline (a member that
-         * died holds the rounds that touch its partitions until the cluster has removed it).
-         */
-        private void slowRound(long startNanos, int flushes, int entries) {
-            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-            if (tookMs >= SLOW_ROUND_MS) {
-                LOG.info("a replication round of {} entries ({} flushes) took {} ms, started at {}", entries, flushes,
-                        tookMs, System.currentTimeMillis() - tookMs);
-            }
-        }
-
-        static final long SLOW_ROUND_MS = 200;
-
-        /** Holding the queue's lock, with something queued: lets the linger pass so later flushes join this round. */
-        private void lingerForMore() {
-            if (lingerNanos == 0) {
-                return;
-            }
-            long deadline = System.nanoTime() + lingerNanos;
-            for (long left = lingerNanos; left > 0 && !stopped; left = deadline - System.nanoTime()) {
-                try {
-                    TimeUnit.NANOSECONDS.timedWait(queue, left);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-
-        void stop() {
-            synchronized (queue) {
-                stopped = true;
-                queue.notifyAll();
-            }
-        }
-    }
-
-    private final Writer writer;
+    private final ReplicationWriter writer;
 
     static String roomKey(Jid room) {
         return room.toString();
@@ -1166,35 +950,21 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /**
      * A late message from a crashed node's run. A relay goes to the relay writer, which writes each of its groupchat
      * messages only where this node has not written it yet (the take-over may have re-delivered it already;
-     * {@code RelayIn.writeWhereNew}); its presences and everything else are dropped, as the room's new owner has the
+     * {@code RelayWriter.writeWhereNew}); its presences and everything else are dropped, as the room's new owner has the
      * current state.
      */
     private void lateFromDeparted(String fromNode, Wire.Message m) {
         Wire.Relay r = m.relay();
         if (r != null && r.redeliveryKey() != 0) {
             relayIn.offer(r);
-            countLateFromDeparted(fromNode, m.kind(), 1);
+            relayIn.countLateFromDeparted(fromNode, m.kind(), 1);
         } else if (r != null) {
-            relayIn.offer(new LateRelay(fromNode, r)); // counted where it is written
+            relayIn.offerLate(fromNode, r); // counted where it is written
         } else {
-            countLateFromDeparted(fromNode, m.kind(), 0);
+            relayIn.countLateFromDeparted(fromNode, m.kind(), 0);
         }
     }
 
-    /** A relay of a crashed node's run that arrived after its link was forgotten: written only where new. */
-    private record LateRelay(String fromNode, Wire.Relay relay) {
-    }
-
-    private void countLateFromDeparted(String fromNode, int kind, int kept) {
-        listener.lateFromDeparted(kept);
-        long n = lateFromDeparted.incrementAndGet();
-        if (n <= 10 || Long.bitCount(n) == 1) {
-            LOG.info("a message from crashed node {} arrived after it had left (kind {}, {} messages written where "
-                    + "not yet delivered; {} so far)", fromNode, kind, kept, n);
-        }
-    }
-
-    private final java.util.concurrent.atomic.AtomicLong lateFromDeparted = new java.util.concurrent.atomic.AtomicLong();
 
     /** A message and the node it came from, as the ordered links hold it. */
     private record Inbound(String fromNode, Wire.Message message) {
@@ -1238,7 +1008,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
             case Wire.CONFIRM -> onConfirm(fromNode, m);
-            case Wire.RELAY -> relayIn.offer(in); // its sender decides how it is written (RelayIn.write)
+            case Wire.RELAY -> relayIn.offerFrom(in.fromNode(), m.relay()); // its sender decides how it is written
             case Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
             case Wire.SWITCHED -> clusterThread.execute(() -> onSwitched(fromNode, m.members()));
@@ -2073,7 +1843,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             written.get(handoffTimeoutNanos, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             LOG.warn("{} relays from other nodes were still unwritten after {} ms; adopting {} rooms anyway (their "
-                    + "earlier messages may reach this node's occupants after newer ones)", relayIn.queue.size(),
+                    + "earlier messages may reach this node's occupants after newer ones)", relayIn.backlog(),
                     TimeUnit.NANOSECONDS.toMillis(handoffTimeoutNanos), rooms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -2259,166 +2029,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** Relays from other nodes waiting to be written here (a gauge). */
     public int relayBacklog() {
-        return relayIn.queue.size();
+        return relayIn.backlog();
     }
 
     // ------------------------------------------------------------------------------------------- relay writer
-
-    /**
-     * Writes relays from other nodes to this node's sessions through the host's delivery, on one thread that flushes
-     * after each run (so the host's batched writes apply to relayed deliveries too).
-     */
-    private final class RelayIn implements Runnable {
-        /**
-         * Relays built here and re-deliveries ({@link Wire.Relay}), relays of other nodes ({@link Inbound}, or
-         * {@link LateRelay} when their link was already forgotten) and barriers ({@link CompletableFuture}), in
-         * arrival order.
-         */
-        final BlockingQueue<Object> queue = new ArrayBlockingQueue<>(65_536);
-        volatile Delivery host;
-        private final Thread thread = daemon(this, "mucscale-cluster-relay-in");
-        private final LongAdder dropped = new LongAdder();
-        private volatile boolean running = true;
-
-        void start() {
-            thread.start();
-        }
-
-        /** A relay built here, or a re-delivery (its key decides where it is written). */
-        void offer(Wire.Relay r) {
-            enqueue(r);
-        }
-
-        /** A relay another node sent (an {@link Inbound} of kind RELAY). */
-        void offer(Inbound relayFrom) {
-            enqueue(relayFrom);
-        }
-
-        void offer(LateRelay late) {
-            enqueue(late);
-        }
-
-        private void enqueue(Object r) {
-            if (!queue.offer(r)) {
-                dropped.increment();
-                if (Long.bitCount(dropped.sum()) == 1) {
-                    LOG.warn("relay backlog full: {} relays from other nodes dropped so far", dropped.sum());
-                }
-            }
-        }
-
-        /**
-         * Completes once every relay queued before it is written and flushed to the host (at once if the writer is
-         * not running or its queue is full: nothing more can be promised then).
-         */
-        CompletableFuture<Void> barrier() {
-            CompletableFuture<Void> done = new CompletableFuture<>();
-            if (!running || !thread.isAlive() || !queue.offer(done)) {
-                done.complete(null);
-            }
-            return done;
-        }
-
-        @Override
-        public void run() {
-            while (running) {
-                try {
-                    Object item = queue.poll(100, TimeUnit.MILLISECONDS);
-                    if (item == null) {
-                        continue;
-                    }
-                    Delivery h = host;
-                    do {
-                        if (item instanceof Wire.Relay r) {
-                            write(h, r);
-                        } else if (item instanceof Inbound in) {
-                            if (crashedNodes.contains(in.fromNode())) {
-                                writeWhereNew(h, in.fromNode(), in.message().relay());
-                            } else {
-                                write(h, in.message().relay());
-                            }
-                        } else if (item instanceof LateRelay late) {
-                            writeWhereNew(h, late.fromNode(), late.relay());
-                        } else {
-                            // everything before the barrier is handed to the host before anyone is told so
-                            h.flush();
-                            ((CompletableFuture<?>) item).complete(null);
-                        }
-                        item = queue.poll();
-                    } while (item != null);
-                    h.flush();
-                } catch (InterruptedException e) {
-                    return;
-                } catch (RuntimeException e) {
-                    LOG.warn("writing a relay failed", e);
-                }
-            }
-        }
-
-        /**
-         * A relay of a node that crashed, taken after the view switch (or arriving after its link was forgotten,
-         * {@link #lateFromDeparted}): each groupchat message is written only if this node has not written it (the
-         * take-over may have re-delivered it); presences and the like are dropped, as the room's new owner has the
-         * current state.
-         */
-        private void writeWhereNew(Delivery h, String fromNode, Wire.Relay r) {
-            int kept = 0;
-            for (int s = 0; s < r.stanzas().length; s++) {
-                long key = DeliveredIds.keyOf(r.stanzas()[s]);
-                if (key == 0) {
-                    continue;
-                }
-                kept++;
-                if (!delivered.add(key)) {
-                    listener.redeliveredAlreadyHad();
-                    continue;
-                }
-                int n = 0;
-                for (int i = 0; i < r.recipients().length; i++) {
-                    if (r.stanzaIndex()[i] == s) {
-                        h.deliver(r.stanzas()[s], r.recipients()[i]);
-                        n++;
-                    }
-                }
-                listener.redelivered(n);
-            }
-            countLateFromDeparted(fromNode, Wire.RELAY, kept);
-        }
-
-        private void write(Delivery h, Wire.Relay r) {
-            if (r.redeliveryKey() != 0) {
-                if (delivered.add(r.redeliveryKey())) {
-                    for (Jid recipient : r.recipients()) {
-                        h.deliver(r.stanzas()[0], recipient);
-                    }
-                    listener.redelivered(r.recipients().length);
-                } else {
-                    listener.redeliveredAlreadyHad();
-                }
-                return;
-            }
-            for (RenderedStanza s : r.stanzas()) {
-                long key = DeliveredIds.keyOf(s);
-                if (key != 0) {
-                    delivered.add(key);
-                }
-            }
-            long latency = nowMicros() - r.sentMicros();
-            for (int i = 0; i < r.recipients().length; i++) {
-                h.deliver(r.stanzas()[r.stanzaIndex()[i]], r.recipients()[i]);
-            }
-            listener.relayReceived(r.recipients().length, Math.max(0, latency));
-        }
-
-        void stop() {
-            running = false;
-            thread.interrupt();
-            for (Object item : queue) {
-                if (item instanceof CompletableFuture<?> f) {
-                    f.complete(null);
-                }
-            }
-        }
-    }
 
 }
