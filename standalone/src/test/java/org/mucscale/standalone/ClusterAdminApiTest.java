@@ -17,8 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.mucscale.engine.cluster.ClusterMap;
-import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.muc.admin.AdminException;
 import org.mucscale.engine.runtime.MucScaleEngine;
@@ -51,23 +49,12 @@ class ClusterAdminApiTest {
     }
 
     /** The real transport; while {@link #dropAnswers} is set, this node's ADMIN_ANSWERs are not sent (kind 10). */
-    static final class DroppingAnswers implements ClusterTransport {
+    static final class DroppingAnswers extends ForwardingTransport {
         private static final byte ADMIN_ANSWER = 10;
-        private final HazelcastClusterTransport real;
         volatile boolean dropAnswers;
 
         DroppingAnswers(HazelcastClusterTransport real) {
-            this.real = real;
-        }
-
-        @Override
-        public String localNode() {
-            return real.localNode();
-        }
-
-        @Override
-        public List<String> members() {
-            return real.members();
+            super(real);
         }
 
         @Override
@@ -76,21 +63,6 @@ class ClusterAdminApiTest {
                 return;
             }
             real.send(node, message);
-        }
-
-        @Override
-        public ClusterMap map(String name) {
-            return real.map(name);
-        }
-
-        @Override
-        public void start(Listener listener) {
-            real.start(listener);
-        }
-
-        @Override
-        public void stop() {
-            real.stop();
         }
     }
 

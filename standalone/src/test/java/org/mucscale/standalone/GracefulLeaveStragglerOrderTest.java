@@ -17,8 +17,6 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.mucscale.engine.cluster.ClusterMap;
-import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
 import org.mucscale.testkit.FreePort;
@@ -42,8 +40,7 @@ class GracefulLeaveStragglerOrderTest {
     private final List<Delaying> transports = new ArrayList<>();
 
     /** The real transport, with forwards it sends and leave announcements it receives delayed while set. */
-    static final class Delaying implements ClusterTransport {
-        private final HazelcastClusterTransport real;
+    static final class Delaying extends ForwardingTransport {
         private final ScheduledExecutorService later = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "test-delay");
             t.setDaemon(true);
@@ -53,17 +50,7 @@ class GracefulLeaveStragglerOrderTest {
         volatile long leavingDelayMs;
 
         Delaying(HazelcastClusterTransport real) {
-            this.real = real;
-        }
-
-        @Override
-        public String localNode() {
-            return real.localNode();
-        }
-
-        @Override
-        public List<String> members() {
-            return real.members();
+            super(real);
         }
 
         @Override
@@ -74,11 +61,6 @@ class GracefulLeaveStragglerOrderTest {
             } else {
                 real.send(node, message);
             }
-        }
-
-        @Override
-        public ClusterMap map(String name) {
-            return real.map(name);
         }
 
         @Override

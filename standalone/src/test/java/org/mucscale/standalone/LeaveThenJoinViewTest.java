@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.mucscale.engine.cluster.ClusterMap;
-import org.mucscale.engine.cluster.ClusterTransport;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
 import org.mucscale.testkit.FreePort;
@@ -29,34 +27,13 @@ class LeaveThenJoinViewTest {
     private final List<ClusterEnginesTest.Node> nodes = new ArrayList<>();
 
     /** The real transport; while {@code hold} is set, membership reports wait for the next LEAVING and follow it. */
-    static final class HoldingViews implements ClusterTransport {
-        private final HazelcastClusterTransport real;
+    static final class HoldingViews extends ForwardingTransport {
         volatile boolean hold;
         volatile List<String> held;
         volatile boolean leavingThenView;
 
         HoldingViews(HazelcastClusterTransport real) {
-            this.real = real;
-        }
-
-        @Override
-        public String localNode() {
-            return real.localNode();
-        }
-
-        @Override
-        public List<String> members() {
-            return real.members();
-        }
-
-        @Override
-        public void send(String node, byte[] message) {
-            real.send(node, message);
-        }
-
-        @Override
-        public ClusterMap map(String name) {
-            return real.map(name);
+            super(real);
         }
 
         @Override
@@ -85,11 +62,6 @@ class LeaveThenJoinViewTest {
                     listener.membersChanged(members);
                 }
             });
-        }
-
-        @Override
-        public void stop() {
-            real.stop();
         }
     }
 

@@ -150,25 +150,14 @@ class MixedWireVersionsTest {
      * map, and sends every message with a field of that version appended after the fields this build knows (in a
      * batch, after each message's). Only the bytes between the engine and the real transport are changed.
      */
-    static final class NewerWire implements org.mucscale.engine.cluster.ClusterTransport {
+    static final class NewerWire extends ForwardingTransport {
         private static final int BATCH = 7;
         /** The newer version's field: a varint and a string, as a later build might append. */
         private static final byte[] FIELD = {3, 12, 'p', 'r', 'i', 'o', 'r', 'i', 't', 'y', '=', '5'};
-        private final HazelcastClusterTransport real;
         final java.util.concurrent.atomic.AtomicLong appended = new java.util.concurrent.atomic.AtomicLong();
 
         NewerWire(HazelcastClusterTransport real) {
-            this.real = real;
-        }
-
-        @Override
-        public String localNode() {
-            return real.localNode();
-        }
-
-        @Override
-        public List<String> members() {
-            return real.members();
+            super(real);
         }
 
         @Override
@@ -255,16 +244,6 @@ class MixedWireVersionsTest {
             string(out, "0.2.0-newer");
             out.writeBytes(FIELD);
             return out.toByteArray();
-        }
-
-        @Override
-        public void start(Listener listener) {
-            real.start(listener);
-        }
-
-        @Override
-        public void stop() {
-            real.stop();
         }
     }
 
