@@ -360,12 +360,10 @@ final class EventLoopWriteBatches {
                 }
                 HeldWrites held = ch.attr(HELD).get();
                 if ((held == null || held.isEmpty()) && ch.isWritable()) {
-                    if (UnackedStanzas.isRequest(stanzas[i])) {
-                        writeTo(ch, stanzas[i], ""); // an <r/> after the stanza that made it due: not a delivery
-                        continue;
+                    writeTo(ch, stanzas[i], recipientText(stanzas[i], recipients[i]));
+                    if (!UnackedStanzas.isRequest(stanzas[i])) {
+                        done++; // an <r/> after the stanza that made it due is not a delivery
                     }
-                    writeTo(ch, stanzas[i], Xml.escapeAttribute(recipients[i].toString()));
-                    done++;
                     continue;
                 }
                 if (held == null) {
@@ -429,6 +427,11 @@ final class EventLoopWriteBatches {
         return p.length > 1 && p[0] == '<' && p[1] == 'p';
     }
 
+    /** What goes between a stanza's prefix and suffix: the escaped recipient, or nothing for an {@code <r/>}. */
+    private static String recipientText(RenderedStanza stanza, Jid recipient) {
+        return UnackedStanzas.isRequest(stanza) ? "" : Xml.escapeAttribute(recipient.toString());
+    }
+
     /** Encodes one stanza into a buffer from the channel's allocator and writes it (not flushed). */
     static int writeTo(Channel ch, RenderedStanza stanza, String escapedTo) {
         byte[] prefix = stanza.prefixUtf8();
@@ -470,7 +473,7 @@ final class EventLoopWriteBatches {
          * must keep meaning what the server sent, so it waits whatever the bound.
          */
         void hold(RenderedStanza stanza, Jid recipient, boolean counted) {
-            String to = UnackedStanzas.isRequest(stanza) ? "" : Xml.escapeAttribute(recipient.toString());
+            String to = recipientText(stanza, recipient);
             int length = stanza.prefixUtf8().length + ByteBufUtil.utf8Bytes(to) + stanza.suffixUtf8().length;
             long max = owner.recipientMaxQueuedBytes;
             long inChannel = pendingInChannel();

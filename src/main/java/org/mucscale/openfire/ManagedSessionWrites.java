@@ -137,7 +137,6 @@ final class ManagedSessionWrites {
         }
         // counted first, then handed over: the monitor is held across both, so no other count or write of this
         // session comes between, and each <r/> that a count makes due is written right after its stanza
-        out.clear();
         for (int j = from; j < to; j++) {
             out.add(p.stanzas[j], p.recipients[j]);
             RenderedStanza request = counter.count(p.sm, p.stanzas[j], p.recipients[j]);
@@ -147,6 +146,7 @@ final class ManagedSessionWrites {
         }
         batches.writeNow(p.session, out.stanzas, out.recipients, 0, out.size, true);
         outlet.wroteRaw(to - from, true, out.size - (to - from));
+        out.clear(); // holds nothing between runs
     }
 
     /**

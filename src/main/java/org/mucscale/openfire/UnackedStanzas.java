@@ -73,27 +73,14 @@ final class UnackedStanzas {
         return s == REQUEST_V3 || s == REQUEST_V2;
     }
 
-    /** Openfire's request frequency, read as {@code JiveGlobals.getLongProperty} reads it. */
+    /** Openfire's request frequency, read as its {@code sentStanza} reads it. */
     static long frequency() {
-        return longProperty(FREQUENCY, DEFAULT_FREQUENCY);
+        return JiveGlobals.getLongProperty(FREQUENCY, DEFAULT_FREQUENCY);
     }
 
-    /** Openfire's bound on kept copies, read as {@code JiveGlobals.getIntProperty} reads it. */
+    /** Openfire's bound on kept copies, read as its {@code getMaximumUnacknowledgedStanzas} reads it. */
     static int maxUnacked() {
-        return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, longProperty(MAX_UNACKED,
-                DEFAULT_MAX_UNACKED)));
-    }
-
-    private static long longProperty(String name, long fallback) {
-        String v = JiveGlobals.getProperty(name);
-        if (v == null) {
-            return fallback;
-        }
-        try {
-            return Long.parseLong(v.trim());
-        } catch (NumberFormatException e) {
-            return fallback;
-        }
+        return JiveGlobals.getIntProperty(MAX_UNACKED, DEFAULT_MAX_UNACKED);
     }
 
     /**

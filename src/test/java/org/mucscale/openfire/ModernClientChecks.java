@@ -66,18 +66,8 @@ final class ModernClientChecks {
             }
             RealOpenfireIT.waitUntil("dave gets all", Duration.ofSeconds(20), () -> size(daveGot) >= first + second);
             Thread.sleep(500); // let the raw writes to bob's dead connection happen before the cut
-            proxy.cut();
-            RealOpenfireIT.waitUntil("bob notices the cut", Duration.ofSeconds(20), () -> !bob.isConnected());
-            bob.connect().login();
-            assertThat(bob.streamWasResumed()).as("bob resumed its stream").isTrue();
-            RealOpenfireIT.waitUntil("bob gets the resent messages", Duration.ofSeconds(20),
-                    () -> size(bobGot) >= first + second);
-            Thread.sleep(500);
-            List<String> expected = new ArrayList<>();
-            for (int i = 0; i < first + second; i++) {
-                expected.add("sm" + i);
-            }
-            assertThat(copy(bobGot)).as("bob: each message once, in order, across the cut").isEqualTo(expected);
+            List<String> expected = cutResumeAndExpect(proxy, bob, bobGot, "sm", first + second,
+                    "bob: each message once, in order, across the cut");
             assertThat(copy(daveGot)).as("dave: each message once, in order").isEqualTo(expected);
             assertThat(gauge("mucscale_openfire_rendered_copies_built") - builtBefore)
                     .as("the resent copies were mucscale's rendered copies, built when resent")
@@ -126,19 +116,8 @@ final class ModernClientChecks {
                 a.sendMessage("rq" + i);
             }
             Thread.sleep(1_000); // the server writes into bob's dead connection and counts
-            proxy.cut();
-            RealOpenfireIT.waitUntil("bob notices the cut", Duration.ofSeconds(20), () -> !bob.isConnected());
-            bob.connect().login();
-            assertThat(bob.streamWasResumed()).as("bob resumed its stream").isTrue();
-            RealOpenfireIT.waitUntil("bob gets the resent messages", Duration.ofSeconds(20),
-                    () -> size(bobGot) >= first + second);
-            Thread.sleep(500);
-            List<String> expected = new ArrayList<>();
-            for (int i = 0; i < first + second; i++) {
-                expected.add("rq" + i);
-            }
-            assertThat(copy(bobGot)).as("bob: each message once, in order, across acks, a cut and resumption")
-                    .isEqualTo(expected);
+            cutResumeAndExpect(proxy, bob, bobGot, "rq", first + second,
+                    "bob: each message once, in order, across acks, a cut and resumption");
             a.leave();
         }
     }
@@ -282,6 +261,26 @@ final class ModernClientChecks {
                     .as("alice's and bob's copies take the raw path").isGreaterThanOrEqualTo(2 * count);
         }
         a.leave();
+    }
+
+    /**
+     * Cuts bob's relayed connection, resumes his stream, and checks that he has {@code prefix0} to
+     * {@code prefix(total - 1)}, each once and in order; returns that list.
+     */
+    private static List<String> cutResumeAndExpect(CuttableProxy proxy, XMPPTCPConnection bob, List<String> bobGot,
+                                           String prefix, int total, String description) throws Exception {
+        proxy.cut();
+        RealOpenfireIT.waitUntil("bob notices the cut", Duration.ofSeconds(20), () -> !bob.isConnected());
+        bob.connect().login();
+        assertThat(bob.streamWasResumed()).as("bob resumed its stream").isTrue();
+        RealOpenfireIT.waitUntil("bob gets the resent messages", Duration.ofSeconds(20), () -> size(bobGot) >= total);
+        Thread.sleep(500);
+        List<String> expected = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            expected.add(prefix + i);
+        }
+        assertThat(copy(bobGot)).as(description).isEqualTo(expected);
+        return expected;
     }
 
     private static XMPPTCPConnection viaProxy(String user, CuttableProxy proxy) throws Exception {

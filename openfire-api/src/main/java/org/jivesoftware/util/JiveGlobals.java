@@ -13,6 +13,10 @@ public class JiveGlobals {
 
     public static String getProperty(String name, String defaultValue) { return defaultValue; }
 
+    public static int getIntProperty(String name, int defaultValue) { return defaultValue; }
+
+    public static long getLongProperty(String name, long defaultValue) { return defaultValue; }
+
     public static void setProperty(String name, String value) { }
 
     public static void setProperty(String name, String value, boolean encrypt) { }
