@@ -90,23 +90,23 @@ class RoomsPageBrowserTest {
         String base = "http://127.0.0.1:" + engine.http().port() + "/mucscale-rooms.jsp";
         driver.get(base);
         assertThat(driver.getPageSource()).contains("120 room(s).", "room000", "room049").doesNotContain("room050<");
-        driver.findElement(By.id("next")).click();
+        loadsNewPage(() -> driver.findElement(By.id("next")).click());
         assertThat(driver.getPageSource()).contains("room050", "room099").doesNotContain(">room049<");
-        driver.findElement(By.id("next")).click();
+        loadsNewPage(() -> driver.findElement(By.id("next")).click());
         assertThat(driver.findElements(By.cssSelector("#rooms tbody tr"))).hasSize(20);
         shot("rooms-list");
 
         driver.get(base);
         driver.findElement(By.id("search")).sendKeys("grand");
-        driver.findElement(By.id("search")).submit();
+        loadsNewPage(() -> driver.findElement(By.id("search")).submit());
         assertThat(driver.getPageSource()).contains("1 room(s) match.");
-        driver.findElement(By.linkText("room077")).click();
+        loadsNewPage(() -> driver.findElement(By.linkText("room077")).click());
         assertThat(driver.findElement(By.id("occupants")).getText()).contains("ann@example.org/pc", "participant");
 
         var occupantForm = driver.findElement(By.cssSelector("form.occupant"));
         new Select(occupantForm.findElement(By.name("do"))).selectByVisibleText("kick");
         occupantForm.findElement(By.name("reason")).sendKeys("flooding");
-        occupantForm.findElement(By.tagName("button")).click();
+        loadsNewPage(() -> occupantForm.findElement(By.tagName("button")).click());
         assertThat(driver.findElement(By.id("notice")).getText()).contains("Done: kick ann");
         for (int i = 0; i < 200 && sent.stream().noneMatch(x -> x.contains("code=\"307\"")); i++) {
             Thread.sleep(10);
@@ -117,11 +117,22 @@ class RoomsPageBrowserTest {
                 .filter(f -> f.findElement(By.name("affiliation")).getAttribute("value").equals("member"))
                 .findFirst().orElseThrow();
         members.findElement(By.name("jids")).sendKeys("a@example.org, b@example.org");
-        members.findElement(By.tagName("button")).click();
+        loadsNewPage(() -> members.findElement(By.tagName("button")).click());
         assertThat(driver.findElement(By.id("notice")).getText()).contains("Added 2 member(s)");
         assertThat(driver.findElement(By.id("members")).getText()).contains("a@example.org", "b@example.org");
         shot("room");
         assertThat(engine.adminApi().audit().newest(5)).extracting(AuditTrail.Entry::who).contains("dashboard");
+    }
+
+    /**
+     * Runs a click or submit that loads a new page and returns once that page has replaced the old one: read at once,
+     * the old page's elements can still be found (a stale {@code #notice} from the previous action, seen in CI).
+     */
+    private void loadsNewPage(Runnable action) {
+        org.openqa.selenium.WebElement old = driver.findElement(By.tagName("html"));
+        action.run();
+        new org.openqa.selenium.support.ui.WebDriverWait(driver, java.time.Duration.ofSeconds(20))
+                .until(org.openqa.selenium.support.ui.ExpectedConditions.stalenessOf(old));
     }
 
     private void shot(String name) throws Exception {
