@@ -1,6 +1,5 @@
 package org.mucscale.standalone;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.mucscale.standalone.ClusterEnginesTest.await;
 import static org.mucscale.standalone.ClusterEnginesTest.groupchat;
 import static org.mucscale.standalone.ClusterEnginesTest.instantRoom;
@@ -74,6 +73,9 @@ class DestroyedRoomTailTest {
                         .child(XmlElement.builder("destroy").build()).build())
                 .build());
         await(() -> rooms.get(room) == null, "the room's image removed");
-        assertThat(tails.keys()).as("tail records of the destroyed room").noneMatch(k -> k.startsWith(room + "#"));
+        // the writer removes images before tail records in the same round (ReplicationWriter), so the image going
+        // first is no sign the round is over; with the old slot arithmetic the newest record stays for good
+        await(() -> tails.keys().stream().noneMatch(k -> k.startsWith(room + "#")),
+                "no tail record of the destroyed room left");
     }
 }
