@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -59,37 +60,45 @@ import org.slf4j.LoggerFactory;
  * bounded by {@code mucscale.openfire.recipient-max-queued-bytes}: beyond it that recipient's oldest waiting presence
  * is dropped first, and when no presence is left the recipient is removed from its rooms (status 333 with a reason,
  * see {@link #onSlowRecipient}) and what waited for it is dropped. All of it is counted. Stanzas that take the slow way
- * through Openfire are not bounded here.
+ * through Openfire are not bounded here, and neither are stanzas a stream manager counted: while nothing waits for
+ * their recipient they go into the channel past the mark, as Openfire writes its own, because a client must get them
+ * in the order they were counted and Openfire's writes for it do not wait here (ManagedRunsTest).
  */
 final class EventLoopWriteBatches {
-    private static final Logger LOG = LoggerFactory.getLogger(EventLoopWriteBatches.class);
+    static final Logger LOG = LoggerFactory.getLogger(EventLoopWriteBatches.class);
     private final ThreadLocal<Gathered> perThread = new ThreadLocal<>();
     /** Builds the copies stream managers keep of counted stanzas; null until {@link #manageWith} is called. */
     private volatile RenderedPackets renderedPackets;
     private volatile ManagedSessionWrites.Outlet outlet;
     /** Openfire's unacknowledged-stanza queues, when laid out as 5.1's; null: counted through {@code sentStanza}. */
     private volatile UnackedStanzas unacked;
-    private final LongAdder written = new LongAdder();
+    final LongAdder written = new LongAdder();
     private final LongAdder batches = new LongAdder();
-    private final LongAdder closed = new LongAdder();
+    final LongAdder closed = new LongAdder();
     private final LongAdder rejected = new LongAdder();
     /** Takes arrival-to-socket-write nanoseconds, one per message and batch; null records nothing. */
     private volatile java.util.function.LongConsumer writeLatency;
-    private final LongAdder presencesShed = new LongAdder();
-    private final LongAdder slowDropped = new LongAdder();
-    private final LongAdder slowRemoved = new LongAdder();
+    final LongAdder presencesShed = new LongAdder();
+    final LongAdder slowDropped = new LongAdder();
+    final LongAdder slowRemoved = new LongAdder();
     /** The most bytes one slow recipient has had waiting (here and in its channel) since start. */
-    private final AtomicLong slowPeakBytes = new AtomicLong();
+    final AtomicLong slowPeakBytes = new AtomicLong();
     /** Per channel, the waiting stanzas of a recipient that reads slowly; a fresh key per class loader (plugin reload). */
-    private static final AttributeKey<HeldWrites> HELD = AttributeKey.newInstance(
+    static final AttributeKey<HeldWrites> HELD = AttributeKey.newInstance(
             "mucscale.held-writes." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));
+    /**
+     * Per channel, which thread's {@link ManagedRuns} wrote its session's newest counted stanza and that stanza's entry in the
+     * stream manager ({@link ManagedRuns}); a fresh key per class loader.
+     */
+    static final AttributeKey<Object[]> LAST = AttributeKey.newInstance(
+            "mucscale.last-counted." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));
     /** Per channel, the write promise that swallows failures ({@link #quietPromise}); a fresh key per class loader. */
     private static final AttributeKey<ChannelPromise> QUIET = AttributeKey.newInstance(
             "mucscale.quiet-promise." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));
-    private volatile long recipientMaxQueuedBytes = OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES.defaultValue();
-    private volatile Consumer<Jid> slowRecipient = jid -> { };
-    private volatile LongConsumer droppedSink = n -> { };
-    private volatile Runnable removedSink = () -> { };
+    volatile long recipientMaxQueuedBytes = OpenfireSettings.RECIPIENT_MAX_QUEUED_BYTES.defaultValue();
+    volatile Consumer<Jid> slowRecipient = jid -> { };
+    volatile LongConsumer droppedSink = n -> { };
+    volatile Runnable removedSink = () -> { };
 
     /** Bytes one recipient may have waiting (dynamic setting {@code mucscale.openfire.recipient-max-queued-bytes}). */
     void recipientMaxQueuedBytes(long bytes) {
@@ -151,30 +160,110 @@ final class EventLoopWriteBatches {
     }
 
     /**
-     * Hands {@code session}'s stanzas {@code from} to {@code to} (exclusive) to its connection's event loop as one task,
-     * now (the caller holds its managers' monitors, {@link ManagedSessionWrites}); {@code counted} stanzas are never
-     * dropped by the slow-recipient bound. Nothing is written when the session has no connection (detached: its stream
-     * manager resends).
+     * A room thread's managed runs of one hand-over ({@link ManagedSessionWrites}), written into batches that are
+     * handed to their event loop at their first run and may take later runs until that loop starts on them.
+     *
+     * <p>Why: a task per session's run cost a task, a queue hand-off and often a wake-up per recipient: 11.9 % of
+     * Openfire's CPU with every client stream-managed (JFR, ref-5000-sm, 2026-12-02).
+     *
+     * <p>Order (the rule of {@link ManagedSessionWrites}: a session's stanzas reach its event loop in the order its
+     * stream manager numbered them). A batch already queued on the loop stands before every write queued since, so a
+     * run may join it only if none of those was for this session. The rule: a counted run joins only when the newest
+     * stanza its stream manager holds ({@code newestBefore}, read under the monitor) is the newest one this thread
+     * wrote to the same channel ({@link #LAST}). Then every write for the session so far went in this thread's
+     * batches on that loop, all queued no later than the one it joins; Openfire's own counts, another room thread's,
+     * a resumption onto a new channel, or an empty queue all make the run start a new batch, queued after everything.
+     * Uncounted runs never join. A batch its loop has started on, or a full one, takes nothing more
+     * ({@link Writes#append}): the run goes on in a new batch behind it.
+     *
+     * <p>Owner: the room thread of the {@link Gathered} it belongs to; {@link #end} forgets the batches (their loops'
+     * from their first hand-off on). {@link #LAST} is written and read under the session's stream manager's monitor.
      */
-    void writeNow(LocalClientSession session, RenderedStanza[] stanzas, Jid[] recipients, int from, int to,
-                  boolean counted) {
-        Connection connection = session.getConnection();
-        if (connection == null || connection.isClosed()) {
-            return;
-        }
-        Channel ch = NettyChannels.channelOf(connection);
-        if (ch == null) {
-            for (int i = from; i < to; i++) {
-                session.deliverRawText(UnackedStanzas.isRequest(stanzas[i]) ? stanzas[i].prefix()
-                        : StanzaText.forConnection(connection, stanzas[i], recipients[i]));
+    final class ManagedRuns {
+        private final ArrayList<Writes> open = new ArrayList<>(8);
+        /** Who wrote, in {@link #LAST}: a plain object, so that a channel pins neither a thread nor our classes. */
+        private final Object writer = new Object();
+
+        /**
+         * Writes {@code session}'s stanzas {@code from} to {@code to} (exclusive); the caller holds its managers'
+         * monitors. {@code counted} stanzas are never dropped by the slow-recipient bound; {@code newestBefore} and
+         * {@code newestAfter} are the newest stanza its stream manager held before and after counting them (null when
+         * not counted). Nothing is written when the session has no connection (detached: its stream manager resends).
+         */
+        void write(LocalClientSession session, RenderedStanza[] stanzas, Jid[] recipients, int from, int to,
+                   boolean counted, Object newestBefore, Object newestAfter) {
+            Connection connection = session.getConnection();
+            if (connection == null || connection.isClosed()) {
+                return;
             }
-            return;
+            Channel ch = NettyChannels.channelOf(connection);
+            if (ch == null) {
+                for (int i = from; i < to; i++) {
+                    session.deliverRawText(UnackedStanzas.isRequest(stanzas[i]) ? stanzas[i].prefix()
+                            : StanzaText.forConnection(connection, stanzas[i], recipients[i]));
+                }
+                return;
+            }
+            write(ch, stanzas, recipients, from, to, counted, newestBefore, newestAfter);
         }
-        Writes w = new Writes(ch.eventLoop(), this, to - from, counted);
-        for (int i = from; i < to; i++) {
-            w.add(ch, stanzas[i], recipients[i]);
+
+        /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
+        void write(Channel ch, RenderedStanza[] stanzas, Jid[] recipients, int from, int to, boolean counted,
+                   Object newestBefore, Object newestAfter) {
+            EventLoop loop = ch.eventLoop();
+            io.netty.util.Attribute<Object[]> last = counted ? ch.attr(LAST) : null;
+            Object[] mine = last == null ? null : last.get();
+            boolean mayJoin = newestBefore != null && mine != null && mine[0] == writer
+                    && mine[1] == newestBefore;
+            int slot = find(loop, counted);
+            Writes w = slot < 0 || !mayJoin ? null : open.get(slot);
+            for (int i = from; i < to; i++) {
+                if (w == null || !w.append(ch, stanzas[i], recipients[i])) {
+                    if (w != null && !w.queued) {
+                        queue(w); // full before its first hand-off
+                    }
+                    w = Writes.open(loop, EventLoopWriteBatches.this, counted);
+                    w.append(ch, stanzas[i], recipients[i]); // a fresh batch takes its first entry
+                    if (slot < 0) {
+                        slot = open.size();
+                        open.add(w);
+                    } else {
+                        open.set(slot, w);
+                    }
+                }
+            }
+            if (w != null && !w.queued) {
+                queue(w);
+            }
+            if (last != null && newestAfter != null) {
+                if (mine == null) {
+                    mine = new Object[2]; // JDK types only: a channel may outlive this plugin's class loader
+                    last.set(mine);
+                }
+                mine[0] = writer;
+                mine[1] = newestAfter;
+            }
         }
-        submit(w);
+
+        private int find(EventLoop loop, boolean counted) {
+            for (int i = 0; i < open.size(); i++) {
+                Writes w = open.get(i);
+                if (w.loop == loop && w.counted == counted) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+
+        private void queue(Writes w) {
+            w.queued = true;
+            submit(w);
+        }
+
+        /** Ends the hand-over: its batches are their event loops' now. */
+        void end() {
+            open.clear();
+        }
     }
 
     /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
@@ -225,7 +314,11 @@ final class EventLoopWriteBatches {
             submit(w);
         }
         if (g.managed != null && !g.managed.isEmpty()) {
-            g.managed.handOver(this);
+            if (g.runs == null) {
+                g.runs = new ManagedRuns();
+            }
+            g.managed.handOver(g.runs);
+            g.runs.end();
         }
     }
 
@@ -235,8 +328,9 @@ final class EventLoopWriteBatches {
             batches.increment();
         } catch (RejectedExecutionException e) {
             // the event loop is shutting down (server stop): its connections are closing anyway
-            rejected.add(w.size);
-            LOG.debug("MUC Scale: {} stanzas not written, their event loop is shutting down", w.size);
+            int n = w.take();
+            rejected.add(n);
+            LOG.debug("MUC Scale: {} stanzas not written, their event loop is shutting down", n);
         }
     }
 
@@ -288,6 +382,7 @@ final class EventLoopWriteBatches {
         final List<Writes> loops = new ArrayList<>(4);
         /** Stanzas for stream-managed and CSI-tracked sessions, made on first use. */
         ManagedSessionWrites managed;
+        ManagedRuns runs;
 
         ManagedSessionWrites managed(RenderedPackets packets, UnackedStanzas unacked,
                                      ManagedSessionWrites.Outlet outlet) {
@@ -310,29 +405,47 @@ final class EventLoopWriteBatches {
         }
     }
 
-    /** The stanzas for one event loop's channels: filled by a room thread, then run once on that event loop. */
+    /**
+     * The stanzas for one event loop's channels, run once on that event loop. A plain batch is filled by a room thread
+     * and then handed over. An open batch ({@link ManagedRuns}) is handed over at its first entry and takes more
+     * ({@link #append}) until the loop starts on it: {@code published} counts the entries the filler has published,
+     * and the loop's {@link #take} swaps in {@link #CLOSED} and reads exactly that many. Fixed capacity, so no array is
+     * replaced while the loop may read it.
+     */
     private static final class Writes implements Runnable {
+        static final int OPEN_CAPACITY = 256;
+        static final int CLOSED = -1;
         final EventLoop loop;
         private final EventLoopWriteBatches owner;
         /** Counted by a stream manager: never dropped by the slow-recipient bound. */
-        private final boolean counted;
+        final boolean counted;
+        /** Null for a plain batch; for an open one, the entries published so far, or {@link #CLOSED}. */
+        private final AtomicInteger published;
+        /** An open batch was handed to its loop (the filler's own flag). */
+        boolean queued;
         Channel[] channels;
         RenderedStanza[] stanzas;
         Jid[] recipients;
         int size;
 
         Writes(EventLoop loop, EventLoopWriteBatches owner) {
-            this(loop, owner, 32, false);
+            this(loop, owner, 32, false, null);
         }
 
-        Writes(EventLoop loop, EventLoopWriteBatches owner, int capacity, boolean counted) {
+        private Writes(EventLoop loop, EventLoopWriteBatches owner, int capacity, boolean counted,
+                       AtomicInteger published) {
             this.loop = loop;
             this.owner = owner;
             this.counted = counted;
+            this.published = published;
             int n = Math.max(1, capacity);
             channels = new Channel[n];
             stanzas = new RenderedStanza[n];
             recipients = new Jid[n];
+        }
+
+        static Writes open(EventLoop loop, EventLoopWriteBatches owner, boolean counted) {
+            return new Writes(loop, owner, OPEN_CAPACITY, counted, new AtomicInteger());
         }
 
         void add(Channel channel, RenderedStanza stanza, Jid recipient) {
@@ -348,8 +461,29 @@ final class EventLoopWriteBatches {
             size++;
         }
 
+        /**
+         * Adds an entry to an open batch, or answers false when it is full or its loop has started on it (then the
+         * entry is not in it). The entry is written before the count that publishes it, so the loop sees it whole.
+         */
+        boolean append(Channel channel, RenderedStanza stanza, Jid recipient) {
+            int n = published.get();
+            if (n == CLOSED || n == channels.length) {
+                return false;
+            }
+            channels[n] = channel;
+            stanzas[n] = stanza;
+            recipients[n] = recipient;
+            return published.compareAndSet(n, n + 1);
+        }
+
+        /** The entries to run: all of a plain batch; an open batch's published ones, after which it takes no more. */
+        int take() {
+            return published == null ? size : published.getAndSet(CLOSED);
+        }
+
         @Override
         public void run() {
+            int size = take();
             int done = 0;
             int gone = 0;
             for (int i = 0; i < size; i++) {
@@ -359,7 +493,9 @@ final class EventLoopWriteBatches {
                     continue;
                 }
                 HeldWrites held = ch.attr(HELD).get();
-                if ((held == null || held.isEmpty()) && ch.isWritable()) {
+                // counted stanzas are never held back while nothing waits: Openfire writes its own for the session
+                // into the channel whatever its writability, and the client must get them in the order counted
+                if ((held == null || held.isEmpty()) && (counted || ch.isWritable())) {
                     writeTo(ch, stanzas[i], recipientText(stanzas[i], recipients[i]));
                     if (!UnackedStanzas.isRequest(stanzas[i])) {
                         done++; // an <r/> after the stanza that made it due is not a delivery
@@ -428,7 +564,7 @@ final class EventLoopWriteBatches {
     }
 
     /** What goes between a stanza's prefix and suffix: the escaped recipient, or nothing for an {@code <r/>}. */
-    private static String recipientText(RenderedStanza stanza, Jid recipient) {
+    static String recipientText(RenderedStanza stanza, Jid recipient) {
         return UnackedStanzas.isRequest(stanza) ? "" : Xml.escapeAttribute(recipient.toString());
     }
 
@@ -445,148 +581,4 @@ final class EventLoopWriteBatches {
         return length;
     }
 
-    /**
-     * One slow recipient's waiting stanzas, in order, and the pipeline handler that writes them when its channel
-     * becomes writable again. Touched only on the channel's event loop. Stays in the pipeline once added (cheap: it
-     * only passes events on); it holds no stanza once the recipient has caught up.
-     */
-    static final class HeldWrites extends ChannelInboundHandlerAdapter {
-        private final Channel channel;
-        private final EventLoopWriteBatches owner;
-        private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
-        private long bytes;
-        /** Removal was asked for; until the recipient catches up, what does not fit is dropped, not asked again. */
-        private boolean removing;
-
-        HeldWrites(Channel channel, EventLoopWriteBatches owner) {
-            this.channel = channel;
-            this.owner = owner;
-        }
-
-        boolean isEmpty() {
-            return waiting.isEmpty();
-        }
-
-        /**
-         * Queues a stanza behind the others, then keeps the recipient within the bound (see the class note). A
-         * {@code counted} stanza (its stream manager numbered it) is never dropped or shed: the client's {@code h}
-         * must keep meaning what the server sent, so it waits whatever the bound.
-         */
-        void hold(RenderedStanza stanza, Jid recipient, boolean counted) {
-            String to = recipientText(stanza, recipient);
-            int length = stanza.prefixUtf8().length + ByteBufUtil.utf8Bytes(to) + stanza.suffixUtf8().length;
-            long max = owner.recipientMaxQueuedBytes;
-            long inChannel = pendingInChannel();
-            boolean sheddable = !counted && isPresence(stanza);
-            if (removing && bytes + inChannel + length > max) {
-                if (!counted) {
-                    drop(1); // the recipient is being removed: what does not fit goes (the removal's presence fits)
-                    return;
-                }
-                waiting.addLast(new Waiting(stanza, to, length, false, true));
-                bytes += length;
-                return;
-            }
-            waiting.addLast(new Waiting(stanza, to, length, sheddable, counted));
-            bytes += length;
-            while (bytes + inChannel > max) {
-                if (!shedOldestPresence()) {
-                    remove(recipient);
-                    break;
-                }
-            }
-            long total = bytes + inChannel;
-            if (total > owner.slowPeakBytes.get()) {
-                owner.slowPeakBytes.accumulateAndGet(total, Math::max);
-            }
-        }
-
-        private long pendingInChannel() {
-            ChannelOutboundBuffer out = channel.unsafe().outboundBuffer();
-            return out == null ? 0 : out.totalPendingWriteBytes();
-        }
-
-        private boolean shedOldestPresence() {
-            for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
-                Waiting w = it.next();
-                if (w.presence) {
-                    it.remove();
-                    bytes -= w.length;
-                    owner.presencesShed.increment();
-                    owner.droppedSink.accept(1);
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        private void remove(Jid recipient) {
-            int n = 0;
-            for (Iterator<Waiting> it = waiting.iterator(); it.hasNext(); ) {
-                Waiting w = it.next();
-                if (!w.counted) { // counted stanzas stay: their stream manager expects them written or resent
-                    it.remove();
-                    bytes -= w.length;
-                    n++;
-                }
-            }
-            drop(n);
-            removing = true;
-            owner.slowRemoved.increment();
-            owner.removedSink.run();
-            LOG.info("MUC Scale: {} reads too slowly (more than {} bytes waiting); removing it from its rooms",
-                    recipient, owner.recipientMaxQueuedBytes);
-            try {
-                owner.slowRecipient.accept(recipient);
-            } catch (RuntimeException e) {
-                LOG.warn("MUC Scale: could not remove the slow recipient {}", recipient, e);
-            }
-        }
-
-        private void drop(int n) {
-            if (n > 0) {
-                owner.slowDropped.add(n);
-                owner.droppedSink.accept(n);
-            }
-        }
-
-        /** Writes what waits while the channel takes it; the recipient is no longer slow once nothing waits. */
-        void drain() {
-            int n = 0;
-            while (!waiting.isEmpty() && channel.isWritable()) {
-                Waiting w = waiting.pollFirst();
-                bytes -= w.length;
-                writeTo(channel, w.stanza, w.escapedTo);
-                n++;
-            }
-            if (n > 0) {
-                owner.written.add(n);
-                channel.flush();
-            }
-            if (waiting.isEmpty()) {
-                removing = false;
-            }
-        }
-
-        @Override
-        public void channelWritabilityChanged(ChannelHandlerContext ctx) throws Exception {
-            if (ctx.channel().isWritable()) {
-                drain();
-            }
-            super.channelWritabilityChanged(ctx);
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) throws Exception {
-            if (!waiting.isEmpty()) {
-                owner.closed.add(waiting.size());
-                waiting.clear();
-                bytes = 0;
-            }
-            super.channelInactive(ctx);
-        }
-    }
-
-    private record Waiting(RenderedStanza stanza, String escapedTo, int length, boolean presence, boolean counted) {
-    }
 }

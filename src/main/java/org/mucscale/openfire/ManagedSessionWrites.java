@@ -11,7 +11,8 @@ import org.mucscale.engine.stanza.RenderedStanza;
 /**
  * One room thread's raw deliveries to sessions whose stream manager (XEP-0198) counts copies or whose client state
  * indication (XEP-0352) may hold them back, gathered per session and handed over with the thread's other batches
- * ({@link EventLoopWriteBatches#flush}).
+ * ({@link EventLoopWriteBatches#flush}), each session's run joining its event loop's open batch
+ * ({@link EventLoopWriteBatches.ManagedRuns}).
  *
  * <p><b>Stream management</b> (as Openfire implements it): for each session, the order in which its stream manager
  * counts stanzas ({@code sentStanza} numbers them) is the order in which they reach the connection's event loop,
@@ -19,7 +20,7 @@ import org.mucscale.engine.stanza.RenderedStanza;
  * believes, and a resumption would resend the wrong ones. Openfire keeps it by writing and counting under the stream
  * manager's monitor ({@code LocalClientSession.pushPackets}). So does the hand-over here: for each session, under
  * that monitor, it resolves the session's current connection (a resumption may have replaced it since the stanza was
- * gathered), counts each stanza and hands them to its event loop as one task, with each {@code <r/>} request a count
+ * gathered), counts each stanza and hands them to its event loop (a batch already queued there, or a new one), with each {@code <r/>} request a count
  * made due right after its stanza ({@link UnackedStanzas}; where Openfire's stream manager is not laid out as 5.1's,
  * Openfire writes its requests itself). With the monitor held across both, no count or write of another thread comes
  * between.
@@ -88,15 +89,15 @@ final class ManagedSessionWrites {
     }
 
     /** Writes, counts or queues what was gathered, session by session, under each one's monitors (the class rules). */
-    void handOver(EventLoopWriteBatches batches) {
+    void handOver(EventLoopWriteBatches.ManagedRuns runs) {
         counter.refresh();
         for (int i = 0; i < order.size(); i++) {
             Pending p = order.get(i);
             if (p.csi == null) {
-                handOver(batches, p);
+                handOver(runs, p);
             } else {
                 synchronized (p.csi) {
-                    handOver(batches, p);
+                    handOver(runs, p);
                 }
             }
         }
@@ -104,39 +105,40 @@ final class ManagedSessionWrites {
         bySession.clear();
     }
 
-    private void handOver(EventLoopWriteBatches batches, Pending p) {
+    private void handOver(EventLoopWriteBatches.ManagedRuns runs, Pending p) {
         if (p.sm == null) {
-            write(batches, p, false);
+            write(runs, p, false);
         } else {
             synchronized (p.sm) {
-                write(batches, p, p.sm.isEnabled());
+                write(runs, p, p.sm.isEnabled());
             }
         }
     }
 
-    private void write(EventLoopWriteBatches batches, Pending p, boolean counting) {
+    private void write(EventLoopWriteBatches.ManagedRuns runs, Pending p, boolean counting) {
         int run = 0;
         for (int j = 0; j < p.size; j++) {
             if (p.csi != null && !rawMayPass(p.csi, p.stanzas[j])) {
-                writeRun(batches, p, run, j, counting);
+                writeRun(runs, p, run, j, counting);
                 outlet.asPacket(p.session, p.stanzas[j], p.recipients[j]);
                 run = j + 1;
             }
         }
-        writeRun(batches, p, run, p.size, counting);
+        writeRun(runs, p, run, p.size, counting);
     }
 
-    private void writeRun(EventLoopWriteBatches batches, Pending p, int from, int to, boolean counting) {
+    private void writeRun(EventLoopWriteBatches.ManagedRuns runs, Pending p, int from, int to, boolean counting) {
         if (from == to) {
             return;
         }
         if (!counting) {
-            batches.writeNow(p.session, p.stanzas, p.recipients, from, to, false);
+            runs.write(p.session, p.stanzas, p.recipients, from, to, false, null, null);
             outlet.wroteRaw(to - from, false, 0);
             return;
         }
         // counted first, then handed over: the monitor is held across both, so no other count or write of this
         // session comes between, and each <r/> that a count makes due is written right after its stanza
+        Object newestBefore = counter.newest(p.sm);
         for (int j = from; j < to; j++) {
             out.add(p.stanzas[j], p.recipients[j]);
             RenderedStanza request = counter.count(p.sm, p.stanzas[j], p.recipients[j]);
@@ -144,7 +146,7 @@ final class ManagedSessionWrites {
                 out.add(request, p.recipients[j]);
             }
         }
-        batches.writeNow(p.session, out.stanzas, out.recipients, 0, out.size, true);
+        runs.write(p.session, out.stanzas, out.recipients, 0, out.size, true, newestBefore, counter.newest(p.sm));
         outlet.wroteRaw(to - from, true, out.size - (to - from));
         out.clear(); // holds nothing between runs
     }

@@ -42,6 +42,14 @@ final class StanzaCounter {
         return this;
     }
 
+    /**
+     * The newest stanza {@code sm} holds unacknowledged, as an identity to compare ({@link EventLoopWriteBatches
+     * .ManagedRuns}); null when there is none or this Openfire's queue cannot be read.
+     */
+    Object newest(StreamManager sm) {
+        return unacked == null ? null : unacked.newest(sm);
+    }
+
     /** Counts one stanza; returns the request to write right after it, or null (none due, or Openfire wrote it). */
     RenderedStanza count(StreamManager sm, RenderedStanza stanza, Jid recipient) {
         Packet handle = EventLoopWriteBatches.isPresence(stanza) ? presence : message;

@@ -83,6 +83,13 @@ final class UnackedStanzas {
         return JiveGlobals.getIntProperty(MAX_UNACKED, DEFAULT_MAX_UNACKED);
     }
 
+    /** The newest stanza {@code sm} holds unacknowledged, or null (none; the caller holds {@code sm}'s monitor). */
+    Object newest(StreamManager sm) {
+        @SuppressWarnings("unchecked")
+        Deque<StreamManager.UnackedPacket> queue = (Deque<StreamManager.UnackedPacket>) unacked.get(sm);
+        return queue == null ? null : queue.peekLast();
+    }
+
     /**
      * Counts {@code packet} (its copy is kept until acknowledged) and returns the request to write right after it, or
      * null when none is due or Openfire counted it itself. The caller holds {@code sm}'s monitor.
