@@ -111,8 +111,8 @@ final class NodeVersions {
         }
         return "cannot read cluster messages from node " + fromNode + ", which runs "
                 + (theirs == null ? "an unknown version" : theirs.toString()) + "; this node " + local + " runs " + own
-                + ": " + why + ". Dropped: " + dropped + ". Such messages are dropped and counted "
-                + "(mucscale.cluster.unreadable; those whose sender was answered also in "
+                + ": " + why + ". Not handled: " + dropped + ". Such messages are not handled and are counted "
+                + "(mucscale.cluster.unreadable; those whose stanza's sender was answered also in "
                 + "mucscale.cluster.unreadable.answered), said once per node and wire version; finish the rolling "
                 + "upgrade (README, Clustering)";
     }

@@ -72,7 +72,7 @@ final class UnreadableMessages {
         if (said != null) {
             LOG.warn(said);
         } else if (LOG.isDebugEnabled()) {
-            LOG.debug("unreadable cluster message from node {} on {}: {}; dropped {}", fromNode, local,
+            LOG.debug("unreadable cluster message from node {} on {}: {}; not handled: {}", fromNode, local,
                     why.getMessage(), dropped);
         }
     }

@@ -87,7 +87,7 @@ class NodeVersionsTest {
         String said = here.unreadable("b", "unknown cluster message kind 42", "a message of kind 42");
         assertThat(said).contains("node b, which runs 1.1.0 (wire version 3)")
                 .contains("this node a runs 1.0.0 (wire version 2)").contains("unknown cluster message kind 42")
-                .contains("Dropped: a message of kind 42");
+                .contains("Not handled: a message of kind 42");
         assertThat(here.unreadable("b", "again", "x")).as("said once").isNull();
         new NodeVersions(map, "b", new NodeVersions.Version(3, "1.1.1")).publish();
         assertThat(here.unreadable("b", "y", "x")).as("another build of b, same wire version: not said again")
