@@ -307,7 +307,7 @@ class MixedWireVersionsTest {
     // ------------------------------------------------------------------------------------------------ wire by hand
 
     /** {@code u8 kind, i64 epoch, varint seq}, then a string body. */
-    private static byte[] message(int kind, long epoch, long seq, String body) {
+    static byte[] message(int kind, long epoch, long seq, String body) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         header(out, kind, epoch, seq);
         string(out, body);
@@ -315,11 +315,11 @@ class MixedWireVersionsTest {
     }
 
     /** FORWARD := string room, string entryNode, u8 hops, u8 flags, element stanza (present: u8 1). */
-    private static byte[] forward(long epoch, long seq, String room, String entryNode, Map<String, Object> stanza) {
+    static byte[] forward(long epoch, long seq, String room, String entryNode, Map<String, Object> stanza) {
         return forward(epoch, seq, room, entryNode, 0, stanza);
     }
 
-    private static byte[] forward(long epoch, long seq, String room, String entryNode, int flags,
+    static byte[] forward(long epoch, long seq, String room, String entryNode, int flags,
                                   Map<String, Object> stanza) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         header(out, 1, epoch, seq);
@@ -332,14 +332,14 @@ class MixedWireVersionsTest {
         return out.toByteArray();
     }
 
-    private static Map<String, Object> join(String from, String room, String nick) {
+    static Map<String, Object> join(String from, String room, String nick) {
         return Map.of("name", "presence", "attrs", List.of("from", from, "to", room + "/" + nick),
                 "children", List.of(Map.of("name", "x", "ns", "http://jabber.org/protocol/muc")));
     }
 
     /** element := string name, string namespace, varint attrs, (string, string)*, varint children, (u8 1 element)*. */
     @SuppressWarnings("unchecked")
-    private static void element(ByteArrayOutputStream out, Map<String, Object> e) {
+    static void element(ByteArrayOutputStream out, Map<String, Object> e) {
         string(out, (String) e.get("name"));
         string(out, (String) e.get("ns"));
         List<String> attrs = (List<String>) e.getOrDefault("attrs", List.of());
@@ -355,7 +355,7 @@ class MixedWireVersionsTest {
         }
     }
 
-    private static void header(ByteArrayOutputStream out, int kind, long epoch, long seq) {
+    static void header(ByteArrayOutputStream out, int kind, long epoch, long seq) {
         out.write(kind);
         for (int i = 7; i >= 0; i--) {
             out.write((int) (epoch >>> (i * 8)));
@@ -364,7 +364,7 @@ class MixedWireVersionsTest {
     }
 
     /** varint(len + 1) utf8; varint 0 is null. */
-    private static void string(ByteArrayOutputStream out, String s) {
+    static void string(ByteArrayOutputStream out, String s) {
         if (s == null) {
             varint(out, 0);
             return;
@@ -374,7 +374,7 @@ class MixedWireVersionsTest {
         out.writeBytes(b);
     }
 
-    private static void varint(ByteArrayOutputStream out, long v) {
+    static void varint(ByteArrayOutputStream out, long v) {
         while ((v & ~0x7FL) != 0) {
             out.write((int) ((v & 0x7F) | 0x80));
             v >>>= 7;

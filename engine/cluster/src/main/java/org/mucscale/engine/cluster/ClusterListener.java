@@ -47,6 +47,13 @@ public interface ClusterListener {
     default void unreadable() {
     }
 
+    /**
+     * An unreadable message carried a client's stanza, and its sender was answered service-unavailable (counted in
+     * {@link #unreadable} too).
+     */
+    default void unreadableAnswered() {
+    }
+
     /** One round of replicated-map writes, for {@code flushes} room-thread flushes gathered into it. */
     default void replicationRound(int flushes) {
     }

@@ -101,6 +101,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
     private final NodeVersions versions;
+    /** Messages from other nodes that do not read: answered, counted, said once per peer and wire version. */
+    private final UnreadableMessages unreadable;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
@@ -181,6 +183,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.starts = transport.map(STARTS_MAP);
         this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
+        this.unreadable = new UnreadableMessages(versions, local, listener, this::answerUnreadable);
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
         this.adminCalls = new AdminCalls(local, (node, body) -> outbox.sendNow(node,
@@ -855,7 +858,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             messages = Wire.unbatch(message);
         } catch (RuntimeException e) {
-            unreadable(fromNode, e);
+            unreadable.batch(fromNode, e);
             return;
         }
         for (byte[] one : messages) {
@@ -868,10 +871,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             m = Wire.decode(message);
         } catch (RuntimeException e) {
-            unreadable(fromNode, e);
-            if (e instanceof Wire.UnknownFlags u) {
-                refuse(fromNode, u);
-            }
+            unreadable.message(fromNode, message, e); // its stanza's sender answered if it can be told
             m = Wire.headerOnly(message); // its place on the link is taken, so the next ones do not wait for it
             if (m == null) {
                 return;
@@ -892,25 +892,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** Said once per node and version (with both versions), counted every time. */
-    private void unreadable(String fromNode, RuntimeException e) {
-        listener.unreadable();
-        String said = versions.unreadable(fromNode, e);
-        if (said != null) {
-            LOG.warn(said);
-        }
-    }
-
-    /**
-     * A forward of a later wire version that this build must not handle: its sender gets an error (relayed to the node
-     * its session is on) instead of no answer at all. The log said why, once (above).
-     */
-    private void refuse(String fromNode, Wire.UnknownFlags u) {
-        XmlElement error = u.refusal();
-        Jid sender = error == null ? null : Jid.tryParse(u.stanza.attribute("from"));
-        String target = u.entryNode == null || u.entryNode.equals(local) ? fromNode : u.entryNode;
-        if (sender != null && !target.equals(local)) {
-            relayNow(target, RenderedStanza.render(error), sender);
+    /** An unreadable message's answer to its stanza's sender: a relay, or to this node's own session directly. */
+    private void answerUnreadable(String node, RenderedStanza error, Jid sender) {
+        if (node.equals(local)) {
+            relayIn.offer(new Wire.Relay(nowMicros(), new RenderedStanza[] {error}, new int[1], new Jid[] {sender}));
+        } else {
+            relayNow(node, error, sender);
         }
     }
 

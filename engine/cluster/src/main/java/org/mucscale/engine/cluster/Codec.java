@@ -245,10 +245,15 @@ final class Codec {
             return u8() == 0 ? null : readElement(0);
         }
 
-        private XmlElement readElement(int depth) {
-            if (depth > MAX_DEPTH) {
-                throw new IllegalArgumentException("XML nested deeper than " + MAX_DEPTH);
-            }
+        /**
+         * What {@link Out#element} wrote, read only as far as its attributes: the element without its children, and
+         * nothing after it is read (what a reader salvages from a body it cannot read whole, see Wire.carried).
+         */
+        XmlElement elementHead() {
+            return u8() == 0 ? null : readHead().build();
+        }
+
+        private XmlElement.Builder readHead() {
             String name = requiredString("element name");
             if (name.isEmpty()) {
                 throw new IllegalArgumentException("an element with an empty name at byte " + pos);
@@ -258,6 +263,14 @@ final class Codec {
             for (int i = 0; i < attrs; i++) {
                 b.attribute(requiredString("attribute name"), requiredString("attribute value"));
             }
+            return b;
+        }
+
+        private XmlElement readElement(int depth) {
+            if (depth > MAX_DEPTH) {
+                throw new IllegalArgumentException("XML nested deeper than " + MAX_DEPTH);
+            }
+            XmlElement.Builder b = readHead();
             int children = count();
             for (int i = 0; i < children; i++) {
                 int tag = u8();

@@ -97,21 +97,24 @@ final class NodeVersions {
     }
 
     /**
-     * A message from {@code fromNode} could not be read: counted, and described for the log the first time for that
-     * node's version (null after that), with both nodes' versions, so an operator sees a mixed-version cluster at once
-     * and the log is not flooded.
+     * A message from {@code fromNode} could not be read ({@code why}) and {@code dropped} says what it carried and what
+     * became of it: counted, and described for the log the first time for that node and its wire version (null after
+     * that), with both nodes' versions, so an operator sees a mixed-version cluster at once and the log is not flooded
+     * (one line per peer and version however many messages it sends).
      */
-    String unreadable(String fromNode, RuntimeException cause) {
+    String unreadable(String fromNode, String why, String dropped) {
         unreadable.increment();
         Version theirs = of(fromNode);
-        String key = fromNode + " " + theirs;
+        String key = fromNode + " " + (theirs == null ? "unknown" : theirs.wire());
         if (!reported.add(key)) {
             return null;
         }
         return "cannot read cluster messages from node " + fromNode + ", which runs "
                 + (theirs == null ? "an unknown version" : theirs.toString()) + "; this node " + local + " runs " + own
-                + ": " + cause.getMessage() + ". Such messages are dropped and counted (mucscale.cluster.unreadable); "
-                + "finish the rolling upgrade (README, Clustering)";
+                + ": " + why + ". Not handled: " + dropped + ". Such messages are not handled and are counted "
+                + "(mucscale.cluster.unreadable; those whose stanza's sender was answered also in "
+                + "mucscale.cluster.unreadable.answered), said once per node and wire version; finish the rolling "
+                + "upgrade (README, Clustering)";
     }
 
     long unreadableCount() {

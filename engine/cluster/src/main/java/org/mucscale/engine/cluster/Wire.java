@@ -51,7 +51,9 @@ import org.mucscale.engine.stanza.XmlElement;
  * 3 or later; anything else (a new kind, a changed or reordered field, a flag that must not be ignored) raises the
  * wire version and goes only to peers that publish it. Wire versions 1 and 2 refused any byte after the known fields.
  * A FORWARD flag after {@link #ORIGIN} puts its fields after the stanza, so that a reader that does not know it can
- * still read the stanza and refuse it to its sender ({@link UnknownFlags}).
+ * still read the stanza and refuse it to its sender ({@link UnknownFlags}); and every message that carries a client's
+ * stanza, of any kind and version, begins as a FORWARD does up to the stanza's attributes, so that a reader that cannot
+ * read the rest can still refuse the stanza ({@link #carried}).
  */
 final class Wire {
     static final int FORWARD = 1;
@@ -282,20 +284,29 @@ final class Wire {
 
     /**
      * A forward this build reads but must not handle: it has a flag of a later wire version (which a reader may not
-     * ignore, by the rule above). Its stanza is readable, so its sender can be told ({@link #refusal}).
+     * ignore, by the rule above). Its stanza is readable, so its sender can be told ({@link Carried#refusal}).
      */
     static final class UnknownFlags extends IllegalArgumentException {
-        final Jid room;
-        final String entryNode;
-        final XmlElement stanza;
+        final Carried carried;
 
         UnknownFlags(int flags, Jid room, String entryNode, XmlElement stanza) {
             super("unknown forward flags " + flags);
-            this.room = room;
-            this.entryNode = entryNode;
-            this.stanza = stanza;
+            this.carried = new Carried(room, entryNode, stanza);
         }
+    }
 
+    /** A message of a kind this build does not know (a later wire version's, or a corrupt one). */
+    static final class UnknownKind extends IllegalArgumentException {
+        UnknownKind(int kind) {
+            super("unknown cluster message kind " + kind);
+        }
+    }
+
+    /**
+     * The client stanza a message carried, for a room, and the node its sender's session is on ({@code entryNode},
+     * may be null): what a reader that cannot handle the message can still answer ({@link #carried}).
+     */
+    record Carried(Jid room, String entryNode, XmlElement stanza) {
         /**
          * The error for the stanza's sender (service-unavailable, from the room; its recipient is added as a relay
          * adds it), or null for a stanza of type error or without a sender: no error answers an error.
@@ -316,6 +327,69 @@ final class Wire {
                             + "upgraded and this room's server cannot handle this yet; try again shortly").build())
                     .build()).build();
         }
+
+        /** For the log: "presence from carol@example.org/r to lobby@conference.example.org/carol (id j1)". */
+        String describe() {
+            String id = stanza.attribute("id");
+            return stanza.name() + " from " + stanza.attribute("from") + " to " + stanza.attribute("to")
+                    + (id == null ? "" : " (id " + id + ")");
+        }
+    }
+
+    /**
+     * The stanza carried by a message that did not decode ({@code why}), or null if none can be identified. Every
+     * message that carries a client's stanza for a room, of any kind and any wire version, begins its body as a FORWARD
+     * does up to the stanza's attributes ({@code string room, string entryNode, u8 hops, u8 flags}, the origin's fields
+     * if flag 2, then the element, whose name, namespace and attributes come before its children), so that a reader
+     * of an older version can refuse what it cannot handle instead of dropping it in silence. So a FORWARD cut short
+     * or changed after those fields, and a message of a kind this build does not know, yield the stanza; if its
+     * children do not read, the stanza without them. Kinds this build knows other than FORWARD carry no stanza. What
+     * is read must look like a stanza for that room from a sender (message, presence or iq; a {@code from}; a
+     * {@code to} at the room), as a garbled body read by this rule could yield anything.
+     */
+    static Carried carried(byte[] bytes, RuntimeException why) {
+        if (why instanceof UnknownFlags u) {
+            return u.carried;
+        }
+        // decode's switch says which kinds this build knows (UnknownKind), so a kind added there needs nothing here
+        if (!(why instanceof UnknownKind) && (bytes.length == 0 || (bytes[0] & 0xff) != FORWARD)) {
+            return null;
+        }
+        Carried c = carriedPrefix(bytes, false);
+        if (c == null) {
+            c = carriedPrefix(bytes, true);
+        }
+        return c != null && looksCarried(c) ? c : null;
+    }
+
+    private static Carried carriedPrefix(byte[] bytes, boolean withoutChildren) {
+        try {
+            Codec.In in = new Codec.In(bytes);
+            in.u8();
+            in.i64();
+            in.varint();
+            Jid room = in.jid();
+            String entry = in.string();
+            in.u8();
+            if ((in.u8() & ORIGIN) != 0) {
+                in.string();
+                in.string();
+                in.i64();
+                in.varint();
+            }
+            XmlElement stanza = withoutChildren ? in.elementHead() : in.element();
+            return room == null || stanza == null ? null : new Carried(room, entry, stanza);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static boolean looksCarried(Carried c) {
+        String name = c.stanza().name();
+        Jid to = Jid.tryParse(c.stanza().attribute("to"));
+        return (name.equals("message") || name.equals("presence") || name.equals("iq"))
+                && Jid.tryParse(c.stanza().attribute("from")) != null && to != null && to.local() != null
+                && to.local().equalsIgnoreCase(c.room().local()) && to.domain().equalsIgnoreCase(c.room().domain());
     }
 
     /** Kind of a message read only as far as its header (see {@link #headerOnly}). */
@@ -458,7 +532,7 @@ final class Wire {
                 long upTo = in.varint();
                 return new Message(kind, epoch, seq, null, null, 0, null, null, false, confirmedEpoch, upTo);
             }
-            default -> throw new IllegalArgumentException("unknown cluster message kind " + kind);
+            default -> throw new UnknownKind(kind);
         }
     }
 }

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The versions map's value format (NodeVersions): what later builds may append is ignored; this build is named; an
- * unreadable message is said once per node and version, with both versions, and counted every time.
+ * unreadable message is said once per node and wire version, with both versions, and counted every time.
  */
 class NodeVersionsTest {
 
@@ -84,13 +84,17 @@ class NodeVersionsTest {
         };
         NodeVersions here = new NodeVersions(map, "a", new NodeVersions.Version(2, "1.0.0"));
         new NodeVersions(map, "b", new NodeVersions.Version(3, "1.1.0")).publish();
-        String said = here.unreadable("b", new IllegalArgumentException("unknown cluster message kind 42"));
+        String said = here.unreadable("b", "unknown cluster message kind 42", "a message of kind 42");
         assertThat(said).contains("node b, which runs 1.1.0 (wire version 3)")
-                .contains("this node a runs 1.0.0 (wire version 2)").contains("unknown cluster message kind 42");
-        assertThat(here.unreadable("b", new IllegalArgumentException("again"))).as("said once").isNull();
+                .contains("this node a runs 1.0.0 (wire version 2)").contains("unknown cluster message kind 42")
+                .contains("Not handled: a message of kind 42");
+        assertThat(here.unreadable("b", "again", "x")).as("said once").isNull();
+        new NodeVersions(map, "b", new NodeVersions.Version(3, "1.1.1")).publish();
+        assertThat(here.unreadable("b", "y", "x")).as("another build of b, same wire version: not said again")
+                .isNull();
         new NodeVersions(map, "b", new NodeVersions.Version(4, "1.2.0")).publish();
-        assertThat(here.unreadable("b", new IllegalArgumentException("x"))).as("another version of b: said again")
+        assertThat(here.unreadable("b", "x", "x")).as("another wire version of b: said again")
                 .contains("1.2.0 (wire version 4)");
-        assertThat(here.unreadableCount()).isEqualTo(3);
+        assertThat(here.unreadableCount()).isEqualTo(4);
     }
 }

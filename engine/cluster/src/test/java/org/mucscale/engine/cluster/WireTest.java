@@ -129,10 +129,10 @@ class WireTest {
                 .element(join).toBytes();
         Wire.UnknownFlags u = org.assertj.core.api.Assertions.catchThrowableOfType(() -> Wire.decode(b),
                 Wire.UnknownFlags.class);
-        assertThat(u.room).isEqualTo(ROOM);
-        assertThat(u.entryNode).isEqualTo("node-b");
-        assertSameTree(u.stanza, join);
-        assertThat(RenderedStanza.render(u.refusal()).forRecipient(Jid.parse("carol@example.org/r"))).isEqualTo(
+        assertThat(u.carried.room()).isEqualTo(ROOM);
+        assertThat(u.carried.entryNode()).isEqualTo("node-b");
+        assertSameTree(u.carried.stanza(), join);
+        assertThat(RenderedStanza.render(u.carried.refusal()).forRecipient(Jid.parse("carol@example.org/r"))).isEqualTo(
                 "<presence to=\"carol@example.org/r\" from=\"lobby@conference.example.org/carol\" type=\"error\" "
                 + "id=\"j1\"><x xmlns=\"http://jabber.org/protocol/muc\"/><error type=\"cancel\"><service-unavailable "
                 + "xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\"/><text xmlns=\"urn:ietf:params:xml:ns:xmpp-stanzas\" "
@@ -144,7 +144,7 @@ class WireTest {
         byte[] e = new Codec.Out(0).u8(Wire.FORWARD).i64(1).varint(1).jid(ROOM).string("node-b").u8(0).u8(4)
                 .element(error).toBytes();
         assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(() -> Wire.decode(e),
-                Wire.UnknownFlags.class).refusal()).isNull();
+                Wire.UnknownFlags.class).carried.refusal()).isNull();
     }
 
     /** RESENT and a flag of a later version (4: after ORIGIN). */

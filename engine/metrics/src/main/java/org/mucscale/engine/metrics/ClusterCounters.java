@@ -7,9 +7,9 @@ import org.mucscale.engine.port.Clock;
 
 /**
  * The cluster layer's metrics ({@code mucscale.cluster.*}): relays, forwards, sends, replication writes and rounds,
- * hand-offs, failovers, link gaps, resends and re-deliveries, failed state reads, and the relay latency and
- * replication time histograms. {@link MucScaleMetrics}'s {@code cluster...} methods record into them; the dashboard's
- * {@link ClusterPanel} reads them.
+ * hand-offs, failovers, link gaps, unreadable messages (and those whose stanza's sender was answered), resends and
+ * re-deliveries, failed state reads, and the relay latency and replication time histograms. {@link MucScaleMetrics}'s
+ * {@code cluster...} methods record into them; the dashboard's {@link ClusterPanel} reads them.
  *
  * <p>Threads: no mutable state of its own; counters are LongAdders and the reservoirs lock-free recorders, written by
  * any thread (room threads, the cluster transport's threads) and read by the sampler, HTTP and JMX threads.
@@ -30,6 +30,7 @@ final class ClusterCounters {
     final Counter lateFromDeparted;
     final Counter departedSessionsDropped;
     final Counter clusterUnreadable;
+    final Counter clusterUnreadableAnswered;
     final Counter stateReadFailures;
     final Counter stateReadGivenUp;
     final Counter clusterSentMessages;
@@ -60,6 +61,7 @@ final class ClusterCounters {
         lateFromDeparted = registry.counter("mucscale.cluster.late-from-departed");
         departedSessionsDropped = registry.counter("mucscale.cluster.departed-sessions.dropped");
         clusterUnreadable = registry.counter("mucscale.cluster.unreadable");
+        clusterUnreadableAnswered = registry.counter("mucscale.cluster.unreadable.answered");
         stateReadFailures = registry.counter("mucscale.cluster.state-read.failures");
         stateReadGivenUp = registry.counter("mucscale.cluster.state-read.given-up");
         clusterSentMessages = registry.counter("mucscale.cluster.sent.messages");

@@ -49,7 +49,9 @@ import java.util.function.LongSupplier;
  *       {@code .relays.received}, {@code .forwards}, {@code .replication.writes}, {@code .replication.late},
  *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code .state-read.failures},
  *       {@code .state-read.given-up}, {@code mucscale.cluster.relay.latency.ns},
- *       {@code mucscale.cluster.replication.time.ns}; the dashboard's cluster panel also shows the
+ *       {@code mucscale.cluster.replication.time.ns}, {@code mucscale.cluster.unreadable} (messages from other nodes
+ *       that did not read) and {@code .unreadable.answered} (of those, the ones whose stanza's sender was answered
+ *       service-unavailable); the dashboard's cluster panel also shows the
  *       {@link #clusterView(java.util.function.Supplier) view}, and Prometheus the members as
  *       {@code mucscale_cluster_member{node, local}} (value 1; inside Openfire this node alone when Openfire is
  *       not clustered; none without a cluster layer, as standalone with clustering off)</li>
@@ -394,6 +396,11 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A message from another node could not be read (another version): dropped. */
     public void clusterUnreadable() {
         cluster.clusterUnreadable.inc();
+    }
+
+    /** An unreadable message's stanza was answered to its sender (service-unavailable) instead of dropped silently. */
+    public void clusterUnreadableAnswered() {
+        cluster.clusterUnreadableAnswered.inc();
     }
 
     /** A delivery to a session on a crashed node, which nobody can deliver, was dropped. */

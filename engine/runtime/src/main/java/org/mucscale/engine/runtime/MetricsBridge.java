@@ -99,6 +99,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void unreadableAnswered() {
+                m.clusterUnreadableAnswered();
+            }
+
+            @Override
             public void departedSessionDropped() {
                 m.clusterDepartedSessionDropped();
             }
