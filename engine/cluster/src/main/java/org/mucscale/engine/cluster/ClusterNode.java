@@ -1125,7 +1125,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * when a member departs (it may come back with another build); read by any thread that forwards.
      */
     private final Set<String> readsOrigins = ConcurrentHashMap.newKeySet();
-    /** Members that published {@link StragglerHold#WIRE_VERSION} or later (learnt so; removed as they leave). */
+    /**
+     * Members that published {@link StragglerHold#WIRE_VERSION} or later: learnt with readsOrigins (cluster thread),
+     * forgotten as they leave the membership; read by transport threads.
+     */
     private final Set<String> readsPassed = ConcurrentHashMap.newKeySet();
     private long nextVersionCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
 
@@ -1135,13 +1138,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         nextVersionCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
         for (String m : view.members()) {
-            if (!m.equals(local) && !readsPassed.contains(m)) {
+            // readsOrigins forgets a node as it leaves the view, readsPassed only as it leaves the membership (a
+            // leaving node is told PASSED after the switch): a node back in the view is read again, so an engine
+            // restarted with another build while it stayed a member is not taken for the one before
+            if (!m.equals(local) && !(readsOrigins.contains(m) && readsPassed.contains(m))) {
                 NodeVersions.Version v = versions.of(m);
                 if (v != null && v.wire() >= 2) {
                     readsOrigins.add(m);
                 }
                 if (v != null && v.wire() >= StragglerHold.WIRE_VERSION) {
                     readsPassed.add(m);
+                } else if (v != null) {
+                    readsPassed.remove(m);
                 }
             }
         }
