@@ -142,7 +142,7 @@ final class StragglerHold {
         active = true;
     }
 
-    /** This node switched to a view without the leaving {@code node} (cluster thread): it hears nothing more from us. */
+    /** This node switched to a view without the leaving {@code node} (cluster thread): nothing more comes from us. */
     void routedAround(String node) {
         if (readsPassed.test(node)) {
             sendPassed.accept(node, local);
