@@ -15,7 +15,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.runtime.MucScaleEngine;
@@ -114,8 +113,6 @@ class GracefulLeaveStragglerOrderTest {
         return node;
     }
 
-    @Disabled("shows finding F1 of docs/cluster-protocol.md (sender order breaks across a graceful leave); "
-            + "enable with the fix")
     @Test
     void ownerLeavesGracefully_itsStragglersAndTheEntryNodesDirectForwards_stillArriveInTheOrderSent()
             throws Exception {

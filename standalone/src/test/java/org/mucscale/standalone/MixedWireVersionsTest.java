@@ -20,7 +20,7 @@ import org.mucscale.standalone.ClusterEnginesTest.Node;
  * ({@link #twoBuildsThatDifferInAWireField_serveRoomsTogether_eachMessageOnceInOrder}). And two engines and a third
  * member that speaks the wire by hand, as a node of a newer build would (real Hazelcast members on loopback). Its
  * messages are written here byte by byte from the format drawn in {@code Wire}'s Javadoc, so this also pins wire
- * version 1: a {@code FORWARD} written that way is understood (this build speaks 3; a FORWARD's origin, of wire
+ * version 1: a {@code FORWARD} written that way is understood (this build speaks 4; a FORWARD's origin, of wire
  * version 2, goes only to members that published 2 or more). A message of a kind this build
  * does not know is counted as unreadable and takes its place on the link, so the sender's next message is handled at
  * once (before, the link waited for it the 2 s gap timeout); a forward with a flag of a later version is refused with an
@@ -44,7 +44,7 @@ class MixedWireVersionsTest {
 
     /**
      * A node of a "newer build" (this engine behind {@link NewerWire}, which publishes build 0.2.0-newer with wire
-     * version 4 and appends a field of that version to every message it sends) and a node of this build, users on
+     * version 5 and appends a field of that version to every message it sends) and a node of this build, users on
      * both, a room owned by each: every user gets every message once and in per-sender order, nothing is unreadable,
      * and each node shows the other's versions. Wire versions 1 and 2 refused such a message whole (bytes after its
      * end), so every stanza the newer node forwarded was lost.
@@ -128,9 +128,9 @@ class MixedWireVersionsTest {
                     .as("link gaps on %s", n.name).isZero();
         }
         await(() -> older.engine.cluster().versionsPerNode().size() == 2, "versions of both members");
-        assertThat(older.engine.cluster().versionsPerNode()).containsEntry(newerId, "0.2.0-newer (wire version 4)");
+        assertThat(older.engine.cluster().versionsPerNode()).containsEntry(newerId, "0.2.0-newer (wire version 5)");
         assertThat(newerNode.engine.cluster().versionsPerNode()).containsEntry(olderId,
-                "0.1.0-SNAPSHOT (wire version 3)");
+                "0.1.0-SNAPSHOT (wire version 4)");
     }
 
     /** The bodies of groupchat messages from {@code room} that {@code user} received on {@code n}, in order. */
@@ -146,7 +146,7 @@ class MixedWireVersionsTest {
     }
 
     /**
-     * This engine as a newer build would run it: it publishes build 0.2.0-newer with wire version 4 in the versions
+     * This engine as a newer build would run it: it publishes build 0.2.0-newer with wire version 5 in the versions
      * map, and sends every message with a field of that version appended after the fields this build knows (in a
      * batch, after each message's). Only the bytes between the engine and the real transport are changed.
      */
@@ -236,11 +236,11 @@ class MixedWireVersionsTest {
             };
         }
 
-        /** {@code u8 format 1, varint wireVersion 4, string build}, and a field a later format appends. */
+        /** {@code u8 format 1, varint wireVersion 5, string build}, and a field a later format appends. */
         private static byte[] newerVersions() {
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             out.write(1);
-            varint(out, 4);
+            varint(out, 5);
             string(out, "0.2.0-newer");
             out.writeBytes(FIELD);
             return out.toByteArray();
@@ -271,8 +271,8 @@ class MixedWireVersionsTest {
         }
         await(() -> owner.engine.cluster().versionsPerNode().size() == 3, "versions of three members");
         assertThat(owner.engine.cluster().versionsPerNode())
-                .containsEntry(ownerId, "0.1.0-SNAPSHOT (wire version 3)")
-                .containsEntry(nodes.get(0).transport.localNode(), "0.1.0-SNAPSHOT (wire version 3)")
+                .containsEntry(ownerId, "0.1.0-SNAPSHOT (wire version 4)")
+                .containsEntry(nodes.get(0).transport.localNode(), "0.1.0-SNAPSHOT (wire version 4)")
                 .containsEntry(c, "a build older than the versions map (wire version 1)");
 
         long epoch = 4242L;

@@ -96,6 +96,13 @@ public interface ClusterListener {
     default void stateReadGivenUp(int rooms) {
     }
 
+    /**
+     * {@code forwards} held for a leaving node's word that it passed on an entry node's stanzas went on without it
+     * (it did not come within the hand-off timeout, or a node left the membership): see {@code StragglerHold}.
+     */
+    default void stragglerHoldGivenUp(int forwards) {
+    }
+
     /** The cluster's view as this node sees it now. */
     default void view(List<String> members, String localNode) {
     }

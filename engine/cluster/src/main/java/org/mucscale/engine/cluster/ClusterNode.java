@@ -194,7 +194,13 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayWriter(delivered, crashedNodes, listener);
+        this.stragglers = new StragglerHold(local, handoffTimeoutNanos, System::nanoTime, () -> view.members(),
+                readsPassed::contains, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
+                Wire.passed(links.epoch(), links.nextSeq(node), entry)), () -> muc.replicationBarrier(), listener);
     }
+
+    /** Forwards from entry nodes that wait for a leaving node's stragglers (I2 across a graceful leave, F1). */
+    private final StragglerHold stragglers;
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -437,6 +443,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
         }
+        stragglers.stopBeforeHeld(upTo); // likewise a forward held for a leaving node's stragglers
         upTo.entrySet().removeIf(u -> {
             Progress p = inbound.get(u.getKey());
             long[] es = u.getValue();
@@ -569,7 +576,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private void admitEarlyForwardsGated() {
         synchronized (earlyForwards) {
             long now = System.nanoTime();
-            MucService service = muc;
             int n = earlyForwards.size();
             for (int i = 0; i < n; i++) {
                 EarlyForward e = earlyForwards.poll();
@@ -580,8 +586,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 long waited = now - e.arrivedNanos();
                 if (e.due(this) || waited > handoffTimeoutNanos
                         && (waited > lateSwitchLimitNanos || !e.announcedHere(this))) {
-                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent(),
-                            new Forwarded(local, e.fromNode(), m.epoch(), m.seq()), m.origin());
+                    handOn(e.fromNode(), m);
                 } else {
                     earlyForwards.add(e); // not yet: back at the end, order among the waiting ones kept
                 }
@@ -983,17 +988,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     return;
                 }
                 admitEarlyForwards();
+                if (stragglers.hold(fromNode, m)) {
+                    break; // its room came from a leaving node whose stragglers of this sender may still come
+                }
                 if (fromNode != null && fromNode.equals(view.owner(m.room())) && !fromNode.equals(local)) {
                     // the room's owner in our view sends its stanzas here: it is leaving or its view is ahead, so the
                     // room is on its way to us; hold its stanzas for the hand-off instead of sending them back
                     awaitingHandoff.putIfAbsent(m.room(), System.nanoTime() + handoffTimeoutNanos);
                 }
-                MucService service = muc;
-                if (service != null) {
-                    service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent(),
-                            new Forwarded(local, fromNode, m.epoch(), m.seq()), m.origin());
-                }
+                handOn(fromNode, m);
             }
+            case Wire.PASSED -> stragglers.passed(fromNode, m.epoch(), m.entryNode());
             case Wire.CONFIRM -> onConfirm(fromNode, m);
             case Wire.RELAY -> relayIn.offerFrom(in.fromNode(), m.relay()); // its sender decides how it is written
             case Wire.REDELIVER -> relayIn.offer(m.relay());
@@ -1013,6 +1018,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         p.seq = m.seq();
     }
 
+    /** A forward from {@code fromNode}'s link goes to the rooms (named by that link, for the accepted marks). */
+    private void handOn(String fromNode, Wire.Message m) {
+        MucService service = muc;
+        if (service != null) {
+            service.processForwarded(m.stanza(), m.entryNode(), m.hops(), m.resent(),
+                    new Forwarded(local, fromNode, m.epoch(), m.seq()), m.origin());
+        }
+    }
+
     /**
      * Nodes that announced they are leaving: routed around at once, their rooms awaited as hand-offs. Written on the
      * cluster thread only (onLeaving, onMembers, the restart check); read by room threads (claims).
@@ -1026,12 +1040,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         leavingNodes.add(node);
         leavingRuns.put(node, run);
+        stragglers.leaving(node, run); // before the switch: forwards for its rooms from then on may wait
         List<String> rest = view.without(node);
         try {
             onView(rest);
         } catch (RuntimeException e) {
             LOG.error("could not route around leaving node {}", node, e);
         }
+        stragglers.routedAround(node);
     }
 
     /** The run (link epoch) each node that announced its leave was in when it did (cluster thread only). */
@@ -1096,6 +1112,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * when a member departs (it may come back with another build); read by any thread that forwards.
      */
     private final Set<String> readsOrigins = ConcurrentHashMap.newKeySet();
+    /**
+     * Members that published {@link StragglerHold#WIRE_VERSION} or later: learnt with readsOrigins (cluster thread),
+     * forgotten as they leave the membership; read by transport threads.
+     */
+    private final Set<String> readsPassed = ConcurrentHashMap.newKeySet();
     private long nextVersionCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
 
     private void learnWireVersions(long nowNanos) {
@@ -1104,10 +1125,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         nextVersionCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
         for (String m : view.members()) {
-            if (!m.equals(local) && !readsOrigins.contains(m)) {
+            // readsOrigins forgets a node as it leaves the view, readsPassed only as it leaves the membership (a
+            // leaving node is told PASSED after the switch): a node back in the view is read again, so an engine
+            // restarted with another build while it stayed a member is not taken for the one before
+            if (!m.equals(local) && !(readsOrigins.contains(m) && readsPassed.contains(m))) {
                 NodeVersions.Version v = versions.of(m);
                 if (v != null && v.wire() >= 2) {
                     readsOrigins.add(m);
+                }
+                if (v != null && v.wire() >= StragglerHold.WIRE_VERSION) {
+                    readsPassed.add(m);
+                } else if (v != null) {
+                    readsPassed.remove(m);
                 }
             }
         }
@@ -1175,7 +1204,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
+        readsPassed.retainAll(members);
         onView(List.copyOf(copy));
+        stragglers.retain(leavingNodes, members);
     }
 
     // ------------------------------------------------------------------------------------------- view changes
@@ -1908,6 +1939,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 gapSkipped("(any)", skipped);
             }
             admitEarlyForwards();
+            stragglers.releaseOverdue(now);
             confirmHandled();
         } catch (RuntimeException e) {
             LOG.warn("cluster housekeeping failed", e);

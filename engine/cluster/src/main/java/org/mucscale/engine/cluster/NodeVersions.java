@@ -30,9 +30,10 @@ final class NodeVersions {
      * the format of every build before this map existed. 2 adds ADMIN_CALL and ADMIN_ANSWER ({@link AdminCalls}) and a
      * FORWARD's origin (flag 2, {@link Wire#ORIGIN}), each sent only to nodes that published 2 or more. 3: the same
      * messages, and the reader ignores fields appended after those it knows (so a later version's appended field
-     * needs no downgrade for it; see {@link Wire}).
+     * needs no downgrade for it; see {@link Wire}). 4 adds PASSED ({@link StragglerHold}), sent only to nodes that
+     * published 4 or more.
      */
-    static final int WIRE_VERSION = 3;
+    static final int WIRE_VERSION = 4;
     /** The replicated map's name. */
     static final String MAP = "versions";
     /** This build, from the filtered {@code version.properties} ("unknown" when run from classes without it). */

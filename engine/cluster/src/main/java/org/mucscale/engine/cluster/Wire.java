@@ -43,6 +43,12 @@ import org.mucscale.engine.stanza.XmlElement;
  *               string query, string contentType, bytes body                     to run (wire version 2; AdminCalls)
  *   ADMIN_ANSWER := varint callId, varint status, string contentType,            its answer, to the node that sent
  *               string body, varint n, (string header, string value)*            the call
+ *   PASSED   := string entryNode                                                 (wire version 4) from a leaving
+ *                                                                                 node: "every forward of entryNode's
+ *                                                                                 that I passed on to you is before
+ *                                                                                 this"; from entryNode to it:
+ *                                                                                 "nothing more of mine comes to
+ *                                                                                 you" (StragglerHold)
  * </pre>
  *
  * <p>Forward compatibility (wire version 3, {@link NodeVersions#WIRE_VERSION}): every message is delimited by its send
@@ -66,6 +72,8 @@ final class Wire {
     static final int SWITCHED = 8;
     static final int ADMIN_CALL = 9;
     static final int ADMIN_ANSWER = 10;
+    /** Sent only to nodes that published {@link StragglerHold#WIRE_VERSION} or later. */
+    static final int PASSED = 11;
     /** FORWARD flag: a stanza sent again because the owner it went to left before confirming it. */
     static final int RESENT = 1;
     /**
@@ -169,6 +177,10 @@ final class Wire {
 
     static byte[] leaving(long epoch, long seq) {
         return new Codec.Out(16).u8(LEAVING).i64(epoch).varint(seq).toBytes();
+    }
+
+    static byte[] passed(long epoch, long seq, String entryNode) {
+        return new Codec.Out(48).u8(PASSED).i64(epoch).varint(seq).string(entryNode).toBytes();
     }
 
     static byte[] switched(long epoch, long seq, List<String> members) {
@@ -492,6 +504,9 @@ final class Wire {
             }
             case LEAVING -> {
                 return new Message(kind, epoch, seq, null, null, 0, null, null);
+            }
+            case PASSED -> {
+                return new Message(kind, epoch, seq, null, in.requiredString("entry node"), 0, null, null);
             }
             case SWITCHED -> {
                 int n = in.count();

@@ -188,7 +188,8 @@ class WireTest {
                 Wire.leaving(7, 4),
                 Wire.confirm(7, 5, 9, 11),
                 Wire.redeliver(7, 6, 123, 5, rendered("c"), List.of(user(3))),
-                Wire.switched(7, 7, List.of("node-a", "node-b")));
+                Wire.switched(7, 7, List.of("node-a", "node-b")),
+                Wire.passed(7, 8, "node-a"));
         byte[] appended = new Codec.Out(16).varint(3).string("a field of wire version 3").u8(1).toBytes();
         for (byte[] m : messages) {
             byte[] longer = Arrays.copyOf(m, m.length + appended.length);
@@ -214,6 +215,25 @@ class WireTest {
                 assertThat(read.relay().sentMicros()).isEqualTo(plain.relay().sentMicros());
             }
         }
+    }
+
+    // ------------------------------------------------------------------------------------------ PASSED
+
+    @Test
+    void passed_roundTrip_namesTheEntryNode() {
+        Wire.Message m = Wire.decode(Wire.passed(-42, 9, "node-e"));
+        assertThat(m.kind()).isEqualTo(Wire.PASSED);
+        assertThat(m.epoch()).isEqualTo(-42);
+        assertThat(m.seq()).isEqualTo(9);
+        assertThat(m.entryNode()).isEqualTo("node-e");
+        assertThat(m.room()).isNull();
+        assertThat(m.stanza()).isNull();
+    }
+
+    @Test
+    void passed_withoutAnEntryNode_isRefused() {
+        byte[] bad = new Codec.Out(16).u8(Wire.PASSED).i64(1).varint(1).string(null).toBytes();
+        assertThatThrownBy(() -> Wire.decode(bad)).isInstanceOf(IllegalArgumentException.class);
     }
 
     // ------------------------------------------------------------------------------------------ HANDOFF
@@ -512,7 +532,7 @@ class WireTest {
     // ------------------------------------------------------------------------------------------ malformed
 
     @ParameterizedTest
-    @ValueSource(ints = {0, 7, 11, 127, 255})
+    @ValueSource(ints = {0, 7, 12, 127, 255})
     void decode_unknownKind_refusedNamingIt(int kind) {
         byte[] b = new Codec.Out(0).u8(kind).i64(1).varint(1).string("x").toBytes();
         assertThatThrownBy(() -> Wire.decode(b)).isInstanceOf(IllegalArgumentException.class)

@@ -42,6 +42,8 @@ final class ClusterCounters {
     final Counter resent;
     final Counter resentLetGo;
     final Counter resentDuplicates;
+    /** Forwards held for a leaving node's stragglers that went on without its word (timeout, or it left). */
+    final Counter stragglerHoldGivenUp;
     final Counter redelivered;
     final Counter redeliveredAlreadyHad;
 
@@ -73,6 +75,7 @@ final class ClusterCounters {
         resent = registry.counter("mucscale.cluster.resent");
         resentLetGo = registry.counter("mucscale.cluster.resent.let-go");
         resentDuplicates = registry.counter("mucscale.cluster.resent.duplicates");
+        stragglerHoldGivenUp = registry.counter("mucscale.cluster.straggler-hold.given-up");
         redelivered = registry.counter("mucscale.cluster.redelivered");
         redeliveredAlreadyHad = registry.counter("mucscale.cluster.redelivered.already-had");
     }

@@ -47,7 +47,8 @@ import java.util.function.LongSupplier;
  *       {@code mucscale.jvm.allocation.bytes.per.second}, {@code mucscale.jvm.threads}</li>
  *   <li>{@code mucscale.cluster.relays.sent}, {@code .relay.bytes}, {@code .relay.deliveries},
  *       {@code .relays.received}, {@code .forwards}, {@code .replication.writes}, {@code .replication.late},
- *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code .state-read.failures},
+ *       {@code .failovers}, {@code .handoffs}, {@code .link.gaps}, {@code .straggler-hold.given-up},
+ *       {@code .state-read.failures},
  *       {@code .state-read.given-up}, {@code mucscale.cluster.relay.latency.ns},
  *       {@code mucscale.cluster.replication.time.ns}, {@code mucscale.cluster.unreadable} (messages from other nodes
  *       that did not read) and {@code .unreadable.answered} (of those, the ones whose stanza's sender was answered
@@ -463,6 +464,11 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** A resent message its room's previous owner had already accepted (skipped). */
     public void clusterResentDuplicate() {
         cluster.resentDuplicates.inc();
+    }
+
+    /** Forwards held for a leaving node's word that went on without it (docs/cluster-protocol.md, F1). */
+    public void clusterStragglerHoldGivenUp(int forwards) {
+        cluster.stragglerHoldGivenUp.inc(forwards);
     }
 
     /**

@@ -144,6 +144,11 @@ final class MetricsBridge {
             }
 
             @Override
+            public void stragglerHoldGivenUp(int forwards) {
+                m.clusterStragglerHoldGivenUp(forwards);
+            }
+
+            @Override
             public void redelivered(int deliveries) {
                 m.clusterRedelivered(true);
             }
