@@ -1,7 +1,6 @@
 package org.mucscale.loadgen;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -17,7 +16,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.HdrHistogram.Histogram;
 import org.apache.mina.core.buffer.CachedBufferAllocator;
 import org.apache.mina.core.buffer.IoBuffer;
 import org.apache.mina.core.service.IoHandlerAdapter;
@@ -114,7 +112,12 @@ public final class LoadRun {
     }
 
     long nowUs() {
-        return (System.nanoTime() - epochNs) / 1000 + stampBaseUs;
+        return stampUs(System.nanoTime());
+    }
+
+    /** The stamp, in this run's clock, of the moment {@code nanoTime} ({@link #stampBaseUs}). */
+    long stampUs(long nanoTime) {
+        return (nanoTime - epochNs) / 1000 + stampBaseUs;
     }
 
     /** Whether this process plays the member in {@code slot} of {@code room} (always, when not sharded). */
@@ -127,7 +130,7 @@ public final class LoadRun {
         return shardCount > 1 && shardOwners.isEmpty();
     }
 
-    private boolean pastDeadline() {
+    boolean pastDeadline() {
         return System.nanoTime() - deadlineNs >= 0;
     }
 
@@ -391,229 +394,22 @@ public final class LoadRun {
         }
         Client[] eligible = senders.toArray(new Client[0]);
         if (shardCount > 1 && !scenario.run().barrierDir().isEmpty() && !pastDeadline()) {
-            awaitOtherShards("ready", 2000);
+            new ShardBarrier(this, java.nio.file.Path.of(scenario.run().barrierDir())).await("ready", 2000);
         }
         threadCpuBeforeMessages = ProcStat.ownThreadCpuMs();
         try {
-            levelsAndSoak(eligible);
+            MessagePhases phases = new MessagePhases(this, sampler, random);
+            phases.levelsAndSoak(eligible, levelResults);
             if (attackers.length > 0 && eligible.length > 0 && !pastDeadline()) {
-                abusePhase(eligible);
+                attack = phases.abuse(eligible, rooms, attackers, levelResults);
             }
         } finally {
             threadCpuAfterMessages = ProcStat.ownThreadCpuMs();
         }
     }
 
-    /**
-     * A barrier of a sharded run: this process writes {@code shard-<k>-of-<n>.<tag>} (its wall clock in ms, written
-     * to a temporary name and renamed, so a reader never sees half of it) into run.barrierDir, waits until all n
-     * files are there, and then all go on at the same wall-clock moment: {@code offsetMs} after the latest of them.
-     * Two are used: "ready" (everyone joined; sending starts 2 s later) and "drained" (everyone's own deliveries are
-     * in, so nobody leaves the rooms while another process's last messages are still on their way). Bounded by the
-     * run's deadline; a process whose partners never come goes on alone, and says so.
-     */
-    private void awaitOtherShards(String tag, long offsetMs) {
-        phase("barrier " + tag);
-        java.nio.file.Path dir = java.nio.file.Path.of(scenario.run().barrierDir());
-        try {
-            java.nio.file.Files.createDirectories(dir);
-            java.nio.file.Path file = barrierFile(dir, shardIndex, tag);
-            java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            java.nio.file.Files.writeString(tmp, Long.toString(System.currentTimeMillis()));
-            java.nio.file.Files.move(tmp, file,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        } catch (java.io.IOException e) {
-            stats.error("barrier-write");
-            say("barrier: cannot write to " + dir + ": " + e);
-            return;
-        }
-        long latest = -1;
-        while (!pastDeadline()) {
-            latest = latestReady(dir, tag);
-            if (latest >= 0) {
-                break;
-            }
-            LockSupport.parkNanos(50_000_000);
-        }
-        if (latest < 0) {
-            stats.error("barrier-timeout:" + tag);
-            say("barrier " + tag + ": not every shard got there before the deadline; going on alone");
-            return;
-        }
-        long startMs = latest + offsetMs;
-        say("barrier " + tag + ": all " + shardCount + " shards there; going on at " + Instant.ofEpochMilli(startMs));
-        long waitMs;
-        while ((waitMs = startMs - System.currentTimeMillis()) > 0 && !pastDeadline()) {
-            LockSupport.parkNanos(Math.min(waitMs, 50) * 1_000_000L);
-        }
-    }
-
-    /** Where shard {@code k} writes its time for barrier {@code tag}. */
-    private java.nio.file.Path barrierFile(java.nio.file.Path dir, int k, String tag) {
-        return dir.resolve("shard-" + k + "-of-" + shardCount + "." + tag);
-    }
-
-    /** The latest time written under {@code tag} by the n shards in {@code dir}, or -1 while one is missing. */
-    private long latestReady(java.nio.file.Path dir, String tag) {
-        long latest = 0;
-        for (int k = 0; k < shardCount; k++) {
-            java.nio.file.Path f = barrierFile(dir, k, tag);
-            try {
-                latest = Math.max(latest, Long.parseLong(java.nio.file.Files.readString(f).trim()));
-            } catch (java.io.IOException | NumberFormatException e) {
-                return -1;
-            }
-        }
-        return latest;
-    }
-
     private Map<String, Long> threadCpuBeforeMessages = Map.of();
     private Map<String, Long> threadCpuAfterMessages = Map.of();
-
-    private void levelsAndSoak(Client[] eligible) {
-        List<Double> rates = scenario.levels().ratesPerSec();
-        double threshold = scenario.levels().p99ThresholdMs();
-        double warmupRate = !rates.isEmpty() ? rates.get(0) : scenario.soak().ratePerSec();
-        if (scenario.levels().warmupS() > 0 && warmupRate > 0 && eligible.length > 0 && !pastDeadline()) {
-            phase("warm-up " + fmtRate(warmupRate) + " msg/s");
-            pace(eligible, warmupRate, scenario.levels().warmupS());
-        }
-        for (int i = 0; i < rates.size() && !pastDeadline() && eligible.length > 0; i++) {
-            phase("level " + (i + 1) + "/" + rates.size() + " " + fmtRate(rates.get(i)) + " msg/s");
-            sampler.beginWindow();
-            profiles.levelStarted(i + 1);
-            pace(eligible, rates.get(i), scenario.levels().durationS());
-            Sampler.Window w = sampler.endWindow();
-            boolean passed = w.p99Ms() <= threshold;
-            levelResults.add(windowNode("level", i + 1, rates.get(i), w, passed));
-            if (!passed) {
-                say("level " + (i + 1) + " p99 " + w.p99Ms() + " ms > " + threshold + " ms: stepping stops here");
-                break;
-            }
-        }
-        if (scenario.soak().durationS() > 0 && !pastDeadline() && eligible.length > 0) {
-            phase("soak " + fmtRate(scenario.soak().ratePerSec()) + " msg/s");
-            sampler.beginWindow();
-            pace(eligible, scenario.soak().ratePerSec(), scenario.soak().durationS());
-            Sampler.Window w = sampler.endWindow();
-            levelResults.add(windowNode("soak", 0, scenario.soak().ratePerSec(), w, w.p99Ms() <= threshold));
-        }
-    }
-
-    /**
-     * The same normal traffic without, then with, the attack (same rate, same duration, same occupants), so the two
-     * windows' p99 compare the normal occupants' latency in one run.
-     */
-    private void abusePhase(Client[] eligible) {
-        Scenario.Abuse ab = scenario.abuse();
-        double rate = ab.normalRatePerSec();
-        if (scenario.levels().warmupS() > 0) {
-            phase("abuse warm-up " + fmtRate(rate) + " msg/s");
-            pace(eligible, rate, scenario.levels().warmupS());
-        }
-        double threshold = scenario.levels().p99ThresholdMs();
-        phase("abuse baseline " + fmtRate(rate) + " msg/s");
-        sampler.beginWindow();
-        pace(eligible, rate, ab.windowS());
-        Sampler.Window quiet = sampler.endWindow();
-        levelResults.add(windowNode("abuse-baseline", 0, rate, quiet, quiet.p99Ms() <= threshold));
-        RoomState victim = rooms[0];
-        for (RoomState r : rooms) {
-            if (r.members.length > victim.members.length) {
-                victim = r;
-            }
-        }
-        attack = new AbuseAttack(this, attackers, victim.jid);
-        for (Client c : attackers) {
-            c.attack = attack;
-        }
-        Thread t = new Thread(attack, "loadgen-abuse");
-        t.setDaemon(true);
-        phase("abuse attack onset " + fmtRate(ab.ratePerSec()) + "/s + " + fmtRate(rate) + " msg/s");
-        sampler.beginWindow();
-        t.start();
-        Sampler.Window onset;
-        Sampler.Window sustained;
-        try {
-            pace(eligible, rate, ab.windowS());
-            onset = sampler.endWindow();
-            levelResults.add(windowNode("abuse-attack-onset", 0, rate, onset, onset.p99Ms() <= threshold));
-            // the attackers' bursts are spent by now: what passes is the limits' refill rate
-            phase("abuse attack sustained " + fmtRate(ab.ratePerSec()) + "/s + " + fmtRate(rate) + " msg/s");
-            sampler.beginWindow();
-            pace(eligible, rate, ab.windowS());
-        } finally {
-            attack.stop();
-            try {
-                t.join(5_000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-        sustained = sampler.endWindow();
-        levelResults.add(windowNode("abuse-attack-sustained", 0, rate, sustained, sustained.p99Ms() <= threshold));
-        say("abuse: normal occupants' p99 " + quiet.p99Ms() + " ms without the attack, " + onset.p99Ms()
-                + " ms in its first " + ab.windowS() + " s, " + sustained.p99Ms() + " ms in the next "
-                + ab.windowS() + " s (" + victim.jid + ")");
-    }
-
-    private static String fmtRate(double r) {
-        return r == Math.rint(r) ? Long.toString((long) r) : Double.toString(r);
-    }
-
-    private ObjectNode windowNode(String kind, int n, double rate, Sampler.Window w, boolean passed) {
-        ObjectNode o = mapper.valueToTree(w);
-        o.put("kind", kind);
-        o.put("level", n);
-        o.put("ratePerSec", rate);
-        o.put("passed", passed);
-        return o;
-    }
-
-    /**
-     * Sends at {@code ratePerSec} for {@code seconds} from the caller's thread. Each message carries its scheduled
-     * time, not the time it actually left, so a stalled pacer or socket shows up as latency instead of hiding it.
-     */
-    private void pace(Client[] senders, double ratePerSec, int seconds) {
-        long start = System.nanoTime();
-        long end = start + TimeUnit.SECONDS.toNanos(seconds);
-        double meanGapNs = 1e9 / ratePerSec;
-        boolean poisson = scenario.poisson();
-        Scenario.Messages m = scenario.messages();
-        List<String> words = m.words();
-        double next = start;
-        long sent = stats.messagesSent;
-        long wordSent = stats.wordMessagesSent;
-        long expected = stats.expectedDeliveries;
-        long expectedAll = stats.expectedDeliveriesAllShards;
-        long skipped = stats.sendsSkippedBackpressure;
-        while (!pastDeadline()) {
-            next += poisson ? -Math.log(1.0 - random.nextDouble()) * meanGapNs : meanGapNs;
-            long due = (long) next;
-            if (due - end >= 0) {
-                break;
-            }
-            parkUntil(due);
-            Client c = senders[random.nextInt(senders.length)];
-            String word = m.wordShare() > 0 && random.nextDouble() < m.wordShare() ? words.get(random.nextInt(words.size())) : null;
-            if (c.sendMessage((due - epochNs) / 1000 + stampBaseUs, word, m.bodyBytes(), MAX_QUEUED_BYTES_PER_CONNECTION)) {
-                sent++;
-                expected += c.recipients;
-                expectedAll += c.plannedRecipients;
-                if (word != null) {
-                    wordSent++;
-                }
-            } else {
-                skipped++;
-            }
-            stats.messagesSent = sent;
-            stats.expectedDeliveries = expected;
-            stats.expectedDeliveriesAllShards = expectedAll;
-            stats.wordMessagesSent = wordSent;
-            stats.sendsSkippedBackpressure = skipped;
-        }
-        parkUntil(end);
-    }
 
     private void drain() {
         if (stats.messagesSent > 0) {
@@ -623,7 +419,7 @@ public final class LoadRun {
             waitUntil(() -> ownDeliveries() >= stats.expectedDeliveries, limit);
         }
         if (shardCount > 1 && !scenario.run().barrierDir().isEmpty() && !pastDeadline()) {
-            awaitOtherShards("drained", 0);
+            new ShardBarrier(this, java.nio.file.Path.of(scenario.run().barrierDir())).await("drained", 0);
         }
     }
 
@@ -718,13 +514,13 @@ public final class LoadRun {
         progress.flush();
     }
 
-    private void say(String text) {
+    void say(String text) {
         if (progress != null) {
             progress.println(text);
         }
     }
 
-    private void phase(String p) {
+    void phase(String p) {
         phaseText = p;
         sampler.phase = p;
     }
@@ -735,7 +531,7 @@ public final class LoadRun {
         }
     }
 
-    private static void parkUntil(long dueNs) {
+    static void parkUntil(long dueNs) {
         long wait;
         while ((wait = dueNs - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait);
@@ -745,186 +541,9 @@ public final class LoadRun {
     // ---- results ----
 
     private ObjectNode results() {
-        ObjectNode root = mapper.createObjectNode();
-        root.put("tool", "mucscale-loadgen");
-        root.put("format", 1);
-        root.put("label", label);
-        root.put("scenarioName", scenario.name());
-        root.put("startedAt", startedAt.toString());
-        root.put("target", scenario.server().host() + ":" + scenario.server().port());
-        if (!server.none()) {
-            root.put("serverPid", server.pid(0));
-            ArrayNode pids = root.putArray("serverPids");
-            for (int i = 0; i < server.count(); i++) {
-                pids.add(server.pid(i));
-            }
-        }
-        root.put("stoppedBy", stoppedBy);
-        root.set("scenario", ScenarioLoader.toTree(scenario));
-        if (attack != null) {
-            root.set("abuse", attack.report(mapper));
-        }
-        root.set("profiles", profiles.report(mapper));
-
-        ObjectNode s = root.putObject("summary");
-        s.put("users", scenario.users());
-        s.put("shard", scenario.accounts().shard());
-        s.put("usersPlayed", clients.length - attackers.length);
-        s.put("rooms", rooms.length);
-        int largest = 0;
-        for (RoomState r : rooms) {
-            largest = Math.max(largest, r.members.length);
-        }
-        s.put("largestRoom", largest);
-        s.put("loggedIn", stats.loggedIn.sum());
-        s.put("joined", stats.joined.sum());
-        s.put("loginFailed", stats.loginFailed.sum());
-        s.put("joinFailed", stats.joinFailed.sum());
-        s.put("registered", stats.registered.sum());
-        s.put("roomsCreated", stats.roomsCreated.sum());
-        s.put("ownerJoinResends", stats.ownerJoinResends.sum());
-        s.put("joinResends", stats.joinResends.sum());
-        s.set("connectMs", percentiles(sampler.connectTotal));
-        s.set("joinMs", percentiles(sampler.joinTotal));
-        s.put("messagesSent", stats.messagesSent);
-        s.put("wordMessagesSent", stats.wordMessagesSent);
-        s.put("sendsSkippedBackpressure", stats.sendsSkippedBackpressure);
-        s.put("expectedDeliveries", stats.expectedDeliveries);
-        s.put("deliveries", stats.distinctDeliveries.sum());
-        // sharded: what arrived here from members other processes play, and what this process's messages should
-        // bring to every process if every planned member joined (sum both over the processes to check loss overall)
-        s.put("remoteDeliveries", stats.remoteDeliveries.sum());
-        s.put("expectedDeliveriesAllShards", stats.expectedDeliveriesAllShards);
-        s.put("duplicates", stats.duplicates.sum());
-        s.put("reordered", stats.reordered.sum());
-        s.put("lateBeyondWindow", stats.lateBeyondWindow.sum());
-        s.put("echoes", stats.echoes.sum());
-        s.put("socketReads", stats.reads.sum());
-        s.put("bytesReceived", stats.bytesReceived.sum());
-        LossReport loss = exactLoss();
-        s.put("lost", loss.lost);
-        s.put("lossPairs", loss.pairsWithLoss);
-        ArrayNode examples = s.putArray("lossExamples");
-        loss.examples.forEach(examples::add);
-        s.set("latencyMs", percentiles(sampler.deliveryTotal));
-        double best = -1;
-        for (ObjectNode l : levelResults) {
-            if (l.get("passed").asBoolean()) {
-                best = Math.max(best, l.get("deliveriesPerSec").asDouble());
-            }
-        }
-        s.put("maxDeliveriesPerSecPassing", best);
-        s.put("p99ThresholdMs", scenario.levels().p99ThresholdMs());
-        double genUs = -1;
-        double srvUs = -1;
-        long delivered = 0;
-        double genSum = 0;
-        double srvSum = 0;
-        for (ObjectNode l : levelResults) {
-            long d = l.get("deliveries").asLong();
-            if (d > 0) {
-                delivered += d;
-                genSum += l.get("genCpuUsPerDelivery").asDouble() * d;
-                srvSum += l.get("serverCpuUsPerDelivery").asDouble() * d;
-            }
-        }
-        if (delivered > 0) {
-            genUs = Sampler.round(genSum / delivered);
-            srvUs = server.none() ? -1 : Sampler.round(srvSum / delivered);
-        }
-        s.put("genCpuUsPerDelivery", genUs);
-        s.put("serverCpuUsPerDelivery", srvUs);
-        double maxRss = -1;
-        double maxGenRss = -1;
-        for (Sampler.Point p : sampler.points) {
-            maxRss = Math.max(maxRss, p.serverRssMb());
-            maxGenRss = Math.max(maxGenRss, p.genRssMb());
-        }
-        // exact join rate: joins completed over the window from the first join sent to the last join answered
-        // (nanoTime stamps at the events); in onConnect mode that window is the connection ramp's
-        long joined = stats.joined.sum();
-        long firstJoinNs = stats.firstJoinSentNs.get();
-        long lastJoinNs = stats.lastJoinAnsweredNs.get();
-        double joinRate = -1;
-        double joinSpanMs = -1;
-        if (joined > 0 && firstJoinNs != Long.MAX_VALUE && lastJoinNs > firstJoinNs) {
-            long spanNs = lastJoinNs - firstJoinNs;
-            joinSpanMs = Sampler.round(spanNs / 1e6);
-            joinRate = Sampler.round(joined * 1e9 / spanNs);
-        }
-        s.put("joinsPerSec", joinRate);
-        s.put("joinSpanMs", joinSpanMs);
-        s.put("serverRssMbMax", maxRss);
-        // per user this process played (all of them when not sharded; give a sharded process its own node's pid)
-        s.put("serverRssKbPerUser", maxRss < 0 ? -1 : Sampler.round(maxRss * 1024 / (clients.length - attackers.length)));
-        s.put("genRssMbMax", maxGenRss);
-        s.put("errors", stats.errorCount());
-        ObjectNode errors = root.putObject("errors");
-        for (Map.Entry<String, Long> e : stats.errors().entrySet()) {
-            errors.put(e.getKey(), e.getValue());
-        }
-        ObjectNode threads = root.putObject("genThreadCpuMsDuringMessages");
-        threadCpuAfterMessages.forEach((k, v) -> {
-            long d = v - threadCpuBeforeMessages.getOrDefault(k, 0L);
-            if (d > 0) {
-                threads.put(k, d);
-            }
-        });
-        ArrayNode levels = root.putArray("levels");
-        levelResults.forEach(levels::add);
-        ArrayNode sizes = root.putArray("roomSizes");
-        for (RoomState r : rooms) {
-            sizes.add(r.members.length);
-        }
-        root.set("series", mapper.valueToTree(sampler.points));
-        return root;
-    }
-
-    private ObjectNode percentiles(Histogram h) {
-        ObjectNode o = mapper.createObjectNode();
-        long n = h.getTotalCount();
-        o.put("count", n);
-        o.put("mean", n == 0 ? 0 : Sampler.round(h.getMean() / 1000.0));
-        o.put("p50", Sampler.ms(n, h.getValueAtPercentile(50)));
-        o.put("p90", Sampler.ms(n, h.getValueAtPercentile(90)));
-        o.put("p99", Sampler.ms(n, h.getValueAtPercentile(99)));
-        o.put("p999", Sampler.ms(n, h.getValueAtPercentile(99.9)));
-        o.put("max", Sampler.ms(n, h.getMaxValue()));
-        return o;
-    }
-
-    /** Per sender/receiver pair: messages the sender sent minus distinct ones the receiver got. */
-    private LossReport exactLoss() {
-        LossReport r = new LossReport();
-        for (RoomState room : rooms) {
-            for (Client receiver : room.members) {
-                SeqTracker t = receiver.tracker();
-                if (t == null || receiver.recipients < 0) {
-                    continue;
-                }
-                for (Client sender : room.members) {
-                    if (sender == receiver || sender.sent == 0 || sender.recipients < 0) {
-                        continue;
-                    }
-                    long missing = sender.sent - t.distinct(sender.slot);
-                    if (missing > 0) {
-                        r.lost += missing;
-                        r.pairsWithLoss++;
-                        if (r.examples.size() < 10) {
-                            r.examples.add(receiver.username + " missed " + missing + " of " + sender.sent + " from "
-                                    + sender.username + " in " + room.jid + " (highest seen " + t.highest(sender.slot) + ")");
-                        }
-                    }
-                }
-            }
-        }
-        return r;
-    }
-
-    private static final class LossReport {
-        long lost;
-        long pairsWithLoss;
-        final List<String> examples = new ArrayList<>();
+        return new RunReport(mapper, scenario, stats, sampler, profiles, server).document(label, startedAt,
+                stoppedBy, attack, clients.length - attackers.length, rooms, levelResults, threadCpuBeforeMessages,
+                threadCpuAfterMessages);
     }
 
     // ---- MINA ----
