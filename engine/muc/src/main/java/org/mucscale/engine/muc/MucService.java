@@ -3,8 +3,6 @@ package org.mucscale.engine.muc;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -16,7 +14,6 @@ import org.mucscale.engine.muc.Stanzas.Condition;
 import org.mucscale.engine.port.Clock;
 import org.mucscale.engine.port.Delivery;
 import org.mucscale.engine.stanza.Jid;
-import org.mucscale.engine.stanza.Xml;
 import org.mucscale.engine.stanza.XmlElement;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -54,6 +51,8 @@ public final class MucService {
     private static final long STOP_WAIT_MS = 5_000;
 
     private final ServiceContext ctx;
+    private final InboundChecks checks;
+    private final ServiceQueries serviceQueries;
     /** Keeps the room-administration actor's answers inside the engine (see {@link RoomAdminBridge}). */
     private final AdminReplies adminReplies;
     private final RoomShard[] shards;
@@ -75,6 +74,8 @@ public final class MucService {
         adminReplies = new AdminReplies(b.delivery);
         ctx = new ServiceContext(service, b.config, adminReplies, b.clock, b.inspector, b.logSink, b.repository,
                 b.listener, b.placement, b.replication);
+        checks = new InboundChecks(ctx);
+        serviceQueries = new ServiceQueries(ctx);
         ctx.archiveSource = b.archive;
         ctx.archiveWorkers = new ArchiveWorkers(b.config.archiveThreads, b.config.archiveQueue);
         shards = new RoomShard[b.config.shardThreads];
@@ -98,7 +99,7 @@ public final class MucService {
             throw new IllegalStateException("the MUC service can be started once");
         }
         for (StoredRoom stored : ctx.repository.loadAll()) {
-            Jid room = normalizeRoom(stored.room());
+            Jid room = InboundChecks.normalizeRoom(stored.room());
             if (room == null || !room.domain().equals(ctx.serviceJid.domain())) {
                 LOG.warn("skipping stored room " + stored.room() + ": not a room of " + ctx.serviceJid);
                 continue;
@@ -263,131 +264,30 @@ public final class MucService {
         }
     }
 
-    /**
-     * Answers a stanza that is not walked any further from the service's address, echoing only what is safe to echo
-     * (its name and an id of XML characters); a sender whose own address is not XML text gets no answer.
-     */
-    private void refuseUnsafe(XmlElement stanza, Jid from, boolean isError, Condition condition, String text,
-                              String reason) {
-        String id = stanza.attribute("id");
-        if (!isError && Xml.isXmlText(from.toString())) {
-            XmlElement head = XmlElement.builder(stanza.name())
-                    .attribute("id", id != null && Xml.isXmlText(id) ? id : null).build();
-            ctx.delivery.send(Stanzas.error(head, replyAddress(stanza), from, condition, text));
-        }
-        ctx.listener.stanzaRefused(reason);
-    }
-
-    /**
-     * The address the stanza was sent to when it is one of this service's (a room, an occupant), else the service: a
-     * client waiting for an IQ answer only takes one from the address it asked.
-     */
-    private Jid replyAddress(XmlElement stanza) {
-        String to = stanza.attribute("to");
-        Jid jid = to == null || !Xml.isXmlText(to) ? null : Jid.tryParse(to);
-        return jid != null && jid.domain().equals(ctx.serviceJid.domain()) ? jid : ctx.serviceJid;
-    }
-
-    /** True when every name, attribute and text in the stanza is XML 1.0 text (depth already bounded). */
-    private static boolean onlyXmlCharacters(XmlElement e) {
-        if (!Xml.isXmlText(e.name()) || e.namespace() != null && !Xml.isXmlText(e.namespace())) {
-            return false;
-        }
-        for (int i = 0; i < e.attributeCount(); i++) {
-            if (!Xml.isXmlText(e.attributeName(i)) || !Xml.isXmlText(e.attributeValue(i))) {
-                return false;
-            }
-        }
-        for (Object c : e.children()) {
-            if (c instanceof XmlElement child ? !onlyXmlCharacters(child) : !Xml.isXmlText((String) c)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** A stanza forwarded this often is refused rather than forwarded again (the nodes disagree for a moment). */
     private static final int MAX_HOPS = 4;
 
     private void route(XmlElement stanza, long arrivalNs, String entryNode, int hops, boolean resent, Forwarded link,
                        Forwarded origin) {
         String kind = stanza.name();
-        if (!kind.equals("message") && !kind.equals("presence") && !kind.equals("iq")) {
-            ctx.listener.stanzaRefused("not-a-stanza");
-            return;
-        }
-        Jid from = Jid.tryParse(stanza.attribute("from"));
+        Jid from = checks.sender(stanza);
         if (from == null) {
-            ctx.listener.stanzaRefused("no-sender");
             return;
         }
         boolean isError = Stanzas.isError(stanza);
-        // Before anything reads or echoes it: a stanza too deep to walk safely, or holding characters XML does not
-        // allow (which, echoed to the server, would make it close the whole link), gets an error and goes no further.
-        if (stanza.depth() > XmlElement.MAX_DEPTH) {
-            // The hosts' parsers build one level past the limit and skip the rest; nothing walks it any further.
-            refuseUnsafe(stanza, from, isError, Condition.POLICY_VIOLATION,
-                    "stanza nested deeper than " + XmlElement.MAX_DEPTH + " elements", "too-deep");
-            return;
-        }
-        if (!onlyXmlCharacters(stanza)) {
-            refuseUnsafe(stanza, from, isError, Condition.BAD_REQUEST,
-                    "stanza holds characters that XML does not allow", "not-xml-text");
-            return;
-        }
-        String toText = stanza.attribute("to");
-        Jid to = toText == null ? ctx.serviceJid : Jid.tryParse(toText);
+        Jid to = checks.admit(stanza, from, isError, state.get() == RUNNING);
         if (to == null) {
-            if (!isError) {
-                sendError(stanza, ctx.serviceJid, from, Condition.JID_MALFORMED,
-                        "the 'to' address is not a valid JID");
-            }
-            ctx.listener.stanzaRefused("bad-address");
-            return;
-        }
-        if (!to.domain().equals(ctx.serviceJid.domain())) {
-            if (!isError) {
-                sendError(stanza, ctx.serviceJid, from, Condition.ITEM_NOT_FOUND,
-                        "this service only serves " + ctx.serviceJid);
-            }
-            ctx.listener.stanzaRefused("wrong-domain");
-            return;
-        }
-        if (state.get() != RUNNING) {
-            if (!isError) {
-                sendError(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
-                        "the chat service is not running");
-            }
-            ctx.listener.stanzaRefused("not-running");
-            return;
-        }
-        if (kind.equals("iq") && !isError && !"result".equals(stanza.attribute("type"))) {
-            String type = stanza.attribute("type");
-            if (!"get".equals(type) && !"set".equals(type) || stanza.attribute("id") == null) {
-                sendError(stanza, to, from, Condition.BAD_REQUEST,
-                        "an IQ needs an id and a type of get or set");
-                ctx.listener.stanzaRefused("bad-iq");
-                return;
-            }
-        }
-        int limit = ctx.config.maxStanzaChars;
-        if (Stanzas.approximateChars(stanza, limit) > limit) {
-            ctx.listener.floodRejected(to.bare(), MucListener.FloodLimit.STANZA_SIZE);
-            if (!isError) {
-                sendError(stanza, to, from, Condition.POLICY_VIOLATION,
-                        "the stanza is too large: at most " + limit + " characters");
-            }
             return;
         }
         if (to.local() == null) {
             if (to.resource() == null) {
-                serviceStanza(stanza, from, to);
+                serviceQueries.answer(stanza, from, to);
             } else if (!isError && kind.equals("iq")) {
                 sendError(stanza, to, from, Condition.SERVICE_UNAVAILABLE, null);
             }
             return;
         }
-        Jid room = normalizeRoom(to);
+        Jid room = InboundChecks.normalizeRoom(to);
         if (room == null) {
             if (!isError) {
                 sendError(stanza, to, from, Condition.JID_MALFORMED,
@@ -422,69 +322,8 @@ public final class MucService {
         Room.sendError(ctx, stanza, errorFrom, to, null, condition, text);
     }
 
-    /** Room addresses are case-insensitive: the local part is lower-cased (nodeprep's case mapping). */
-    private static Jid normalizeRoom(Jid jid) {
-        try {
-            String lower = jid.local().toLowerCase(Locale.ROOT);
-            if (jid.isBare() && lower.equals(jid.local())) {
-                return jid; // the common case: no new address per stanza
-            }
-            return Jid.of(lower, jid.domain(), null);
-        } catch (RuntimeException e) {
-            return null;
-        }
-    }
-
     private RoomShard shardOf(Jid room) {
         return shards[Math.floorMod(room.hashCode(), shards.length)];
-    }
-
-    // ---------------------------------------------------------------------------------------- service-level
-
-    private void serviceStanza(XmlElement stanza, Jid from, Jid to) {
-        if (Stanzas.isError(stanza) || !stanza.name().equals("iq")) {
-            if (stanza.name().equals("message") && !Stanzas.isError(stanza)) {
-                sendError(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
-                        "send messages to a room, not to the service");
-            }
-            return;
-        }
-        String type = stanza.attribute("type");
-        if (!"get".equals(type) && !"set".equals(type)) {
-            return;
-        }
-        XmlElement payload = Stanzas.firstElement(stanza);
-        String ns = payload == null || payload.namespace() == null ? "" : payload.namespace();
-        boolean get = "get".equals(type);
-        if (get && ns.equals(Stanzas.NS_DISCO_INFO) && payload.attribute("node") == null) {
-            XmlElement q = XmlElement.builder("query", Stanzas.NS_DISCO_INFO)
-                    .child(XmlElement.builder("identity").attribute("category", "conference")
-                            .attribute("type", "text").attribute("name", ctx.config.serviceName).build())
-                    .child(Stanzas.feature(Stanzas.NS_MUC))
-                    .child(Stanzas.feature(Stanzas.NS_DISCO_INFO))
-                    .child(Stanzas.feature(Stanzas.NS_DISCO_ITEMS))
-                    .child(Stanzas.feature(Stanzas.NS_PING))
-                    .child(Stanzas.feature(Stanzas.NS_SID))
-                    .child(Stanzas.feature(Stanzas.NS_STABLE_ID))
-                    .child(Stanzas.feature(Stanzas.NS_SELF_PING))
-                    .build();
-            ctx.delivery.send(Stanzas.result(stanza, to, from, q));
-        } else if (get && ns.equals(Stanzas.NS_DISCO_ITEMS) && payload.attribute("node") == null) {
-            XmlElement.Builder q = XmlElement.builder("query", Stanzas.NS_DISCO_ITEMS);
-            Map<Jid, String> rooms = ctx.placement.publicRooms();
-            for (Map.Entry<Jid, String> e : (rooms == null ? ctx.directory : rooms).entrySet()) {
-                q.child(XmlElement.builder("item").attribute("jid", e.getKey().toString())
-                        .attribute("name", e.getValue()).build());
-            }
-            ctx.delivery.send(Stanzas.result(stanza, to, from, q.build()));
-        } else if (get && ns.equals(Stanzas.NS_PING)) {
-            ctx.delivery.send(Stanzas.result(stanza, to, from, null));
-        } else if (payload == null) {
-            ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.BAD_REQUEST, "an IQ needs a payload"));
-        } else {
-            ctx.delivery.send(Stanzas.error(stanza, to, from, Condition.SERVICE_UNAVAILABLE,
-                    "the service does not support " + (ns.isEmpty() ? payload.name() : ns)));
-        }
     }
 
     // ---------------------------------------------------------------------------------------- clustering
@@ -697,7 +536,7 @@ public final class MucService {
      */
     public CompletableFuture<RoomLogSink.Retraction> retractAsService(Jid room, String stanzaId, String reason) {
         CompletableFuture<RoomLogSink.Retraction> done = new CompletableFuture<>();
-        Jid roomJid = normalizeRoom(room);
+        Jid roomJid = InboundChecks.normalizeRoom(room);
         runOnRoomThread(roomJid, shard -> {
             Room r = shard.rooms.get(roomJid);
             if (r == null) {
@@ -716,7 +555,7 @@ public final class MucService {
     }
 
     private void runOnRoomThread(Jid room, java.util.function.Consumer<RoomShard> task) {
-        runOnShard(shardOf(normalizeRoom(room)), task);
+        runOnShard(shardOf(InboundChecks.normalizeRoom(room)), task);
     }
 
     /**
@@ -739,7 +578,7 @@ public final class MucService {
 
     /** Runs {@code task} on the thread owning {@code room} and waits for its result (tests and admin tools). */
     <T> T onRoomThread(Jid room, Function<RoomShard, T> task) {
-        return onShard(shardOf(normalizeRoom(room)), task);
+        return onShard(shardOf(InboundChecks.normalizeRoom(room)), task);
     }
 
     private <T> T onShard(RoomShard shard, Function<RoomShard, T> task) {
