@@ -330,6 +330,23 @@ class ClusterProcessesEndToEndTest {
         }
     }
 
+    /** Reads {@code c}'s stanzas until it has its self-presence (status 110) from each of {@code rooms}. */
+    private static void awaitSelfPresences(RawXmppClient c, Set<String> rooms, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!rooms.isEmpty()) {
+            long left = deadline - System.nanoTime();
+            XmlElement e = left <= 0 ? null : c.poll(Duration.ofNanos(left));
+            if (e == null) {
+                throw new AssertionError(c.jid() + " not joined to " + rooms + " within " + timeout.toSeconds() + " s");
+            }
+            String from = e.attribute("from");
+            if (e.name().equals("presence") && from != null && e.toXml().contains("code=\"110\"")) {
+                int slash = from.indexOf('/');
+                rooms.remove(slash < 0 ? from : from.substring(0, slash));
+            }
+        }
+    }
+
     static String room(int k) {
         return ROOM_NAMES[k] + "@" + MUC;
     }
@@ -372,7 +389,16 @@ class ClusterProcessesEndToEndTest {
                 }
             }
         }
-        Thread.sleep(2000);
+        // every join answered before the traffic starts (bounded, instead of a fixed 2 s)
+        for (int i = 0; i < USERS; i++) {
+            Set<String> pending = new HashSet<>();
+            for (int k : roomsOf(i)) {
+                if (k != i) {
+                    pending.add(room(k));
+                }
+            }
+            awaitSelfPresences(clients.get(i), pending, Duration.ofSeconds(20));
+        }
 
         // traffic: every user sends one message to each of its rooms every mucscale.test.failover-round-ms (100 ms;
         // bench/cluster/failover.sh's FAILOVER_ROUND_MS sets more, to measure the p99's return from a load whose

@@ -19,7 +19,6 @@ import org.igniterealtime.smack.inttest.TestNotPossible;
 import org.igniterealtime.smack.inttest.TestResult;
 import org.igniterealtime.smack.inttest.XmppConnectionDescriptor;
 import org.igniterealtime.smack.inttest.XmppConnectionManager;
-import org.jivesoftware.smack.tcp.XMPPTCPConnection;
 import org.jivesoftware.smack.tcp.XMPPTCPConnectionConfiguration;
 import org.jivesoftware.smackx.iqregister.AccountManager;
 import org.junit.jupiter.api.Test;
@@ -40,6 +39,9 @@ import org.mucscale.testkit.SmackQuirks;
  *       security mode, but sets {@link AccountManager#sensitiveOperationOverInsecureConnectionDefault} only after it
  *       has created the registration connection's AccountManager. We set the same default first.</li>
  * </ul>
+ * Its connections are {@link QuickCloseTcpConnection}s: the framework's teardown (deleting each account, then
+ * disconnecting) otherwise waits out the full reply timeout on some of them, for a closing stream tag that a
+ * deleted account's session never sends (see there).
  * A report of every test's outcome is written to {@code target/mucscale-conformance.txt}.
  */
 class MucConformanceTest {
@@ -89,7 +91,7 @@ class MucConformanceTest {
                 .keepDirectory(Boolean.getBoolean("mucscale.conformance.debug")))) {
             int port = fx.prosody.c2sPort();
             XmppConnectionManager.addConnectionDescriptor(XmppConnectionDescriptor
-                    .buildWith(XMPPTCPConnection.class, XMPPTCPConnectionConfiguration.class,
+                    .buildWith(QuickCloseTcpConnection.class, XMPPTCPConnectionConfiguration.class,
                             XMPPTCPConnectionConfiguration.Builder.class)
                     .withNickname("mucscale-loopback")
                     .applyExtraConfiguration(b -> b.setHost("127.0.0.1").setPort(port))
