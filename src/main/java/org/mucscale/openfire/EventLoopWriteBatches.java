@@ -3,16 +3,11 @@ package org.mucscale.openfire;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,8 +82,8 @@ final class EventLoopWriteBatches {
     static final AttributeKey<HeldWrites> HELD = AttributeKey.newInstance(
             "mucscale.held-writes." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));
     /**
-     * Per channel, which thread's {@link ManagedRuns} wrote its session's newest counted stanza and that stanza's entry in the
-     * stream manager ({@link ManagedRuns}); a fresh key per class loader.
+     * Per channel, which room thread's {@link ManagedRuns} wrote its session's newest counted stanza, and that stanza's
+     * entry in the stream manager; a fresh key per class loader.
      */
     static final AttributeKey<Object[]> LAST = AttributeKey.newInstance(
             "mucscale.last-counted." + Integer.toHexString(System.identityHashCode(EventLoopWriteBatches.class)));

@@ -150,14 +150,6 @@ class ManagedRunsTest {
         return RenderedStanza.of("<m n='" + n + "' to='", "'/>");
     }
 
-    private static List<Integer> range(int from, int to) {
-        List<Integer> l = new ArrayList<>();
-        for (int i = from; i < to; i++) {
-            l.add(i);
-        }
-        return l;
-    }
-
     /** {@code got} is 0 to {@code count - 1} in order; otherwise says where it first differs, and what is around. */
     private static void assertInOrder(String who, List<Integer> got, int count) {
         for (int i = 0; i < Math.max(count, got.size()); i++) {

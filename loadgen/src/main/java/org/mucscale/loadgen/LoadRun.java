@@ -398,7 +398,7 @@ public final class LoadRun {
         }
         threadCpuBeforeMessages = ProcStat.ownThreadCpuMs();
         try {
-            MessagePhases phases = new MessagePhases(this, sampler, random);
+            MessagePhases phases = new MessagePhases(this, mapper, sampler, random);
             phases.levelsAndSoak(eligible, levelResults);
             if (attackers.length > 0 && eligible.length > 0 && !pastDeadline()) {
                 attack = phases.abuse(eligible, rooms, attackers, levelResults);

@@ -15,13 +15,14 @@ import java.util.concurrent.TimeUnit;
  * receive side run on their own threads.
  */
 final class MessagePhases {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private final ObjectMapper mapper;
     private final LoadRun run;
     private final Sampler sampler;
     private final SplittableRandom random;
 
-    MessagePhases(LoadRun run, Sampler sampler, SplittableRandom random) {
+    MessagePhases(LoadRun run, ObjectMapper mapper, Sampler sampler, SplittableRandom random) {
         this.run = run;
+        this.mapper = mapper;
         this.sampler = sampler;
         this.random = random;
     }
@@ -120,7 +121,7 @@ final class MessagePhases {
     }
 
     private ObjectNode windowNode(String kind, int n, double rate, Sampler.Window w, boolean passed) {
-        ObjectNode o = MAPPER.valueToTree(w);
+        ObjectNode o = mapper.valueToTree(w);
         o.put("kind", kind);
         o.put("level", n);
         o.put("ratePerSec", rate);
