@@ -688,6 +688,62 @@ class ClusterEnginesTest {
     }
 
     /**
+     * The plugin reloaded on a running node (its engine stops and starts again, the member stays) while the others'
+     * users keep chatting. Every message sent while the engine leaves and comes back must reach every reader once, in
+     * sender order. Before, the leaving owner held a straggler from a node whose view still placed the room there for
+     * a hand-off that never came, confirmed it and lost it (RealOpenfireRollingUpgradeIT's one message per reload); and
+     * a new owner's own users' stanzas overtook the stragglers the leaving node passed back (StragglerHold rule 4).
+     * {@link TwoNodeReloadUnderTrafficTest} covers the two-node case, where the survivor is alone in its view.
+     */
+    @Test
+    void engineRestartsUnderTraffic_everyMessageOnceInOrder() throws Exception {
+        startCluster();
+        joinEveryone();
+        int victim = busiest();
+        Node reloaded = nodes.get(victim);
+        Predicate<Integer> stayed = i -> i % NODES != victim;
+        java.util.concurrent.atomic.AtomicBoolean sending = new java.util.concurrent.atomic.AtomicBoolean(true);
+        java.util.concurrent.atomic.AtomicInteger rounds = new java.util.concurrent.atomic.AtomicInteger();
+        Thread traffic = new Thread(() -> {
+            // bounded: at most 20 s of rounds, one every 10 ms
+            for (int m = 0; m < 2_000 && sending.get(); m++) {
+                for (int i = 0; i < USERS; i++) {
+                    if (stayed.test(i)) {
+                        for (int k : roomsOf(i)) {
+                            home(i).engine.process(groupchat(user(i), room(k), "t|" + i + "|" + k + "|" + m));
+                        }
+                    }
+                }
+                rounds.incrementAndGet();
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "test-traffic");
+        traffic.start();
+        try {
+            Thread.sleep(300);
+            reloaded.withholding.keepMembershipOnStop = true;
+            reloaded.engine.close();
+            reloaded.engine = MucScaleEngine.builder(SERVICE, reloaded.settings, reloaded)
+                    .cluster(reloaded.withholding).build();
+            reloaded.engine.start();
+            reloaded.withholding.keepMembershipOnStop = false;
+            for (Node n : nodes) {
+                await(() -> n.engine.cluster().roomsPerNode().size() == NODES, "counted in again");
+            }
+            Thread.sleep(1_000); // traffic once the rooms are back
+        } finally {
+            sending.set(false);
+            traffic.join(10_000);
+        }
+        int total = rounds.get();
+        assertEveryoneGotEverything("t", total, stayed, stayed);
+    }
+
+    /**
      * A rolling restart under traffic: a member leaves, and a new member takes its place while the others' users keep
      * sending. The rooms that move to the newcomer reach it as hand-offs; stanzas forwarded to it before a room's
      * hand-off must wait for it. Before, the newcomer (whose previous view was itself alone) did not know the rooms

@@ -274,6 +274,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return servedHereNow(room);
     }
 
+    @Override
+    public boolean enteringMayWait() {
+        return stragglers.mayHoldEntering();
+    }
+
+    @Override
+    public boolean holdEntering(Jid room, Runnable goOn) {
+        return stragglers.holdEntering(room, goOn);
+    }
+
     /** Room-administration calls to the nodes that own rooms, and from them (see {@link AdminCalls}). */
     public AdminCalls adminCalls() {
         return adminCalls;
@@ -548,9 +558,15 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** A forward from another node while this node is alone in its view: its sender's view is ahead. */
+    /**
+     * A forward from another node while this node is alone in its view: its sender's view is ahead. Not from a node
+     * that announced its leave: that one is behind, passing on stragglers (this node's own users' stanzas among them),
+     * which must go in at once, before the leaving node's PASSED lets their senders' later stanzas go (StragglerHold
+     * rule 4); waiting as early forwards they came seconds late, after those (RealOpenfireRollingUpgradeIT).
+     */
     private boolean aheadOfUs(String fromNode, Wire.Message m) {
-        return !view.clustered() && !m.resent() && fromNode != null && !fromNode.equals(local);
+        return !view.clustered() && !m.resent() && fromNode != null && !fromNode.equals(local)
+                && !leavingNodes.contains(fromNode);
     }
 
     /**
@@ -991,9 +1007,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 if (stragglers.hold(fromNode, m)) {
                     break; // its room came from a leaving node whose stragglers of this sender may still come
                 }
-                if (fromNode != null && fromNode.equals(view.owner(m.room())) && !fromNode.equals(local)) {
+                View v = view;
+                if (fromNode != null && fromNode.equals(v.owner(m.room())) && !fromNode.equals(local)
+                        && v.members().contains(local)) {
                     // the room's owner in our view sends its stanzas here: it is leaving or its view is ahead, so the
-                    // room is on its way to us; hold its stanzas for the hand-off instead of sending them back
+                    // room is on its way to us; hold its stanzas for the hand-off instead of sending them back. Not
+                    // when this node is the one leaving (its view no longer holds it): then the sender's view is
+                    // behind, the room went to the sender, and a stanza held here would wait for a hand-off that
+                    // never comes while it counts as handled, so it is confirmed and lost; it is forwarded on instead
                     awaitingHandoff.putIfAbsent(m.room(), System.nanoTime() + handoffTimeoutNanos);
                 }
                 handOn(fromNode, m);

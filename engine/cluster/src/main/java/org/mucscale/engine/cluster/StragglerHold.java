@@ -17,6 +17,7 @@ import java.util.function.LongSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
+import org.mucscale.engine.stanza.Jid;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,12 @@ import org.slf4j.LoggerFactory;
  *   the members without L places it here, and with L at L) waits here, from the moment this node learns of L's leave,
  *   until L's {@code PASSED(E)} arrives; then every held forward of E's goes on in arrival order, on the thread that
  *   handles L's message, so after the stragglers before it on L's link.</li>
+ *   <li><b>New owner that is the entry node</b> ({@link #holdEntering}): L sends its {@code PASSED(E)} to E as well.
+ *   A stanza that enters at N itself for such a room (N = E: the sender's session is here, and L forwards N's
+ *   stragglers back here) waits from the moment N learns of L's leave until L's {@code PASSED(N)} arrives, and then
+ *   goes on after the stragglers before it on L's link. Without this, N's user's next stanzas overtook the ones L still
+ *   passed back (and before the leaving node forwarded them back at all, it held them for a hand-off that never came,
+ *   confirmed and lost: the loss RealOpenfireRollingUpgradeIT saw).</li>
  * </ol>
  * Bounds (L1): a held forward goes on without L's word after {@code timeoutNanos} (the hand-off timeout) from the
  * first forward held for that entry node (logged, counted as given up), when L or E is no longer a member or L no
@@ -45,8 +52,7 @@ import org.slf4j.LoggerFactory;
  * handled (I4).
  *
  * <p>Gaps: a forward E sends N before N has learnt of L's leave goes back to L (N's view still places the room there)
- * and may come back after E's later ones; a stanza that enters at the new owner itself does not pass this class (it
- * never crosses a link) and can still overtake L's stragglers; a join moves rooms from live owners too and is not
+ * and may come back after E's later ones; a join moves rooms from live owners too and is not
  * covered (no node leaves, so there is no LEAVING to start from).
  *
  * <p>Threads: every field below is guarded by this object's monitor. The leaving nodes' records are started by the
@@ -86,6 +92,8 @@ final class StragglerHold {
     private static final class Waiting {
         final long sinceNanos;
         final ArrayDeque<Held> held = new ArrayDeque<>();
+        /** Stanzas that entered at this node (the entry node is this one), each to be placed again. */
+        final ArrayDeque<Runnable> entered = new ArrayDeque<>();
 
         Waiting(long sinceNanos) {
             this.sinceNanos = sinceNanos;
@@ -177,6 +185,34 @@ final class StragglerHold {
         }
     }
 
+    /** Whether {@link #holdEntering} may hold anything (no monitor: read for every stanza entering here). */
+    boolean mayHoldEntering() {
+        return active;
+    }
+
+    /**
+     * Whether a stanza that entered at this node for {@code room} waits here (the entry node is this node, rule 4): the
+     * room moved here from a leaving node that has not yet said it passed on this node's stanzas, so one of the same
+     * sender's earlier stanzas may still be on its way back through it. {@code goOn} places it once the word comes.
+     */
+    boolean holdEntering(Jid room, Runnable goOn) {
+        if (!active || room == null) {
+            return false;
+        }
+        synchronized (this) {
+            String name = room.toString();
+            for (Map.Entry<String, Leaving> e : leaving.entrySet()) {
+                Leaving l = e.getValue();
+                if (!l.tells || l.passed.contains(local) || !movedHereFrom(name, e.getKey())) {
+                    continue;
+                }
+                l.waiting.computeIfAbsent(local, n -> new Waiting(clock.getAsLong())).entered.add(goOn);
+                return true;
+            }
+            return false;
+        }
+    }
+
     /** Rendezvous over the members without {@code from} places the room here, and with it at {@code from}. */
     private boolean movedHereFrom(String room, String from) {
         List<String> rest = new ArrayList<>(members.get());
@@ -229,8 +265,9 @@ final class StragglerHold {
         }
         ran.whenComplete((ok, failed) -> {
             // a failed barrier (a room still awaited here) has run on every room thread all the same
+            // the entry node too: rooms that move to it from here take its own users' later stanzas (rule 4)
             for (String m : members.get()) {
-                if (!m.equals(local) && !m.equals(entry) && readsPassed.test(m)) {
+                if (!m.equals(local) && readsPassed.test(m)) {
                     try {
                         sendPassed.accept(m, entry);
                     } catch (RuntimeException e) {
@@ -294,7 +331,7 @@ final class StragglerHold {
      */
     private void giveUp(String node, Leaving l, String entry, Waiting w, String why) {
         l.passed.add(entry); // not waited for again in this leave
-        int n = w.held.size();
+        int n = w.held.size() + w.entered.size();
         if (!l.warned) {
             l.warned = true;
             LOG.warn("letting {} held forwards from {} go without the word of leaving node {} that it passed on "
@@ -333,6 +370,13 @@ final class StragglerHold {
                 handOn.accept(h);
             } catch (RuntimeException e) {
                 LOG.warn("could not hand on a forward held for {}: {}", h.message().room(), e.toString());
+            }
+        }
+        for (Runnable r : w.entered) {
+            try {
+                r.run();
+            } catch (RuntimeException e) {
+                LOG.warn("could not place a stanza held for its room's hand-off: {}", e.toString());
             }
         }
     }

@@ -165,14 +165,58 @@ class StragglerHoldTest {
     }
 
     @Test
-    void leavingNode_passesTheWordOnToTheOthers_onceItsRoomThreadsRanWhatWasQueued() {
+    void leavingNode_passesTheWordOnToTheOthersAndTheEntryNode_onceItsRoomThreadsRanWhatWasQueued() {
         members.clear();
         members.addAll(List.of(L, E, N));
         StragglerHold h = hold(L);
         h.passed(E, 3, E);
         assertThat(sent).as("not before its room threads forwarded what they had").isEmpty();
         roomThreads.complete(null);
-        assertThat(sent).containsExactly("PASSED(" + E + ") to " + N);
+        // the entry node too (rule 4): rooms moving to it take its own users' later stanzas
+        assertThat(sent).containsExactly("PASSED(" + E + ") to " + E, "PASSED(" + E + ") to " + N);
+    }
+
+    /** Rule 4: N is the entry node; what its own users send for a room from L waits for L's PASSED(N). */
+    @Test
+    void newOwnerAsEntryNode_holdsItsOwnUsersStanzasForARoomFromTheLeavingNode_untilThePassedNamingIt() {
+        StragglerHold h = hold(N);
+        List<String> placed = new ArrayList<>();
+        Jid moved = room(L, N);
+        assertThat(h.mayHoldEntering()).as("nothing open yet").isFalse();
+        assertThat(h.holdEntering(moved, () -> placed.add("before"))).as("before the leave").isFalse();
+        h.leaving(L, RUN);
+        assertThat(h.mayHoldEntering()).isTrue();
+        assertThat(h.holdEntering(moved, () -> placed.add("n1"))).isTrue();
+        assertThat(h.holdEntering(moved, () -> placed.add("n2"))).isTrue();
+        assertThat(h.holdEntering(room(E, E), () -> placed.add("stayed"))).as("a room that did not move").isFalse();
+        assertThat(h.holdEntering(room(L, E), () -> placed.add("elsewhere"))).as("moved elsewhere").isFalse();
+        h.passed(L, RUN, E); // the word for another entry node lets nothing of N's go
+        assertThat(placed).isEmpty();
+
+        h.passed(L, RUN, N);
+        assertThat(placed).containsExactly("n1", "n2");
+        assertThat(h.holdEntering(moved, () -> placed.add("n3"))).as("after the word").isFalse();
+        assertThat(givenUp).hasValue(0);
+    }
+
+    @Test
+    void newOwnerAsEntryNode_letsItsOwnUsersStanzasGoAtTheTimeout_andWhenTheLeaverNeverTells() {
+        StragglerHold h = hold(N);
+        List<String> placed = new ArrayList<>();
+        h.leaving(L, RUN);
+        h.holdEntering(room(L, N), () -> placed.add("n1"));
+        clock.addAndGet(TIMEOUT - 1);
+        h.releaseOverdue(clock.get());
+        assertThat(placed).isEmpty();
+        clock.addAndGet(1);
+        h.releaseOverdue(clock.get());
+        assertThat(placed).containsExactly("n1");
+        assertThat(givenUp).hasValue(1);
+
+        readsPassed.remove(L);
+        StragglerHold silent = hold(N);
+        silent.leaving(L, RUN);
+        assertThat(silent.holdEntering(room(L, N), () -> placed.add("n2"))).isFalse();
     }
 
     @Test

@@ -295,7 +295,17 @@ public final class MucService {
             }
             return;
         }
+        place(stanza, from, to, room, arrivalNs, entryNode, hops, resent, link, origin, isError);
+    }
+
+    /** Where a checked stanza for {@code room} goes: on to the room's owner, or to its room thread here. */
+    private void place(XmlElement stanza, Jid from, Jid to, Jid room, long arrivalNs, String entryNode, int hops,
+                       boolean resent, Forwarded link, Forwarded origin, boolean isError) {
         RoomPlacement placement = ctx.placement;
+        if (entryNode == null && placement.enteringMayWait() && placement.holdEntering(room,
+                () -> place(stanza, from, to, room, arrivalNs, null, hops, resent, link, origin, isError))) {
+            return; // entered here for a room on its way from a leaving node, which still passes on earlier ones
+        }
         if (!placement.servesHere(room)) {
             if (hops < MAX_HOPS) {
                 placement.forward(room, stanza, entryNode, hops + 1, resent, origin != null ? origin : link);

@@ -30,6 +30,23 @@ public interface RoomPlacement {
         forward(room, stanza, entryNode, hops);
     }
 
+    /**
+     * Whether {@link #holdEntering} may hold anything now (a cheap check, called for every stanza that enters here).
+     */
+    default boolean enteringMayWait() {
+        return false;
+    }
+
+    /**
+     * Holds a stanza that entered the cluster at this node for {@code room}, when it must not overtake earlier stanzas
+     * of the same sender still on their way through another node (a room that moves here from a leaving node, which
+     * passes on what it still receives); {@code goOn} places it again once they are through (or the wait is given
+     * up). False: not held, place it now. Called on transport threads; never blocks.
+     */
+    default boolean holdEntering(Jid room, Runnable goOn) {
+        return false;
+    }
+
     /** The sender of a stanza about to be handled here entered the cluster at {@code entryNode} (null: this node). */
     void sessionSeen(Jid sender, String entryNode);
 
