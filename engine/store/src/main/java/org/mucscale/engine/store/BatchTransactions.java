@@ -12,8 +12,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * caller retries the whole batch, which the room log's key (room, time, stanza id) makes idempotent.
  *
  * <p>Threads: every writer lane calls it at once; it keeps no state of a batch. The LOAD DATA buffer and the
- * {@link LaneConnection} connections are leased through are the calling lane's own (so a stop can abort them). {@code bulkLoadAvailable} is set false, for good and for every lane, by the first lane whose connection
- * refuses LOAD DATA (volatile, never set true again); the counters are atomics.
+ * {@link LaneConnection} connections are leased through are the calling lane's own (so a stop can abort them).
+ * {@code bulkLoadAvailable} is set false, for good and for every lane, by the first lane whose connection refuses
+ * LOAD DATA (volatile, never set true again); the counters are atomics.
  */
 final class BatchTransactions {
     private final RoomLogSql sql;
