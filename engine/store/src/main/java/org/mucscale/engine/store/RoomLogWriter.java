@@ -410,7 +410,8 @@ public final class RoomLogWriter implements AutoCloseable {
      * Commits records[0,n) in one transaction, retrying with backoff while the failure is not one row's fault.
      * Returns false only when shutdown's drain deadline passed (or, for replays, shutdown began) before it committed.
      */
-    private boolean commitWithRetry(WriterLane lane, RoomLogRecord[] records, int n, long deadlineNanos, boolean isReplay) {
+    private boolean commitWithRetry(WriterLane lane, RoomLogRecord[] records, int n, long deadlineNanos,
+                                    boolean isReplay) {
         long backoffMs = config.retryBackoffMinMs();
         long failingSinceNanos = 0;
         long lastLogNanos = 0;
