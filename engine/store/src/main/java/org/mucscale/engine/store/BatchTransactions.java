@@ -3,7 +3,6 @@ package org.mucscale.engine.store;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.sql.DataSource;
 
 /**
  * Writes one batch of room log records in one transaction: through LOAD DATA when it is enabled and the batch loads
@@ -12,12 +11,12 @@ import javax.sql.DataSource;
  * rest; a failure that is not one row's fault (database down, lock timeout, missing table) is handed back, and the
  * caller retries the whole batch, which the room log's key (room, time, stanza id) makes idempotent.
  *
- * <p>Threads: every writer lane calls it at once; it keeps no state of a batch. The LOAD DATA buffer is the calling
- * lane's own. {@code bulkLoadAvailable} is set false, for good and for every lane, by the first lane whose connection
- * refuses LOAD DATA (volatile, never set true again); the counters are atomics.
+ * <p>Threads: every writer lane calls it at once; it keeps no state of a batch. The LOAD DATA buffer and the
+ * {@link LaneConnection} connections are leased through are the calling lane's own (so a stop can abort them).
+ * {@code bulkLoadAvailable} is set false, for good and for every lane, by the first lane whose connection refuses
+ * LOAD DATA (volatile, never set true again); the counters are atomics.
  */
 final class BatchTransactions {
-    private final DataSource dataSource;
     private final RoomLogSql sql;
     private final DeadLetters deadLetters;
     private final StoreListener listener;
@@ -26,9 +25,8 @@ final class BatchTransactions {
     private volatile boolean bulkLoadAvailable;
     private final AtomicLong bulkFallbacks = new AtomicLong();
 
-    BatchTransactions(DataSource dataSource, DatabaseType type, boolean bulkLoad, DeadLetters deadLetters,
-                      StoreListener listener, WriterCounters counters) {
-        this.dataSource = dataSource;
+    BatchTransactions(DatabaseType type, boolean bulkLoad, DeadLetters deadLetters, StoreListener listener,
+                      WriterCounters counters) {
         this.sql = new RoomLogSql(type);
         this.bulkLoadAvailable = bulkLoad;
         this.deadLetters = deadLetters;
@@ -42,14 +40,15 @@ final class BatchTransactions {
     }
 
     /**
-     * Writes records[0,n) with the lane's {@code bulk} buffer (null: INSERT). Returns null when stored (bad rows
-     * parked), or the exception when the failure is not one row's fault.
+     * Writes records[0,n) over the lane's connections with its {@code bulk} buffer (null: INSERT). Returns null when
+     * stored (bad rows parked), or the exception when the failure is not one row's fault.
      */
-    SQLException write(MySqlBulkLoad bulk, RoomLogRecord[] records, int n) {
+    SQLException write(LaneConnection lane, MySqlBulkLoad bulk, RoomLogRecord[] records, int n) {
         if (bulk == null || !bulkLoadAvailable) {
-            return writeRange(records, 0, n);
+            return writeRange(lane, records, 0, n);
         }
-        try (Connection c = dataSource.getConnection()) {
+        try (LaneConnection.Lease lease = lane.lease()) {
+            Connection c = lease.connection();
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
@@ -77,7 +76,7 @@ final class BatchTransactions {
         } catch (SQLException e) {
             return e;
         }
-        return writeRange(records, 0, n);
+        return writeRange(lane, records, 0, n);
     }
 
     /** Batches that LOAD DATA handed back to the INSERT path (a warning, a duplicate or a refused row). */
@@ -91,9 +90,10 @@ final class BatchTransactions {
     }
 
     /** Writes records[from,to) in one transaction, splitting it around rows the database refuses. */
-    private SQLException writeRange(RoomLogRecord[] records, int from, int to) {
+    private SQLException writeRange(LaneConnection lane, RoomLogRecord[] records, int from, int to) {
         SQLException failure;
-        try (Connection c = dataSource.getConnection()) {
+        try (LaneConnection.Lease lease = lane.lease()) {
+            Connection c = lease.connection();
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false);
             try {
@@ -121,11 +121,11 @@ final class BatchTransactions {
             return null;
         }
         int mid = (from + to) >>> 1;
-        SQLException left = writeRange(records, from, mid);
+        SQLException left = writeRange(lane, records, from, mid);
         if (left != null) {
             return left;
         }
-        return writeRange(records, mid, to);
+        return writeRange(lane, records, mid, to);
     }
 
     private static void rollbackQuietly(Connection c) {

@@ -33,21 +33,49 @@ import org.slf4j.LoggerFactory;
  * left; the next start replays spill files (and, in write-ahead mode, the write-ahead segments).
  *
  * <p>Threads: producers (room threads) call offer. Each writer lane ({@code mucscale-store-writer},
- * {@code mucscale-store-writer-2}, ...) owns its batch array, its connection while it writes and its LOAD DATA
- * buffer; lanes take batches from the queue one at a time under {@code takeLock} (producers never touch it, and a
- * lane holds it only to copy one batch's references). Lane 1 also replays spill files. Counters are atomics, written
- * once per batch. {@link #pendingFor} may be called from any thread and sees records in the queue and in every batch
- * being written. {@code running}, {@code closed} and the drain deadline are volatile, written by the starting and the
- * closing thread (under {@code this}); {@code writeAhead} is set once, by {@link #start}.
+ * {@code mucscale-store-writer-2}, ...) owns its batch array, its connection while it writes (leased through its
+ * {@link LaneConnection}) and its LOAD DATA buffer; lanes take batches from the queue one at a time under
+ * {@code takeLock} (producers never touch it, and a lane holds it only to copy one batch's references, or at the stop
+ * to spill one batch). Lane 1 also replays spill files. Counters are atomics, written once per batch.
+ * {@link #pendingFor} may be called from any thread and sees records in the queue and in every batch being written.
+ * {@code running}, {@code closed} and the drain deadline are volatile, written by the starting and the closing thread
+ * (under {@code this}); {@code abandoned} is volatile, written once by the closing thread under {@code takeLock};
+ * {@code writeAhead} is set once, by {@link #start}.
+ *
+ * <p>The stop, and who owns what during it ({@link #close}); D is the drain deadline, close's start plus
+ * {@code drainTimeout}:
+ * <ol>
+ * <li>Until D every lane keeps its batch and its connection and drains the queue into the database; a batch it
+ * could not commit by D it spills itself, then it spills the queue's rest and ends.</li>
+ * <li>At D the closing thread cuts every lane's connection still alive ({@link LaneConnection#cut}): the connection
+ * in use is aborted and no new one is leased. A lane blocked in a call on a server that stopped answering (no JDBC
+ * timeout bounds that read) gets an error at once and goes on as in 1.</li>
+ * <li>At D + {@link #ABORT_GRACE_MS} the closing thread takes over whatever is left ({@link #handOver}): under
+ * {@code takeLock} it sets {@code abandoned} and spills every batch still held by a lane and everything still queued;
+ * {@link #close} then fsyncs. From then on no lane takes or spills anything. A lane still alive then (a driver without
+ * abort, a wait in the pool, a dead-letter insert) may yet end its call with a commit; so may a batch aborted while
+ * its commit was on the wire. Such a batch's outcome is unknown at the stop, so it is spilled all the same: its rows
+ * can then be in the table and in a spill file, and the replay of the copy is a no-op, because the insert is
+ * idempotent on the room log's primary key (room, time, stanza id) and the spill file keeps the record whole. A
+ * record is thus never lost and never stored twice; it may be written twice, the second time as nothing.</li>
+ * </ol>
+ * So close returns by D + {@link #ABORT_GRACE_MS} (plus the local disk's time to spill), whatever the database does.
  *
  * <p>The parts: {@link BatchTransactions} writes one batch in one transaction, {@link RecordSpiller} puts what cannot
- * go to the database into the spill files, {@link WriteAheadIntake} is write-ahead mode's way in and
+ * go to the database into the spill files, {@link WriteAheadIntake} is write-ahead mode's way in, {@link WriterLane}
+ * is one lane's thread and batch, {@link LaneConnection} its connections (which a stop can abort) and
  * {@link WriterCounters} holds the counts; this class owns the queue, the lanes and their lifecycle.
  */
 public final class RoomLogWriter implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(RoomLogWriter.class);
     private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long FAILURE_LOG_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /**
+     * How long the stop waits, after the drain deadline aborted the lanes' connections, for the lanes to spill and end
+     * before it spills what they hold itself: an abort ends a blocked call within milliseconds (the driver closes the
+     * socket), so this only bounds a lane the abort did not reach; nothing is lost either way.
+     */
+    static final long ABORT_GRACE_MS = 2_000;
 
     private final StoreConfig config;
     private final Clock clock;
@@ -57,11 +85,13 @@ public final class RoomLogWriter implements AutoCloseable {
     private final RecordSpiller spiller;
     private final DeadLetters deadLetters;
     private final BatchTransactions transactions;
-    private final Lane[] lanes;
+    private final WriterLane[] lanes;
     // Lanes take batches one at a time: the queue has one consumer at a time, and batches leave it in order.
     private final Object takeLock = new Object();
-    // Set by close(): when the drain's timeout started, shared by every lane.
+    // Set by close(): when the drain's timeout ends, shared by every lane.
     private volatile long drainDeadlineNanos;
+    // Set by close() under takeLock once it took over what the lanes hold: no lane takes or spills any more.
+    private volatile boolean abandoned;
     // Write-ahead mode only, set by start(); null before and in BATCHED mode.
     private WriteAheadIntake writeAhead;
 
@@ -84,40 +114,13 @@ public final class RoomLogWriter implements AutoCloseable {
         }
         this.spiller = new RecordSpiller(spill, config, listener, counters);
         this.deadLetters = new DeadLetters(dataSource, config.spillDirectory(), clock);
-        this.transactions = new BatchTransactions(dataSource, type,
+        this.transactions = new BatchTransactions(type,
                 config.mysqlBulkLoad() && type.isMySqlFamily() && MySqlBulkLoad.driverPresent(), deadLetters,
                 listener, counters);
         this.retractions = new RoomLogRetractions(dataSource, this);
-        this.lanes = new Lane[config.writerConnections()];
+        this.lanes = new WriterLane[config.writerConnections()];
         for (int i = 0; i < lanes.length; i++) {
-            lanes[i] = new Lane(i);
-        }
-    }
-
-    /**
-     * One writer lane: a thread with its own batch array (the batch in flight is batch[0, inFlightCount), published
-     * before the queue releases those slots) and its own LOAD DATA buffer. Only its thread writes its fields.
-     */
-    private final class Lane {
-        final int number;
-        final RoomLogRecord[] batch;
-        final Thread thread;
-        final MySqlBulkLoad bulkLoad;
-        volatile int inFlightCount;
-
-        Lane(int index) {
-            this.number = index + 1;
-            this.batch = new RoomLogRecord[config.batchSize()];
-            this.thread = new Thread(() -> run(this), index == 0 ? "mucscale-store-writer"
-                    : "mucscale-store-writer-" + number);
-            this.thread.setDaemon(true);
-            this.bulkLoad = transactions.newBulkLoad();
-        }
-
-        /** The batch of {@code n} is done (stored or spilled): unpublished first, then its references dropped. */
-        void finishBatch(int n) {
-            inFlightCount = 0;
-            java.util.Arrays.fill(batch, 0, n, null);
+            lanes[i] = new WriterLane(i, config.batchSize(), transactions.newBulkLoad(), dataSource, this::run);
         }
     }
 
@@ -144,7 +147,7 @@ public final class RoomLogWriter implements AutoCloseable {
                     + config.spillDirectory(), e);
         }
         running = true;
-        for (Lane lane : lanes) {
+        for (WriterLane lane : lanes) {
             lane.thread.start();
         }
     }
@@ -212,14 +215,8 @@ public final class RoomLogWriter implements AutoCloseable {
     public void pendingFor(String roomJid, List<RoomLogRecord> out) {
         int from = out.size();
         queue.snapshot(roomJid, out);
-        for (Lane lane : lanes) {
-            int n = lane.inFlightCount;
-            for (int i = 0; i < n; i++) {
-                RoomLogRecord r = lane.batch[i];
-                if (r != null && r.roomJid().equals(roomJid)) {
-                    out.add(r);
-                }
-            }
+        for (WriterLane lane : lanes) {
+            lane.collect(roomJid, out);
         }
         substituteRetracted(out, from);
     }
@@ -229,14 +226,9 @@ public final class RoomLogWriter implements AutoCloseable {
      * started before a retraction was registered (any thread).
      */
     boolean inFlightWithText(String roomJid, String stanzaId) {
-        for (Lane lane : lanes) {
-            int n = lane.inFlightCount;
-            for (int i = 0; i < n; i++) {
-                RoomLogRecord r = lane.batch[i];
-                if (r != null && r.stanzaId().equals(stanzaId) && r.roomJid().equals(roomJid)
-                        && !RoomLogRetractions.RETRACTED.equals(r.filterAction())) {
-                    return true;
-                }
+        for (WriterLane lane : lanes) {
+            if (lane.holdsWithText(roomJid, stanzaId)) {
+                return true;
             }
         }
         return false;
@@ -279,7 +271,7 @@ public final class RoomLogWriter implements AutoCloseable {
     }
 
     private boolean nothingInFlight() {
-        for (Lane lane : lanes) {
+        for (WriterLane lane : lanes) {
             if (lane.inFlightCount != 0) {
                 return false;
             }
@@ -287,10 +279,10 @@ public final class RoomLogWriter implements AutoCloseable {
         return true;
     }
 
-    /** The writer lanes' threads, for the benchmark's CPU-time measurement. */
-    List<Thread> threadsForBenchmark() {
+    /** The writer lanes' threads: the benchmark measures their CPU time, a test that none outlives a stop. */
+    List<Thread> laneThreads() {
         List<Thread> threads = new ArrayList<>(lanes.length);
-        for (Lane lane : lanes) {
+        for (WriterLane lane : lanes) {
             threads.add(lane.thread);
         }
         return threads;
@@ -302,7 +294,7 @@ public final class RoomLogWriter implements AutoCloseable {
 
     // ---------------------------------------------------------------- writer lanes
 
-    private void run(Lane lane) {
+    private void run(WriterLane lane) {
         List<Path> replayFiles = new ArrayList<>();
         // Lane 1 alone replays spill files, so a file is never replayed twice at once; the others serve live batches.
         boolean replays = lane.number == 1;
@@ -331,7 +323,7 @@ public final class RoomLogWriter implements AutoCloseable {
      * Takes one batch from the queue if due (full, or oldest older than the batch age, or {@code force}) and writes
      * it. Returns false when nothing was due. A batch not committed by {@code deadlineNanos} is spilled.
      */
-    private boolean flush(Lane lane, boolean force, long deadlineNanos) {
+    private boolean flush(WriterLane lane, boolean force, long deadlineNanos) {
         RoomLogRecord[] batch = lane.batch;
         int n = take(lane, force);
         if (n == 0) {
@@ -344,24 +336,37 @@ public final class RoomLogWriter implements AutoCloseable {
                 listener.committedLatency(now - batch[i].enqueueNanos);
                 WriteAheadLog.release(batch[i]);
             }
+            lane.finishBatch(n);
         } else {
-            spiller.spillAll(batch, n);
+            spillBatch(lane, n);
         }
-        lane.finishBatch(n);
         return true;
+    }
+
+    /**
+     * The lane's batch of {@code n} goes to the spill file, unless the stop took it over already (then it is there),
+     * and is dropped. Under {@code takeLock}, so the take-over sees the batch either still held or spilled.
+     */
+    private void spillBatch(WriterLane lane, int n) {
+        synchronized (takeLock) {
+            if (!abandoned) {
+                spiller.spillAll(lane.batch, n);
+            }
+            lane.finishBatch(n);
+        }
     }
 
     /**
      * Moves the next batch from the queue into the lane's batch array, publishing it as in flight before releasing
      * its queue slots, when one is due (or any is waiting and {@code force}). Returns its size, 0 when none.
      */
-    private int take(Lane lane, boolean force) {
+    private int take(WriterLane lane, boolean force) {
         if (queue.size() == 0) {
             return 0;
         }
         synchronized (takeLock) {
             int depth = queue.size();
-            if (depth == 0) {
+            if (depth == 0 || abandoned) {
                 return 0;
             }
             if (!force && depth < lane.batch.length) {
@@ -381,7 +386,7 @@ public final class RoomLogWriter implements AutoCloseable {
     }
 
     /** Replays one sealed spill file in batch-sized transactions, serving due live batches in between. */
-    private void replay(Lane lane, Path file) throws IOException {
+    private void replay(WriterLane lane, Path file) throws IOException {
         List<RoomLogRecord> records = SpillFiles.readAll(file);
         RoomLogRecord[] chunk = new RoomLogRecord[lane.batch.length];
         for (int i = 0; i < records.size() && running; i += chunk.length) {
@@ -405,14 +410,15 @@ public final class RoomLogWriter implements AutoCloseable {
      * Commits records[0,n) in one transaction, retrying with backoff while the failure is not one row's fault.
      * Returns false only when shutdown's drain deadline passed (or, for replays, shutdown began) before it committed.
      */
-    private boolean commitWithRetry(Lane lane, RoomLogRecord[] records, int n, long deadlineNanos, boolean isReplay) {
+    private boolean commitWithRetry(WriterLane lane, RoomLogRecord[] records, int n, long deadlineNanos,
+                                    boolean isReplay) {
         long backoffMs = config.retryBackoffMinMs();
         long failingSinceNanos = 0;
         long lastLogNanos = 0;
         while (true) {
             long startNanos = clock.nanoTime();
             retractions.substitute(records, n); // every attempt: a retraction may have come in meanwhile
-            SQLException failure = transactions.write(lane.bulkLoad, records, n);
+            SQLException failure = transactions.write(lane.connection, lane.bulkLoad, records, n);
             if (failure == null) {
                 retractions.committed(records, n);
                 if (failingSinceNanos != 0) {
@@ -462,14 +468,15 @@ public final class RoomLogWriter implements AutoCloseable {
     }
 
     /**
-     * Shutdown, on every lane in parallel: writes what is queued until the drain deadline, then spills the rest.
-     * {@link #close()} closes the spill file once every lane has finished.
+     * Shutdown, on every lane in parallel: writes what is queued until the drain deadline, then spills the rest; stops
+     * at once when the stop took over ({@link #handOver}). {@link #close()} closes the spill file once every lane has
+     * finished or was taken over.
      */
-    private void drain(Lane lane) {
+    private void drain(WriterLane lane) {
         long deadline = drainDeadlineNanos;
         int emptySweeps = 0;
         // Offers racing with close() may still land for a moment: sweep until the queue stays empty.
-        while (emptySweeps < 3) {
+        while (emptySweeps < 3 && !abandoned) {
             if (queue.size() == 0) {
                 emptySweeps++;
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
@@ -479,61 +486,51 @@ public final class RoomLogWriter implements AutoCloseable {
             if (clock.nanoTime() < deadline) {
                 flush(lane, true, deadline);
             } else {
-                int n = take(lane, true);
-                spiller.spillAll(lane.batch, n);
-                lane.finishBatch(n);
+                synchronized (takeLock) {
+                    spillBatch(lane, take(lane, true));
+                }
             }
         }
     }
 
     /**
-     * At close, after the lanes' grace: a lane still blocked in the database (a server that stopped answering without
-     * dropping the connection) never drains. What it holds and what is still queued goes to the spill file for the
-     * next start, so a stop loses nothing; should the lane's batch commit later after all, the room log's key makes
-     * the replayed copies duplicates that are skipped. The lane's records keep their write-ahead segment (the lane
-     * releases it if it commits; otherwise the next start replays it).
+     * At close, {@link #ABORT_GRACE_MS} after the drain deadline (step 3 of the stop in the class comment): takes
+     * over, under {@code takeLock}, what a lane still holds (one the abort did not free, or that is still spilling)
+     * and what is still queued, and spills it for the next start, so a stop loses nothing; should such a batch commit
+     * later after all, the room log's key makes its replayed copies no-ops. A held batch's records keep their
+     * write-ahead segment (the lane releases it if it commits; otherwise the next start replays it).
      */
-    private void spillLeftBehind() {
-        int blocked = 0;
+    private void handOver() {
+        int alive = 0;
         int held = 0;
-        for (Lane lane : lanes) {
-            if (!lane.thread.isAlive()) {
-                continue;
-            }
-            blocked++;
-            int n = lane.inFlightCount;
-            for (int i = 0; i < n; i++) {
-                RoomLogRecord r = lane.batch[i];
-                if (r != null && spiller.appendUncounted(r)) {
-                    held++;
-                }
-            }
-        }
-        RoomLogRecord[] chunk = new RoomLogRecord[config.batchSize()];
         int queued = 0;
-        while (true) {
+        RoomLogRecord[] chunk = new RoomLogRecord[config.batchSize()];
+        synchronized (takeLock) {
+            abandoned = true;
+            for (WriterLane lane : lanes) {
+                alive += lane.thread.isAlive() ? 1 : 0;
+                held += lane.spillHeld(spiller); // a lane that died of an Error holds its batch too
+            }
             int n;
-            synchronized (takeLock) {
-                n = queue.peekInto(chunk, chunk.length);
+            while ((n = queue.peekInto(chunk, chunk.length)) > 0) {
                 queue.release(n);
+                queued += n;
+                spiller.spillAll(chunk, n);
+                java.util.Arrays.fill(chunk, 0, n, null);
             }
-            if (n == 0) {
-                break;
-            }
-            queued += n;
-            spiller.spillAll(chunk, n);
-            java.util.Arrays.fill(chunk, 0, n, null);
         }
-        if (blocked > 0) {
-            spiller.countSpilled(held);
-            LOG.warn("mucscale store: {} writer lanes were still blocked in the database at shutdown; their {} messages"
-                    + " and the {} still queued are in the spill files for the next start", blocked, held, queued);
+        spiller.countSpilled(held);
+        if (alive > 0) {
+            LOG.warn("mucscale store: {} writer lanes had not ended {} ms after the drain deadline; their {} messages"
+                    + " and the {} still queued are in the spill files for the next start", alive, ABORT_GRACE_MS,
+                    held, queued);
         }
     }
 
     /**
      * Stops taking records into the queue (later offers go to the overflow policy), drains the queue into the
-     * database for at most the drain timeout, spills the rest to disk (fsynced) and stops the writer lanes.
+     * database for at most the drain timeout, spills the rest to disk (fsynced) and stops the writer lanes, within
+     * the drain timeout plus {@link #ABORT_GRACE_MS} however the database behaves (see the class comment).
      */
     @Override
     public void close() {
@@ -546,22 +543,49 @@ public final class RoomLogWriter implements AutoCloseable {
         if (writeAhead != null) {
             writeAhead.close();
         }
-        drainDeadlineNanos = clock.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs());
+        long drainNanos = TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs());
+        long joinDeadline = System.nanoTime() + drainNanos;
+        drainDeadlineNanos = clock.nanoTime() + drainNanos;
         running = false;
-        if (lanes[0].thread.isAlive()) {
-            long joinDeadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(config.drainTimeoutMs() + 60_000);
-            for (Lane lane : lanes) {
-                LockSupport.unpark(lane.thread);
-                try {
-                    lane.thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(joinDeadline - System.nanoTime())));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
+        if (anyLaneAlive()) {
+            if (!joinLanes(joinDeadline)) {
+                for (WriterLane lane : lanes) {
+                    if (lane.thread.isAlive()) {
+                        lane.connection.cut();
+                    }
                 }
+                joinLanes(joinDeadline + TimeUnit.MILLISECONDS.toNanos(ABORT_GRACE_MS));
             }
-            spillLeftBehind();
+            handOver();
         } else {
             drain(lanes[0]);
         }
         spiller.close();
+    }
+
+    private boolean anyLaneAlive() {
+        for (WriterLane lane : lanes) {
+            if (lane.thread.isAlive()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Waits for every lane to end, until {@code deadlineNanos} (System.nanoTime); true when all ended. */
+    private boolean joinLanes(long deadlineNanos) {
+        for (WriterLane lane : lanes) {
+            LockSupport.unpark(lane.thread);
+            long leftMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime());
+            try {
+                if (leftMs > 0) {
+                    lane.thread.join(leftMs);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return !anyLaneAlive();
     }
 }

@@ -43,7 +43,8 @@ public final class StoreSettings {
 
     public static final Setting<Duration> DRAIN_TIMEOUT = Setting.ofDuration("mucscale.store.drain-timeout",
             Duration.ofSeconds(10), Duration.ZERO, Duration.ofMinutes(10), false,
-            "On shutdown, how long the writer keeps writing queued messages before spilling the rest to disk.");
+            "On shutdown, how long the writer keeps writing queued messages before spilling the rest to disk; a"
+                    + " database call still running then is aborted, and the stop returns at most 2 s later.");
 
     public static final Setting<DurabilityMode> DURABILITY = Setting.ofEnum("mucscale.store.durability",
             DurabilityMode.class, DurabilityMode.BATCHED, false,

@@ -242,7 +242,7 @@ class StoreBenchmarks {
         try (RoomLogStore store = new RoomLogStore(pool, DatabaseType.MARIADB, config, Clock.SYSTEM, listener,
                 false)) {
             store.start();
-            List<Thread> writerThreads = store.writer().threadsForBenchmark();
+            List<Thread> writerThreads = store.writer().laneThreads();
             long serverCpuStart = cpuNanos(db.pid());
             long writerCpuStart = threadCpuNanos(writerThreads);
             long producerCpuStart = threadMx().getCurrentThreadCpuTime();
