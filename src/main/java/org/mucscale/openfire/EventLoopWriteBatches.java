@@ -7,6 +7,7 @@ import io.netty.channel.ChannelPromise;
 import io.netty.channel.VoidChannelPromise;
 import io.netty.channel.EventLoop;
 import io.netty.util.AttributeKey;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
@@ -298,6 +299,22 @@ final class EventLoopWriteBatches {
         }
     }
 
+    /**
+     * The time this thread's raw writes of the current batch count as pushed to their clients ({@link CsiLastPush}):
+     * taken at the batch's first call and shared until its hand-over, so a copy allocates none; now on a thread that
+     * does not batch.
+     */
+    Instant pushTime() {
+        Gathered g = perThread.get();
+        if (g == null) {
+            return Instant.now();
+        }
+        if (g.pushTime == null) {
+            g.pushTime = Instant.now();
+        }
+        return g.pushTime;
+    }
+
     private void handOver(Gathered g) {
         List<Writes> loops = g.loops;
         for (int i = 0; i < loops.size(); i++) {
@@ -315,6 +332,7 @@ final class EventLoopWriteBatches {
             g.managed.handOver(g.runs);
             g.runs.end();
         }
+        g.pushTime = null; // the next batch takes its own
     }
 
     private void submit(Writes w) {
@@ -378,6 +396,8 @@ final class EventLoopWriteBatches {
         /** Stanzas for stream-managed and CSI-tracked sessions, made on first use. */
         ManagedSessionWrites managed;
         ManagedRuns runs;
+        /** This batch's {@link #pushTime}, or null until asked. */
+        Instant pushTime;
 
         ManagedSessionWrites managed(RenderedPackets packets, UnackedStanzas unacked,
                                      ManagedSessionWrites.Outlet outlet) {

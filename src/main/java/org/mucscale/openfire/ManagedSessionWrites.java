@@ -31,8 +31,9 @@ import org.mucscale.engine.stanza.RenderedStanza;
  * the stream manager's; Openfire never holds a stream manager's monitor while it waits for its CSI manager's): a
  * stanza is written raw only while the CSI queue is empty and the client is active or the stanza may not be delayed;
  * any other goes to the session as a packet ({@link Outlet#asPacket}), so Openfire queues it, or pushes the queue before
- * it, and the session's later stanzas follow it the same way until the queue is empty again. What the raw path does
- * not do is set the manager's last-push time, so Openfire may send what it delays a little sooner, never later.
+ * it, and the session's later stanzas follow it the same way until the queue is empty again. A raw write renews the
+ * manager's last-push time as {@code queueOrPush} does when it pushes ({@link CsiLastPush}), so Openfire's
+ * {@code xmpp.client.csi.delay.max-duration} runs from the last stanza the client got on either path.
  *
  * <p>Order among this thread's paths: a session gathered here stays here until the hand-over, and plain batches are
  * handed over before this one, so a session that turns inactive within one batch keeps its order too.
@@ -54,6 +55,12 @@ final class ManagedSessionWrites {
          * {@code <r/>} requests written in their batch ({@link UnackedStanzas}).
          */
         void wroteRaw(int stanzas, boolean counted, int ackRequests);
+
+        /**
+         * Stanzas were just written raw to the session of {@code csi}: its last-push time is renewed as
+         * {@code queueOrPush} renews it ({@link CsiLastPush}). The caller holds {@code csi}'s monitor.
+         */
+        void pushedRaw(CsiManager csi);
     }
 
     private final IdentityHashMap<LocalClientSession, Pending> bySession = new IdentityHashMap<>();
@@ -131,6 +138,9 @@ final class ManagedSessionWrites {
         if (from == to) {
             return;
         }
+        if (p.csi != null) {
+            outlet.pushedRaw(p.csi); // decided under its monitor, as queueOrPush decides and renews
+        }
         if (!counting) {
             runs.write(p.session, p.stanzas, p.recipients, from, to, false, null, null);
             outlet.wroteRaw(to - from, false, 0);
@@ -172,6 +182,9 @@ final class ManagedSessionWrites {
         if (csi != null && !rawMayPass(csi, stanza)) {
             outlet.asPacket(session, stanza, recipient);
             return;
+        }
+        if (csi != null) {
+            outlet.pushedRaw(csi);
         }
         if (sm == null) {
             session.deliverRawText(StanzaText.forConnection(session.getConnection(), stanza, recipient));

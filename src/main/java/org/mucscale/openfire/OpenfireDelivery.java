@@ -42,7 +42,8 @@ import org.xmpp.packet.Packet;
  * down the packet path below, so blocking and other plugins are always respected. Sessions whose stream manager
  * (XEP-0198) counts every stanza, or whose client state indication (XEP-0352) is inactive or has queued stanzas, are
  * written by the rules of {@link ManagedSessionWrites}: under those managers' monitors, counted as Openfire counts its
- * own, and what Openfire would hold back for an inactive client goes to it as a packet, so Openfire queues it.
+ * own, and what Openfire would hold back for an inactive client goes to it as a packet, so Openfire queues it. Every
+ * raw write renews the session's CSI last-push time as Openfire's own delivery does ({@link CsiLastPush}).
  *
  * <p><b>Batched writes</b> (setting {@code mucscale.openfire.batched-writes}, on by default, only with raw local
  * delivery): a room thread's raw deliveries are gathered per Netty event loop and handed over at {@link #flush} as
@@ -82,6 +83,8 @@ public final class OpenfireDelivery implements Delivery {
     private final RenderedPackets renderedPackets;
     /** Openfire's unacknowledged-stanza queues, when laid out as 5.1's ({@link UnackedStanzas}); else null. */
     private final UnackedStanzas unacked;
+    /** Renews CSI managers' last-push time at raw writes, when laid out as 5.1's ({@link CsiLastPush}); else null. */
+    private final CsiLastPush lastPush = CsiLastPush.resolve();
     private final EventLoopWriteBatches batches = new EventLoopWriteBatches();
     private final ParsedStanzaCache parsed = new ParsedStanzaCache();
     private final LongAdder raw = new LongAdder();
@@ -106,6 +109,13 @@ public final class OpenfireDelivery implements Delivery {
             }
             if (ackRequests > 0) {
                 ackRequestsWritten.add(ackRequests);
+            }
+        }
+
+        @Override
+        public void pushedRaw(CsiManager csi) {
+            if (lastPush != null) {
+                lastPush.renew(csi, batches.pushTime());
             }
         }
     };
@@ -233,7 +243,8 @@ public final class OpenfireDelivery implements Delivery {
     private void writeRaw(LocalClientSession local, RenderedStanza stanza, Jid recipient) {
         StreamManager sm = local.getStreamManager();
         boolean counting = sm != null && sm.isEnabled();
-        if (counting || csiMayHold(local.getCsiManager()) || batches.holdsManaged(local)) {
+        // a session with stanzas gathered for the hand-over is decided there, so its time is renewed there too
+        if (counting || batches.holdsManaged(local) || csiMayHold(local.getCsiManager())) {
             writeManaged(local, counting ? sm : null, stanza, recipient);
             return;
         }
@@ -244,9 +255,25 @@ public final class OpenfireDelivery implements Delivery {
         raw.increment();
     }
 
-    /** Whether Openfire's client state indication may queue what this session gets (it is inactive, or flushing). */
-    private static boolean csiMayHold(CsiManager csi) {
-        return csi != null && (!csi.isActive() || csi.getDelayQueueSize() > 0);
+    /**
+     * Whether Openfire's client state indication may queue what this session gets (it is inactive, or flushing). When
+     * not, the stanza is written raw, and the manager's last-push time is renewed under its monitor as
+     * {@code queueOrPush} renews it when it pushes ({@link CsiLastPush}; the monitor was taken for the queue's size
+     * anyway).
+     */
+    private boolean csiMayHold(CsiManager csi) {
+        if (csi == null) {
+            return false;
+        }
+        synchronized (csi) {
+            if (!csi.isActive() || csi.getDelayQueueSize() > 0) {
+                return true;
+            }
+            if (lastPush != null) {
+                lastPush.renew(csi, batches.pushTime());
+            }
+            return false;
+        }
     }
 
     /**

@@ -98,6 +98,48 @@ class OpenfireApiDeclarationsTest {
         assertThat(checked).isGreaterThan(50);
     }
 
+    /**
+     * The private fields the adapter finds by name at start (each with a logged fallback when missing: Openfire would
+     * then write its own {@code <r/>} requests, raw writes go one by one, or CSI's last-push time is not renewed) are
+     * there in this Openfire with the type the adapter asks for, so a mismatch shows here rather than as one INFO line
+     * in a running server.
+     */
+    @Test
+    void fieldsFoundByName_existInRealOpenfire() throws Exception {
+        String home = System.getProperty("openfire.home", "");
+        assumeTrue(!home.isBlank(), "no -Dopenfire.home given: field check skipped");
+        List<URL> jars = new ArrayList<>();
+        try (Stream<Path> files = Files.list(Path.of(home, "lib"))) {
+            for (Path p : files.filter(p -> p.toString().endsWith(".jar")).toList()) {
+                jars.add(p.toUri().toURL());
+            }
+        }
+        String[][] fields = {
+            {"org.jivesoftware.openfire.csi.CsiManager", "lastPush", "java.time.Instant"},           // CsiLastPush
+            {"org.jivesoftware.openfire.streammanagement.StreamManager", "unacknowledgedServerStanzas",
+                "java.util.Deque"},                                                                   // UnackedStanzas
+            {"org.jivesoftware.openfire.streammanagement.StreamManager", "clientProcessedStanzas",
+                "java.util.concurrent.atomic.AtomicLong"},
+            {"org.jivesoftware.openfire.streammanagement.StreamManager", "namespace", "java.lang.String"},
+            {"org.jivesoftware.openfire.nio.NettyConnection", "channelHandlerContext",
+                "io.netty.channel.ChannelHandlerContext"},                                            // NettyChannels
+        };
+        List<String> problems = new ArrayList<>();
+        try (URLClassLoader real = new URLClassLoader(jars.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+            for (String[] f : fields) {
+                try {
+                    java.lang.reflect.Field field = Class.forName(f[0], false, real).getDeclaredField(f[1]);
+                    if (!field.getType().getName().equals(f[2]) || Modifier.isStatic(field.getModifiers())) {
+                        problems.add(f[0] + "." + f[1] + ": " + field);
+                    }
+                } catch (ClassNotFoundException | NoSuchFieldException e) {
+                    problems.add(f[0] + "." + f[1] + ": " + e);
+                }
+            }
+        }
+        assertThat(problems).isEmpty();
+    }
+
     static boolean visible(Executable e) {
         return Modifier.isPublic(e.getModifiers()) || Modifier.isProtected(e.getModifiers());
     }

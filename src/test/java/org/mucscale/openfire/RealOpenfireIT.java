@@ -461,6 +461,13 @@ class RealOpenfireIT {
 
     @Test
     @Order(6)
+    void csiClients_rawWritesRenewOpenfiresLastPush() throws Exception {
+        ModernClientChecks.clientStateIndication_rawWritesRenewTheLastPush();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
+    @Test
+    @Order(6)
     void webSocketClients_getFramesWithTheClientNamespace() throws Exception {
         ModernClientChecks.webSocket_framesCarryTheClientNamespace(httpPort);
         assertThat(ourWarningsAndErrors()).isEmpty();
