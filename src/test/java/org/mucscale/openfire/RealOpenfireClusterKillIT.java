@@ -155,18 +155,23 @@ class RealOpenfireClusterKillIT {
                     .allSatisfy((nick, codes) -> assertThat(codes).as(nick).containsExactly("333"));
         }
         assertThat(deadNodeRouting).as("packets Openfire tried to route to the dead node").isEmpty();
-        assertThat(node1.ourWarningsAndErrors()).isEmpty();
-        assertThat(node2.ourWarningsAndErrors()).isEmpty();
 
+        long sentAt = System.nanoTime();
         west.get(0).occupant().muc().sendMessage("after the kill 0");
         for (Survivor s : west.subList(1, west.size())) {
             s.occupant().expectInOrder("west0", "after the kill ", 1);
         }
+        System.out.println("RealOpenfireClusterKillIT: a message after the kill reached the other " + (PER_NODE - 1)
+                + " in " + ms(System.nanoTime() - sentAt) + " ms");
         Thread.sleep(1_000);
         for (Survivor s : west.subList(1, west.size())) {
             assertThat(s.occupant().inbox()).as("nothing twice").isEmpty();
         }
-        assertThat(node1.ourWarningsAndErrors()).isEmpty();
+        // both whole logs last, so that one run reports every check above (node 2's ends at the kill)
+        List<String> ours = new ArrayList<>();
+        node1.ourWarningsAndErrors().forEach(l -> ours.add("node 1: " + l));
+        node2.ourWarningsAndErrors().forEach(l -> ours.add("node 2: " + l));
+        assertThat(ours).as("WARN/ERROR lines of ours").isEmpty();
     }
 
     private static <T> List<T> all(ExecutorService pool, List<Callable<T>> tasks) throws Exception {
