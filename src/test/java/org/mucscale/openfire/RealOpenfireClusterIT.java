@@ -87,7 +87,8 @@ class RealOpenfireClusterIT {
     static MariaDbServer db;
     static Node node1;
     static Node node2;
-    static final List<XMPPTCPConnection> connections = new ArrayList<>();
+    /** Every test connection, closed at the end; copy-on-write as tests may connect from several threads. */
+    static final List<XMPPTCPConnection> connections = new java.util.concurrent.CopyOnWriteArrayList<>();
     static final AtomicInteger RESOURCES = new AtomicInteger();
 
     /** Why this run has no Openfire cluster, or null; reported by each test, as in {@link RealOpenfireIT#skipReason}. */
@@ -95,6 +96,11 @@ class RealOpenfireClusterIT {
 
     @BeforeAll
     static void startCluster() throws Exception {
+        startCluster(List.of());
+    }
+
+    /** As {@link #startCluster()}, node 1's unattended set-up also creating {@code moreUsers} (password secret). */
+    static void startCluster(List<String> moreUsers) throws Exception {
         String given = System.getProperty("openfire.home", "");
         String hazelcast = System.getProperty("openfire.hazelcast.plugin", "");
         skipReason = given.isBlank() ? "no -Dopenfire.home given: Openfire cluster test skipped"
@@ -118,14 +124,16 @@ class RealOpenfireClusterIT {
             xmppPorts[i] = FreePort.next();
         }
 
-        node1 = new Node(1, source, hazelcastJar, hz1, hazelcastMembers, xmppPorts, true);
+        List<String> users = new ArrayList<>(List.of("alice", "bob", "carol"));
+        users.addAll(moreUsers);
+        node1 = new Node(1, source, hazelcastJar, hz1, hazelcastMembers, xmppPorts, users);
         node1.start();
         node1.waitUntil("node 1 to form the cluster", START_TIMEOUT, () -> node1.countInLog("Joined cluster.") >= 1);
         node1.login();
         node1.uploadPlugin(pluginJar);
         node1.waitUntil("MUC Scale on node 1", LOAD_TIMEOUT, () -> node1.countInLog("MUC Scale started") >= 1);
 
-        node2 = new Node(2, source, hazelcastJar, hz2, hazelcastMembers, xmppPorts, false);
+        node2 = new Node(2, source, hazelcastJar, hz2, hazelcastMembers, xmppPorts, List.of());
         node2.start();
         node2.waitUntil("node 2 to join the cluster", START_TIMEOUT, () -> node2.countInLog("Joined cluster.") >= 1);
         node1.waitUntil("node 1 to see node 2 join", START_TIMEOUT,
@@ -529,7 +537,7 @@ class RealOpenfireClusterIT {
         Process process;
 
         Node(int number, Path source, Path hazelcastJar, int hazelcastPort, List<String> hazelcastMembers,
-             int[] xmppPorts, boolean provisionUsers) throws IOException {
+             int[] xmppPorts, List<String> users) throws IOException {
             this.number = number;
             this.nodeId = "it-node-" + number;
             this.address = "127.0.0." + number;
@@ -540,7 +548,7 @@ class RealOpenfireClusterIT {
             this.xmppPorts = xmppPorts;
             this.c2sPort = xmppPorts[0];
             this.adminPort = FreePort.next();
-            Files.writeString(home.resolve("conf/openfire.xml"), openfireXml(provisionUsers), StandardCharsets.UTF_8);
+            Files.writeString(home.resolve("conf/openfire.xml"), openfireXml(users), StandardCharsets.UTF_8);
             // Before the hazelcast plugin is installed: it copies its multicast template only when this is absent.
             Files.writeString(home.resolve("conf/hazelcast-local-config.xml"),
                     hazelcastLocalConfig(hazelcastPort, hazelcastMembers), StandardCharsets.UTF_8);
@@ -590,7 +598,8 @@ class RealOpenfireClusterIT {
             }
         }
 
-        String openfireXml(boolean provisionUsers) {
+        /** {@code users}: the accounts the unattended set-up creates (one node does it for the shared database). */
+        String openfireXml(List<String> users) {
             int[] ports = xmppPorts;
             // allowLoadLocalInfileInPath: the room log's fast path on MySQL/MariaDB without letting the server read
             // files (docs/openfire.md, "Database")
@@ -609,12 +618,16 @@ class RealOpenfireClusterIT {
                       <maxConnections>25</maxConnections>
                       <connectionTimeout>1.0</connectionTimeout>
                     </defaultProvider>""".formatted(url, db.user(), db.password());
-            String users = provisionUsers ? """
-                    <users>
-                      <user1><username>alice</username><password>%s</password></user1>
-                      <user2><username>bob</username><password>%s</password></user2>
-                      <user3><username>carol</username><password>%s</password></user3>
-                    </users>""".formatted(USER_PASSWORD, USER_PASSWORD, USER_PASSWORD) : "";
+            StringBuilder usersXml = new StringBuilder();
+            if (!users.isEmpty()) {
+                usersXml.append("<users>\n");
+                for (int i = 0; i < users.size(); i++) { // Openfire reads user1, user2, ... until one is missing
+                    usersXml.append("  <user").append(i + 1).append("><username>").append(users.get(i))
+                            .append("</username><password>").append(USER_PASSWORD).append("</password></user")
+                            .append(i + 1).append(">\n");
+                }
+                usersXml.append("</users>");
+            }
             return """
                     <?xml version="1.0" encoding="UTF-8"?>
                     <jive>
@@ -651,7 +664,7 @@ class RealOpenfireClusterIT {
                     </jive>
                     """.formatted(adminPort, address, address, provider, nodeId, ports[0], ports[1], ports[2],
                     ports[3], ports[4], ports[5], ports[6], ports[7], ports[8], ports[9], ports[10], DOMAIN, provider,
-                    DOMAIN, ADMIN_PASSWORD, users);
+                    DOMAIN, ADMIN_PASSWORD, usersXml);
         }
 
         /**
