@@ -167,21 +167,15 @@ final class StragglerHold {
             return false;
         }
         synchronized (this) {
-            if (leaving.containsKey(fromNode)) {
+            if (leaving.containsKey(fromNode) || !readsPassed.test(fromNode)) {
                 return false;
             }
-            String room = m.room().toString();
-            for (Map.Entry<String, Leaving> e : leaving.entrySet()) {
-                Leaving l = e.getValue();
-                if (!l.tells || l.passed.contains(fromNode) || !readsPassed.test(fromNode)
-                        || !movedHereFrom(room, e.getKey())) {
-                    continue;
-                }
-                l.waiting.computeIfAbsent(fromNode, n -> new Waiting(clock.getAsLong())).held
-                        .add(new Held(fromNode, m));
-                return true;
+            Waiting w = waitingFor(fromNode, m.room());
+            if (w == null) {
+                return false;
             }
-            return false;
+            w.held.add(new Held(fromNode, m));
+            return true;
         }
     }
 
@@ -200,17 +194,29 @@ final class StragglerHold {
             return false;
         }
         synchronized (this) {
-            String name = room.toString();
-            for (Map.Entry<String, Leaving> e : leaving.entrySet()) {
-                Leaving l = e.getValue();
-                if (!l.tells || l.passed.contains(local) || !movedHereFrom(name, e.getKey())) {
-                    continue;
-                }
-                l.waiting.computeIfAbsent(local, n -> new Waiting(clock.getAsLong())).entered.add(goOn);
-                return true;
+            Waiting w = waitingFor(local, room);
+            if (w == null) {
+                return false;
             }
-            return false;
+            w.entered.add(goOn);
+            return true;
         }
+    }
+
+    /**
+     * Where {@code entry}'s stanza for {@code room} waits (rules 3 and 4; caller holds the monitor): the record of a
+     * leaving node that tells, has not yet said it passed {@code entry}'s on, and gave the room to this node; null if
+     * none, and then it goes on at once.
+     */
+    private Waiting waitingFor(String entry, Jid room) {
+        String name = room.toString();
+        for (Map.Entry<String, Leaving> e : leaving.entrySet()) {
+            Leaving l = e.getValue();
+            if (l.tells && !l.passed.contains(entry) && movedHereFrom(name, e.getKey())) {
+                return l.waiting.computeIfAbsent(entry, n -> new Waiting(clock.getAsLong()));
+            }
+        }
+        return null;
     }
 
     /** Rendezvous over the members without {@code from} places the room here, and with it at {@code from}. */
