@@ -11,7 +11,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
@@ -74,6 +73,8 @@ final class EventLoopWriteBatches {
     private final LongAdder rejected = new LongAdder();
     /** Takes arrival-to-socket-write nanoseconds, one per message and batch; null records nothing. */
     private volatile java.util.function.LongConsumer writeLatency;
+    /** Counts an uncounted stanza at its write when its client enabled stream management since ({@link LateCounts}). */
+    final LateCounts lateCounts = new LateCounts();
     final LongAdder presencesShed = new LongAdder();
     final LongAdder slowDropped = new LongAdder();
     final LongAdder slowRemoved = new LongAdder();
@@ -119,23 +120,27 @@ final class EventLoopWriteBatches {
         this.outlet = outlet;
         this.unacked = unacked;
         this.renderedPackets = packets;
+        lateCounts.manageWith(packets, unacked);
     }
 
     /**
      * Gathers {@code stanza} for {@code recipient} on {@code session}'s channel; false when this thread does not batch
-     * or the session's channel cannot be reached, and the caller must write it now instead.
+     * or the session's channel cannot be reached, and the caller must write it now instead. {@code sm}: the session's
+     * stream manager (off when this was decided; null when it has none), checked again at the write ({@link
+     * LateCounts}).
      */
-    boolean add(LocalClientSession session, RenderedStanza stanza, Jid recipient) {
+    boolean add(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient) {
         Gathered g = perThread.get();
         if (g == null) {
             return false;
         }
-        return gather(g, NettyChannels.channelOf(session.getConnection()), stanza, recipient);
+        return gather(g, NettyChannels.channelOf(session.getConnection()), stanza, recipient, sm);
     }
 
     /**
-     * Gathers a stanza for a session whose stream manager counts it ({@code sm}, else null) or whose client state
-     * indication may hold it back, to be written, counted or queued at the hand-over ({@link ManagedSessionWrites});
+     * Gathers a stanza for a session whose stream manager counts it or whose client state indication may hold it back
+     * ({@code sm}: its stream manager, null when it has none; whether it counts is decided at the hand-over, under its
+     * monitor), to be written, counted or queued at the hand-over ({@link ManagedSessionWrites});
      * false when this thread does not batch or the session's connection is not a Netty channel, and the caller must
      * deliver it now instead.
      */
@@ -170,13 +175,13 @@ final class EventLoopWriteBatches {
      * batches on that loop, all queued no later than the one it joins; Openfire's own counts, another room thread's,
      * a resumption onto a new channel, or an empty queue all make the run start a new batch, queued after everything.
      * Uncounted runs never join. A batch its loop has started on, or a full one, takes nothing more
-     * ({@link Writes#append}): the run goes on in a new batch behind it.
+     * ({@link LoopBatch#append}): the run goes on in a new batch behind it.
      *
      * <p>Owner: the room thread of the {@link Gathered} it belongs to; {@link #end} forgets the batches (their loops'
      * from their first hand-off on). {@link #LAST} is written and read under the session's stream manager's monitor.
      */
     final class ManagedRuns {
-        private final ArrayList<Writes> open = new ArrayList<>(8);
+        private final ArrayList<LoopBatch> open = new ArrayList<>(8);
         /** Who wrote, in {@link #LAST}: a plain object, so that a channel pins neither a thread nor our classes. */
         private final Object writer = new Object();
 
@@ -200,26 +205,31 @@ final class EventLoopWriteBatches {
                 }
                 return;
             }
-            write(ch, stanzas, recipients, from, to, counted, newestBefore, newestAfter);
+            // an uncounted run carries the stream manager: a held stanza is written later and may need counting then
+            write(ch, stanzas, recipients, from, to, counted, newestBefore, newestAfter,
+                    counted ? null : session.getStreamManager());
         }
 
-        /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
+        /**
+         * As above, for a channel already known (tests drive real Netty channels without an Openfire session);
+         * {@code sm}: the session's stream manager for an uncounted run ({@link LateCounts}), else null.
+         */
         void write(Channel ch, RenderedStanza[] stanzas, Jid[] recipients, int from, int to, boolean counted,
-                   Object newestBefore, Object newestAfter) {
+                   Object newestBefore, Object newestAfter, StreamManager sm) {
             EventLoop loop = ch.eventLoop();
             io.netty.util.Attribute<Object[]> last = counted ? ch.attr(LAST) : null;
             Object[] mine = last == null ? null : last.get();
             boolean mayJoin = newestBefore != null && mine != null && mine[0] == writer
                     && mine[1] == newestBefore;
             int slot = find(loop, counted);
-            Writes w = slot < 0 || !mayJoin ? null : open.get(slot);
+            LoopBatch w = slot < 0 || !mayJoin ? null : open.get(slot);
             for (int i = from; i < to; i++) {
-                if (w == null || !w.append(ch, stanzas[i], recipients[i])) {
+                if (w == null || !w.append(ch, stanzas[i], recipients[i], sm)) {
                     if (w != null && !w.queued) {
                         queue(w); // full before its first hand-off
                     }
-                    w = Writes.open(loop, EventLoopWriteBatches.this, counted);
-                    w.append(ch, stanzas[i], recipients[i]); // a fresh batch takes its first entry
+                    w = LoopBatch.open(loop, EventLoopWriteBatches.this, counted);
+                    w.append(ch, stanzas[i], recipients[i], sm); // a fresh batch takes its first entry
                     if (slot < 0) {
                         slot = open.size();
                         open.add(w);
@@ -243,7 +253,7 @@ final class EventLoopWriteBatches {
 
         private int find(EventLoop loop, boolean counted) {
             for (int i = 0; i < open.size(); i++) {
-                Writes w = open.get(i);
+                LoopBatch w = open.get(i);
                 if (w.loop == loop && w.counted == counted) {
                     return i;
                 }
@@ -251,7 +261,7 @@ final class EventLoopWriteBatches {
             return -1;
         }
 
-        private void queue(Writes w) {
+        private void queue(LoopBatch w) {
             w.queued = true;
             submit(w);
         }
@@ -265,14 +275,14 @@ final class EventLoopWriteBatches {
     /** As above, for a channel already known (tests drive real Netty channels without an Openfire session). */
     boolean add(Channel channel, RenderedStanza stanza, Jid recipient) {
         Gathered g = perThread.get();
-        return g != null && gather(g, channel, stanza, recipient);
+        return g != null && gather(g, channel, stanza, recipient, null);
     }
 
-    private boolean gather(Gathered g, Channel channel, RenderedStanza stanza, Jid recipient) {
+    private boolean gather(Gathered g, Channel channel, RenderedStanza stanza, Jid recipient, StreamManager sm) {
         if (channel == null) {
             return false;
         }
-        g.writesFor(channel.eventLoop(), this).add(channel, stanza, recipient);
+        g.writesFor(channel.eventLoop(), this).add(channel, stanza, recipient, sm);
         return true;
     }
 
@@ -316,13 +326,13 @@ final class EventLoopWriteBatches {
     }
 
     private void handOver(Gathered g) {
-        List<Writes> loops = g.loops;
+        List<LoopBatch> loops = g.loops;
         for (int i = 0; i < loops.size(); i++) {
-            Writes w = loops.get(i);
+            LoopBatch w = loops.get(i);
             if (w.size == 0) {
                 continue;
             }
-            loops.set(i, new Writes(w.loop, this));
+            loops.set(i, new LoopBatch(w.loop, this));
             submit(w);
         }
         if (g.managed != null && !g.managed.isEmpty()) {
@@ -335,7 +345,7 @@ final class EventLoopWriteBatches {
         g.pushTime = null; // the next batch takes its own
     }
 
-    private void submit(Writes w) {
+    private void submit(LoopBatch w) {
         try {
             w.loop.execute(w);
             batches.increment();
@@ -353,6 +363,11 @@ final class EventLoopWriteBatches {
      */
     void recordWriteLatency(java.util.function.LongConsumer recorder) {
         writeLatency = recorder;
+    }
+
+    /** Where batches report their write latency, or null. */
+    java.util.function.LongConsumer writeLatency() {
+        return writeLatency;
     }
 
     /** Stanzas written through batches. */
@@ -392,7 +407,7 @@ final class EventLoopWriteBatches {
 
     /** One thread's open batches, one per event loop seen (a handful: Openfire's c2s worker count). */
     private static final class Gathered {
-        final List<Writes> loops = new ArrayList<>(4);
+        final List<LoopBatch> loops = new ArrayList<>(4);
         /** Stanzas for stream-managed and CSI-tracked sessions, made on first use. */
         ManagedSessionWrites managed;
         ManagedRuns runs;
@@ -407,151 +422,16 @@ final class EventLoopWriteBatches {
             return managed;
         }
 
-        Writes writesFor(EventLoop loop, EventLoopWriteBatches owner) {
+        LoopBatch writesFor(EventLoop loop, EventLoopWriteBatches owner) {
             for (int i = 0; i < loops.size(); i++) {
-                Writes w = loops.get(i);
+                LoopBatch w = loops.get(i);
                 if (w.loop == loop) {
                     return w;
                 }
             }
-            Writes w = new Writes(loop, owner);
+            LoopBatch w = new LoopBatch(loop, owner);
             loops.add(w);
             return w;
-        }
-    }
-
-    /**
-     * The stanzas for one event loop's channels, run once on that event loop. A plain batch is filled by a room thread
-     * and then handed over. An open batch ({@link ManagedRuns}) is handed over at its first entry and takes more
-     * ({@link #append}) until the loop starts on it: {@code published} counts the entries the filler has published,
-     * and the loop's {@link #take} swaps in {@link #CLOSED} and reads exactly that many. Fixed capacity, so no array is
-     * replaced while the loop may read it.
-     */
-    private static final class Writes implements Runnable {
-        static final int OPEN_CAPACITY = 256;
-        static final int CLOSED = -1;
-        final EventLoop loop;
-        private final EventLoopWriteBatches owner;
-        /** Counted by a stream manager: never dropped by the slow-recipient bound. */
-        final boolean counted;
-        /** Null for a plain batch; for an open one, the entries published so far, or {@link #CLOSED}. */
-        private final AtomicInteger published;
-        /** An open batch was handed to its loop (the filler's own flag). */
-        boolean queued;
-        Channel[] channels;
-        RenderedStanza[] stanzas;
-        Jid[] recipients;
-        int size;
-
-        Writes(EventLoop loop, EventLoopWriteBatches owner) {
-            this(loop, owner, 32, false, null);
-        }
-
-        private Writes(EventLoop loop, EventLoopWriteBatches owner, int capacity, boolean counted,
-                       AtomicInteger published) {
-            this.loop = loop;
-            this.owner = owner;
-            this.counted = counted;
-            this.published = published;
-            int n = Math.max(1, capacity);
-            channels = new Channel[n];
-            stanzas = new RenderedStanza[n];
-            recipients = new Jid[n];
-        }
-
-        static Writes open(EventLoop loop, EventLoopWriteBatches owner, boolean counted) {
-            return new Writes(loop, owner, OPEN_CAPACITY, counted, new AtomicInteger());
-        }
-
-        void add(Channel channel, RenderedStanza stanza, Jid recipient) {
-            if (size == channels.length) {
-                int n = size * 2;
-                channels = java.util.Arrays.copyOf(channels, n);
-                stanzas = java.util.Arrays.copyOf(stanzas, n);
-                recipients = java.util.Arrays.copyOf(recipients, n);
-            }
-            channels[size] = channel;
-            stanzas[size] = stanza;
-            recipients[size] = recipient;
-            size++;
-        }
-
-        /**
-         * Adds an entry to an open batch, or answers false when it is full or its loop has started on it (then the
-         * entry is not in it). The entry is written before the count that publishes it, so the loop sees it whole.
-         */
-        boolean append(Channel channel, RenderedStanza stanza, Jid recipient) {
-            int n = published.get();
-            if (n == CLOSED || n == channels.length) {
-                return false;
-            }
-            channels[n] = channel;
-            stanzas[n] = stanza;
-            recipients[n] = recipient;
-            return published.compareAndSet(n, n + 1);
-        }
-
-        /** The entries to run: all of a plain batch; an open batch's published ones, after which it takes no more. */
-        int take() {
-            return published == null ? size : published.getAndSet(CLOSED);
-        }
-
-        @Override
-        public void run() {
-            int size = take();
-            int done = 0;
-            int gone = 0;
-            for (int i = 0; i < size; i++) {
-                Channel ch = channels[i];
-                if (!ch.isActive()) {
-                    gone++;
-                    continue;
-                }
-                HeldWrites held = ch.attr(HELD).get();
-                // counted stanzas are never held back while nothing waits: Openfire writes its own for the session
-                // into the channel whatever its writability, and the client must get them in the order counted
-                if ((held == null || held.isEmpty()) && (counted || ch.isWritable())) {
-                    writeTo(ch, stanzas[i], recipientText(stanzas[i], recipients[i]));
-                    if (!UnackedStanzas.isRequest(stanzas[i])) {
-                        done++; // an <r/> after the stanza that made it due is not a delivery
-                    }
-                    continue;
-                }
-                if (held == null) {
-                    held = new HeldWrites(ch, owner);
-                    ch.attr(HELD).set(held);
-                    ch.pipeline().addFirst(held);
-                }
-                held.hold(stanzas[i], recipients[i], counted);
-                if (ch.isWritable()) {
-                    held.drain(); // it drained since the last writability event: keep order, write what waits
-                }
-            }
-            for (int i = 0; i < size; i++) {
-                Channel ch = channels[i];
-                // one flush per channel: later stanzas for the same channel ride along (a batch is short, and a
-                // repeated flush of an already flushed channel finds nothing to write)
-                if (ch.isActive() && (i + 1 == size || channels[i + 1] != ch)) {
-                    ch.flush();
-                }
-            }
-            java.util.function.LongConsumer latency = owner.writeLatency;
-            if (latency != null) {
-                long now = System.nanoTime();
-                RenderedStanza previous = null;
-                for (int i = 0; i < size; i++) {
-                    RenderedStanza s = stanzas[i];
-                    // one sample per message: its copies in this batch are adjacent (one room's fan-out loop)
-                    if (s != previous && s.arrivalNs() != 0) {
-                        latency.accept(now - s.arrivalNs());
-                    }
-                    previous = s;
-                }
-            }
-            owner.written.add(done);
-            if (gone > 0) {
-                owner.closed.add(gone);
-            }
         }
     }
 

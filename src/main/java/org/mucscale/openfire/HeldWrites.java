@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundBuffer;
 import java.util.ArrayDeque;
 import java.util.Iterator;
+import org.jivesoftware.openfire.streammanagement.StreamManager;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.RenderedStanza;
 
@@ -35,9 +36,10 @@ final class HeldWrites extends ChannelInboundHandlerAdapter {
     /**
      * Queues a stanza behind the others, then keeps the recipient within the bound (see the class note). A
      * {@code counted} stanza (its stream manager numbered it) is never dropped or shed: the client's {@code h}
-     * must keep meaning what the server sent, so it waits whatever the bound.
+     * must keep meaning what the server sent, so it waits whatever the bound. {@code sm}: an uncounted stanza's
+     * stream manager, checked again when it is written ({@link LateCounts}); null otherwise.
      */
-    void hold(RenderedStanza stanza, Jid recipient, boolean counted) {
+    void hold(RenderedStanza stanza, Jid recipient, boolean counted, StreamManager sm) {
         String to = EventLoopWriteBatches.recipientText(stanza, recipient);
         int length = stanza.prefixUtf8().length + ByteBufUtil.utf8Bytes(to) + stanza.suffixUtf8().length;
         long max = owner.recipientMaxQueuedBytes;
@@ -48,11 +50,11 @@ final class HeldWrites extends ChannelInboundHandlerAdapter {
                 drop(1); // the recipient is being removed: what does not fit goes (the removal's presence fits)
                 return;
             }
-            waiting.addLast(new Waiting(stanza, to, length, false, true));
+            waiting.addLast(new Waiting(stanza, recipient, to, length, false, true, null));
             bytes += length;
             return;
         }
-        waiting.addLast(new Waiting(stanza, to, length, sheddable, counted));
+        waiting.addLast(new Waiting(stanza, recipient, to, length, sheddable, counted, counted ? null : sm));
         bytes += length;
         while (bytes + inChannel > max) {
             if (!shedOldestPresence()) {
@@ -121,7 +123,13 @@ final class HeldWrites extends ChannelInboundHandlerAdapter {
         while (!waiting.isEmpty() && channel.isWritable()) {
             Waiting w = waiting.pollFirst();
             bytes -= w.length;
+            // held since before its client enabled stream management: counted now, at its write (LateCounts)
+            RenderedStanza request = w.sm != null && w.sm.isEnabled()
+                    ? owner.lateCounts.count(w.sm, w.stanza, w.recipient) : null;
             EventLoopWriteBatches.writeTo(channel, w.stanza, w.escapedTo);
+            if (request != null) {
+                EventLoopWriteBatches.writeTo(channel, request, "");
+            }
             n++;
         }
         if (n > 0) {
@@ -152,6 +160,7 @@ final class HeldWrites extends ChannelInboundHandlerAdapter {
     }
 
     /** One waiting stanza with its escaped recipient and size. */
-    private record Waiting(RenderedStanza stanza, String escapedTo, int length, boolean presence, boolean counted) {
+    private record Waiting(RenderedStanza stanza, Jid recipient, String escapedTo, int length, boolean presence,
+                           boolean counted, StreamManager sm) {
     }
 }

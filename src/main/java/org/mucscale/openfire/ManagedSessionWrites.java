@@ -75,7 +75,11 @@ final class ManagedSessionWrites {
         this.outlet = outlet;
     }
 
-    /** Gathers a stanza; {@code sm} is null when the session's stream manager is not enabled. */
+    /**
+     * Gathers a stanza; {@code sm} is the session's stream manager (null when it has none). Whether it counts is
+     * decided at the hand-over under its monitor, never here: a client may enable stream management in between, and
+     * Openfire sets the namespace under that monitor before it writes {@code <enabled/>}.
+     */
     void add(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient) {
         Pending p = bySession.get(session);
         if (p == null) {
@@ -163,7 +167,8 @@ final class ManagedSessionWrites {
 
     /**
      * One stanza for a managed session on a thread that does not batch: written and counted, or delivered as a packet,
-     * now, under the same monitors and by the same rule as a hand-over ({@code sm} null when not counting).
+     * now, under the same monitors and by the same rule as a hand-over ({@code sm}: the session's stream manager, null
+     * when it has none; whether it counts is decided under its monitor).
      */
     static void deliverNow(LocalClientSession session, StreamManager sm, RenderedStanza stanza, Jid recipient,
                            StanzaCounter counter, Outlet outlet) {

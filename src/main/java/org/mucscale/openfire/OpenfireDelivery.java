@@ -243,15 +243,22 @@ public final class OpenfireDelivery implements Delivery {
     private void writeRaw(LocalClientSession local, RenderedStanza stanza, Jid recipient) {
         StreamManager sm = local.getStreamManager();
         boolean counting = sm != null && sm.isEnabled();
-        // a session with stanzas gathered for the hand-over is decided there, so its time is renewed there too
+        // a session with stanzas gathered for the hand-over is decided there, so its time is renewed there too;
+        // whether a managed stanza is counted is decided again at the hand-over, under the stream manager's monitor
         if (counting || batches.holdsManaged(local) || csiMayHold(local.getCsiManager())) {
-            writeManaged(local, counting ? sm : null, stanza, recipient);
+            writeManaged(local, sm, stanza, recipient);
             return;
         }
-        if (!batchedWrites || !batches.add(local, stanza, recipient)) {
-            batches.release(); // batching was just switched off, or this connection is not Netty's: keep order
-            local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
+        if (batchedWrites && batches.add(local, sm, stanza, recipient)) {
+            raw.increment(); // counted at its write if the client enables stream management meanwhile (LateCounts)
+            return;
         }
+        batches.release(); // batching was just switched off, or this connection is not Netty's: keep order
+        if (sm != null) {
+            writeManaged(local, sm, stanza, recipient); // decided and written under its monitor, not racing enable
+            return;
+        }
+        local.deliverRawText(StanzaText.forConnection(local.getConnection(), stanza, recipient));
         raw.increment();
     }
 
@@ -346,6 +353,8 @@ public final class OpenfireDelivery implements Delivery {
         registry.register("mucscale.openfire.delivered.batched", (com.codahale.metrics.Gauge<Long>) this::batchedCount);
         registry.register("mucscale.openfire.delivered.raw-counted",
                 (com.codahale.metrics.Gauge<Long>) this::rawCountedCount);
+        registry.register("mucscale.openfire.delivered.counted-at-write",
+                (com.codahale.metrics.Gauge<Long>) batches.lateCounts::countedAtWrite);
         registry.register("mucscale.openfire.ack-requests-batched",
                 (com.codahale.metrics.Gauge<Long>) ackRequestsWritten::sum);
         registry.register("mucscale.openfire.rendered-copies-built",

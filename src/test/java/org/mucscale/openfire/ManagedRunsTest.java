@@ -197,7 +197,7 @@ class ManagedRunsTest {
         }
         Object before = numbering.newest;
         numbering.newest = new Object();
-        runs.write(ch, stanzas, recipients, 0, n, true, before, numbering.newest);
+        runs.write(ch, stanzas, recipients, 0, n, true, before, numbering.newest, null);
     }
 
     /** Openfire's own numbered write for a session, from outside its event loop (the caller holds its monitor). */

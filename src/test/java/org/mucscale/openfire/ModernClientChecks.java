@@ -390,7 +390,7 @@ final class ModernClientChecks {
         return c;
     }
 
-    private static MultiUserChat createRoom(XMPPTCPConnection owner, String room) throws Exception {
+    static MultiUserChat createRoom(XMPPTCPConnection owner, String room) throws Exception {
         MultiUserChat m = MultiUserChatManager.getInstanceFor(owner).getMultiUserChat(JidCreate.entityBareFrom(room));
         MultiUserChat.MucCreateConfigFormHandle created = m.createOrJoin(Resourcepart.from("alice"));
         if (created != null) {

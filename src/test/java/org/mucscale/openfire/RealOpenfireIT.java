@@ -452,6 +452,14 @@ class RealOpenfireIT {
         assertThat(ourWarningsAndErrors()).isEmpty();
     }
 
+    /** A client that enables stream management while the room's stanzas wait for it (see {@link LateStreamManagementCheck}). */
+    @Test
+    @Order(6)
+    void streamManagementEnabledLate_heldStanzasCounted() throws Exception {
+        LateStreamManagementCheck.heldStanzasCountedWhenEnabledLate();
+        assertThat(ourWarningsAndErrors()).isEmpty();
+    }
+
     @Test
     @Order(6)
     void csiClients_messagesRawAtOnce_presencesQueuedAsOpenfireDecides() throws Exception {
