@@ -104,6 +104,16 @@ final class ClusterTestSupport {
         }
     }
 
+    /**
+     * Writes {@code t}'s start mark as an engine does at its start (a run number in the map {@code starts}): a member
+     * that speaks the wire by hand counts as running the engine from then on, not only once it has sent something
+     * (docs/cluster-protocol.md, rule J).
+     */
+    static void writeStartMark(ClusterTransport t) {
+        t.map("starts").putAll(Map.of(t.localNode(),
+                java.nio.ByteBuffer.allocate(Long.BYTES).putLong(ThreadLocalRandom.current().nextLong()).array()));
+    }
+
     static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }

@@ -257,6 +257,7 @@ class MixedWireVersionsTest {
                 ClusterEnginesTest.nodeSettings("newer", ports, ports.get(2))));
         ClusterTestSupport.Recorder got = new ClusterTestSupport.Recorder();
         newer.start(got);
+        ClusterTestSupport.writeStartMark(newer); // as the engine of another build does at its start
         await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == 3), "three members");
         String c = newer.localNode();
         List<String> members = nodes.get(0).engine.cluster().members();

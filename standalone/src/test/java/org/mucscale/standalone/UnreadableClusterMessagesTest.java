@@ -58,6 +58,7 @@ class UnreadableClusterMessagesTest {
         hand = HazelcastClusterTransport.create(Settings.fromText(StandaloneServer.catalog(),
                 ClusterEnginesTest.nodeSettings("hand", ports, ports.get(2))));
         hand.start(handGot);
+        ClusterTestSupport.writeStartMark(hand); // as the engine of another build does at its start
         await(() -> nodes.stream().allMatch(n -> n.engine.cluster().members().size() == 3), "three members");
         handId = hand.localNode();
         owner = nodes.get(1);

@@ -2,7 +2,6 @@ package org.mucscale.engine.cluster;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -45,8 +44,8 @@ import org.slf4j.LoggerFactory;
  * Openfire's clustering. {@code docs/cluster.md} has the whole design; in short:
  *
  * <ul>
- *   <li><b>Ownership</b>: {@link Rendezvous} over the current view. The owner's room thread is the room's one
- *       writer, as on a single node.</li>
+ *   <li><b>Ownership</b>: {@link Rendezvous} over the current view, the members that run the engine
+ *       ({@link EngineMembers}). The owner's room thread is the room's one writer, as on a single node.</li>
  *   <li><b>Forwarding</b>: a stanza for a room owned elsewhere goes to the owner on the (ordered) link from this node,
  *       so one sender's stanzas keep their order. The owner remembers which node each sender entered at.</li>
  *   <li><b>Relays</b>: see {@link ClusterDelivery}: per room-thread flush, one relay per node with recipients.</li>
@@ -69,10 +68,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     static final String TAILS_MAP = "tails";
     static final String DIRECTORY_MAP = "directory";
     static final String OCCUPANTS_MAP = "occupants";
-    /**
-     * Node id to the run (link epoch) of the engine running there: see {@link #countRestartedNodesIn} and
-     * {@link #keepStartMark}.
-     */
+    /** Node id to the run (link epoch) of the engine running there: {@link EngineMembers}, {@link #countRestartedNodesIn}. */
     static final String STARTS_MAP = "starts";
     private static final long GAP_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(2);
     private static final long LINK_START_WINDOW_NANOS = TimeUnit.MILLISECONDS.toNanos(200); // L2, cluster-protocol.md
@@ -101,6 +97,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
     private final NodeVersions versions;
+    /** Which members run the engine: the view is the membership without the others (rule J). */
+    private final EngineMembers engines;
     /** Messages from other nodes that do not read: answered, counted, said once per peer and wire version. */
     private final UnreadableMessages unreadable;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
@@ -183,6 +181,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.starts = transport.map(STARTS_MAP);
         this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
+        this.engines = new EngineMembers(local, starts, versions, links.epoch());
         this.unreadable = new UnreadableMessages(versions, local, listener, this::answerUnreadable);
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
@@ -234,7 +233,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Standalone: the last other node a stanza entered at, i.e. a node whose link to the server is up. */
     private volatile String lastEntryNode;
 
-    /** Joins: starts the transport; the first view arrives through {@link #membersChanged}. */
+    /**
+     * Joins: starts the transport and applies its first view before returning (rule J3: an engine that starts in a
+     * running cluster must not place its first stanzas as if alone); later views arrive through {@link #membersChanged}.
+     */
     public void start(MucService service) {
         this.muc = Objects.requireNonNull(service);
         relayIn.start();
@@ -242,6 +244,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         clusterThread.scheduleWithFixedDelay(this::tick, 100, 100, TimeUnit.MILLISECONDS);
         transport.start(this);
         transportStarted = true;
+        try {
+            clusterThread.submit(() -> {
+                engines.markStarted(); // first: the members it counts in count it in as they hear from it
+                onMembers(transport.members());
+            }).get(lateSwitchLimitNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LOG.warn("the first cluster view was not applied at start; it follows: {}", e.toString());
+        }
     }
 
     public String localNode() {
@@ -983,13 +995,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         String fromNode = in.fromNode();
         Wire.Message m = in.message();
         Progress p = inbound.computeIfAbsent(fromNode, n -> new Progress());
-        if (!untold.isEmpty() && untold.remove(fromNode)) {
-            clusterThread.execute(() -> {
-                View v = view;
-                if (v.clustered() && v.members().contains(fromNode)) {
-                    tell(fromNode, v);
-                }
-            });
+        if (engines.heard(fromNode)) {
+            // its engine runs: a join (rule J2), applied on the cluster thread before a HANDOFF or SWITCHED it sent
+            membersChanged(transport.members());
         }
         switch (m.kind()) {
             case Wire.FORWARD -> {
@@ -1108,24 +1116,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** This engine's start mark: its run, which a node that saw it leave compares with the run that left. */
-    private void markStarted() {
-        try {
-            versions.publish();
-            starts.putAll(Map.of(local, startMark()));
-        } catch (RuntimeException e) {
-            LOG.warn("could not write this node's start mark; a node that saw an earlier run of it leave keeps routing "
-                    + "around it until the membership changes: {}", e.toString());
-        }
-    }
-
-    private byte[] startMark() {
-        return java.nio.ByteBuffer.allocate(Long.BYTES).putLong(links.epoch()).array();
-    }
-
     /** Set once the transport has started: the maps can be used from then on. */
     private volatile boolean transportStarted;
-    private long nextMarkCheckNanos = System.nanoTime();
 
     /**
      * Members whose published wire version reads a FORWARD's origin (2 and later; docs/cluster.md "Versions between
@@ -1163,44 +1155,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /**
-     * Every second (on the cluster thread): this engine's start mark is in the map, so that a node joining later knows
-     * this one runs the engine even if it has never been clustered. Written again when missing: inside Openfire the
-     * plugin starts before the cluster does, and Openfire empties the caches as the node joins it.
-     */
-    private void keepStartMark(long nowNanos) {
-        if (!transportStarted || closed || nowNanos - nextMarkCheckNanos < 0) {
-            return;
-        }
-        nextMarkCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
-        try {
-            if (!Arrays.equals(starts.get(local), startMark())) {
-                markStarted();
-            }
-        } catch (RuntimeException e) {
-            // next time
-        }
-    }
-
-    /** The nodes whose start mark was in the map at this node's last view switch. */
-    private volatile Set<String> markedAtSwitch = Set.of();
-
-    private Set<String> readStartMarks(List<String> nodes) {
-        try {
-            return Set.copyOf(starts.getAll(nodes).keySet());
-        } catch (RuntimeException e) {
-            return Set.of(); // each counts as running the engine once it sends this node something
-        }
-    }
-
-    /**
-     * Whether {@code node} runs the engine, as far as this node can tell: its start mark was in the map when this node
-     * last switched views, or it has sent this node something since it joined.
-     */
-    private boolean runsEngine(String node) {
-        return markedAtSwitch.contains(node) || inbound.containsKey(node);
-    }
-
     @Override
     public void membersChanged(List<String> members) {
         adminCalls.membersChanged(members);
@@ -1220,7 +1174,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** On the cluster thread: the transport's membership, without the nodes that announced their leave. */
     private void onMembers(List<String> members) {
         List<String> copy = new ArrayList<>(members);
-        // a node that announced its leave stays out, whatever the transport still reports
+        // a node that announced its leave stays out, whatever the transport still reports; so does one that runs no
+        // engine yet (rule J1: a room placed there would be lost with its hand-off)
+        copy.retainAll(engines.filter(members));
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
         peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
@@ -1278,7 +1234,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
         }
-        markedAtSwitch = next.clustered() ? readStartMarks(next.without(local)) : Set.of();
         // rooms of owners that died and are now ours: from before the switch until they are taken over, a stanza for
         // one of them waits on its room thread (arriving()), so none of them creates an empty room meanwhile; which
         // rooms they are is read from the maps only after the switch (a scan of the room map while Hazelcast promotes
@@ -1329,7 +1284,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
                 : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
         if (firstClustered) {
-            markStarted(); // a node that saw an earlier run of this one leave counts it in again
+            engines.markStarted(); // a node that saw an earlier run of this one leave counts it in again
         }
         // rooms that now belong to another node: replicated, dropped here silently, handed off. What fails here
         // (a room thread that cannot take a task) must not keep the view change from its take-over below.
@@ -1546,7 +1501,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             return false;
         }
         Claim c = claimOf(room);
-        if (c == null || !c.announced() && !(c.servedAlone() && runsEngine(c.node())) && !replicatedAnywhere(room)) {
+        if (c == null || !c.announced() && !(c.servedAlone() && engines.runsEngine(c.node()))
+                && !replicatedAnywhere(room)) {
             return false; // no other node has it: a new room
         }
         awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
@@ -1573,7 +1529,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      *   this node came. Only presumed, so the room is waited for only if the maps have it
      *   ({@link #replicatedAnywhere}) or that node served alone and runs the engine (a node alone replicates nothing,
      *   so a room it created then is not in the maps: a newcomer's user joining it must not create a second one), and
-     *   beyond the hand-off timeout only if it runs the engine ({@link #runsEngine}: inside Openfire a member may
+     *   beyond the hand-off timeout only if it runs the engine ({@link EngineMembers}: inside Openfire a member may
      *   not run the plugin at all).</li>
      *   <li>A newcomer to a clustered view is not waited for: rooms it served alone come as its hand-offs.</li>
      * </ul>
@@ -1649,27 +1605,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     /**
-     * Members not told of this node's current view yet: those that showed no sign of running the engine when it
-     * switched. Each is told when it first sends this node something ({@link #dispatch}).
-     */
-    private final Set<String> untold = ConcurrentHashMap.newKeySet();
-
-    /**
-     * Tells the other members this node places rooms over {@code next} now and has handed off what moved: those that run
-     * the engine ({@link #runsEngine}). Inside Openfire a member without the plugin would log a ClassNotFoundException
-     * for the message.
+     * Tells the other members this node places rooms over {@code next} now and has handed off what moved. They all run
+     * the engine (rule J1: the view has no other members), so none gets a message it cannot load; to a member that
+     * just started, this is also what counts this node in there (J2).
      */
     private void announceSwitch(View next) {
-        untold.clear();
         if (!next.clustered()) {
             return;
         }
         for (String other : next.without(local)) {
-            if (runsEngine(other)) {
-                tell(other, next);
-            } else {
-                untold.add(other);
-            }
+            tell(other, next);
         }
     }
 
@@ -1935,7 +1880,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 // died while it stays a member must not hold the room for good)
                 Claim c;
                 if (now - deadline >= 0 && ((c = claimOf(room)) == null
-                        || !c.announced() && !runsEngine(c.node())
+                        || !c.announced() && !engines.runsEngine(c.node())
                         || now - (deadline - handoffTimeoutNanos) - lateSwitchLimitNanos >= 0)) {
                     overdue.add(room);
                 }
@@ -1947,7 +1892,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 adoptFromMaps(overdue, true, null);
             }
             countRestartedNodesIn(now);
-            keepStartMark(now);
+            if (transportStarted && !closed) {
+                engines.keepMark(now);
+                if (engines.lookForSilent(now)) {
+                    membersChanged(transport.members()); // a member's engine started: a join (rule J2)
+                }
+            }
             learnWireVersions(now);
             if (!heldToRelease.isEmpty()) {
                 List<Jid> again = new ArrayList<>(heldToRelease);
@@ -2003,8 +1953,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 replicating = false; // nothing is written once the rooms are gone
                 try {
                     // a node joining later must not wait for rooms of an engine that is gone
-                    starts.removeAll(List.of(local));
-                    versions.withdraw();
+                    engines.withdraw();
                 } catch (RuntimeException e) {
                     LOG.debug("could not remove this node's start mark: {}", e.toString());
                 }
