@@ -46,8 +46,12 @@ class AdminApiEndToEndTest {
     }
 
     private static void join(RawXmppClient c, String nick) throws Exception {
-        c.write("<presence to='" + ROOM + "/" + nick + "'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
-        c.expect(e -> e.name().equals("presence") && (ROOM + "/" + nick).equals(e.attribute("from"))
+        join(c, ROOM, nick);
+    }
+
+    private static void join(RawXmppClient c, String room, String nick) throws Exception {
+        c.write("<presence to='" + room + "/" + nick + "'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+        c.expect(e -> e.name().equals("presence") && (room + "/" + nick).equals(e.attribute("from"))
                 && e.child("x", MUC_USER) != null && hasStatus(e, "110"), "joined " + nick, WAIT);
     }
 
@@ -177,6 +181,84 @@ class AdminApiEndToEndTest {
             r = call("GET", "/chatrooms", null);
             assertThat(r.statusCode()).isEqualTo(403);
             assertThat(r.body()).contains("mucscale.admin.api-enabled");
+        }
+    }
+
+    @Test
+    void invite_reachesInviteesFromTheRoom_membersOnlyMakesThemMembers_badInputChangesNothing() throws Exception {
+        Map<String, String> settings = Map.of("mucscale.admin.api-enabled", "true",
+                "mucscale.admin.api-secret", SECRET, "mucscale.metrics.probe-enabled", "false");
+        try (E2eFixture fx = new E2eFixture(4, settings)) {
+            base = "http://127.0.0.1:" + fx.server.engine().http().port() + "/plugins/mucscale/v1";
+            String owner = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
+            String ann = E2eFixture.user(1) + "@" + E2eFixture.DOMAIN;
+            String bob = E2eFixture.user(2) + "@" + E2eFixture.DOMAIN;
+            String cheater = E2eFixture.user(3) + "@" + E2eFixture.DOMAIN;
+            String club = "club@" + E2eFixture.MUC;
+            HttpResponse<String> r = call("POST", "/chatrooms", "{\"roomName\":\"club\",\"membersOnly\":true,"
+                    + "\"owners\":[\"" + owner + "\"],\"outcasts\":[\"" + cheater + "\"]}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            RawXmppClient c1 = fx.raw(1);
+            RawXmppClient c2 = fx.raw(2);
+            for (RawXmppClient c : List.of(c1, c2)) {
+                c.write("<presence/>"); // online: Prosody hands a message to the bare JID to this session
+            }
+
+            // members-only: without an invitation ann cannot enter
+            c1.write("<presence to='" + club + "/ann'><x xmlns='http://jabber.org/protocol/muc'/></presence>");
+            XmlElement refused = c1.expect(e -> e.name().equals("presence") && "error".equals(e.attribute("type")),
+                    "members-only refusal", WAIT);
+            assertThat(refused.child("error").child("registration-required",
+                    "urn:ietf:params:xml:ns:xmpp-stanzas")).isNotNull();
+
+            // the REST API plugin's MUCInvitationsEntity: a mediated invitation from the room's address
+            r = call("POST", "/chatrooms/club/invite?servicename=muc", "{\"reason\":\"final at 8\","
+                    + "\"jidsToInvite\":[\"" + ann + "\"]}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).contains("\"invited\":[\"" + ann + "\"]");
+            XmlElement inv = c1.expect(e -> e.name().equals("message") && e.child("x", MUC_USER) != null
+                    && e.child("x", MUC_USER).child("invite") != null, "invitation", WAIT);
+            assertThat(inv.attribute("from")).isEqualTo(club);
+            XmlElement invite = inv.child("x", MUC_USER).child("invite");
+            assertThat(invite.attribute("from")).isEqualTo(club);
+            assertThat(invite.childText("reason")).isEqualTo("final at 8");
+            assertThat(call("GET", "/chatrooms/club/members", null).body()).contains(ann);
+            join(c1, club, "ann"); // the invitation can be followed: ann is a member now
+
+            // the single form /invite/{jid}; its body may be left out
+            r = call("POST", "/chatrooms/club/invite/" + bob, null);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            XmlElement inv2 = c2.expect(e -> e.name().equals("message") && club.equals(e.attribute("from"))
+                    && e.child("x", MUC_USER) != null, "invitation without reason", WAIT);
+            assertThat(inv2.child("x", MUC_USER).child("invite").attribute("from")).isEqualTo(club);
+            assertThat(inv2.child("x", MUC_USER).child("invite").child("reason")).isNull();
+            join(c2, club, "bob");
+
+            // refusals, each naming the problem; nothing is changed and nobody invited
+            r = call("POST", "/chatrooms/nosuch/invite", "{\"jidsToInvite\":[\"" + ann + "\"]}");
+            assertThat(r.statusCode()).isEqualTo(404);
+            assertThat(r.body()).contains("no room \\u0027nosuch\\u0027"); // JsonText escapes quotes
+            r = call("POST", "/chatrooms/club/invite", "{\"reason\":\"x\"}");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("jidsToInvite");
+            r = call("POST", "/chatrooms/club/invite", "{\"jidsToInvite\":\"\"}");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("jidsToInvite: \\u0027\\u0027 is not a user");
+            r = call("POST", "/chatrooms/club/invite", "{\"jidsToInvite\":[\"new@example.test\"],\"reason\":7}");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("reason must be a string");
+            r = call("POST", "/chatrooms/club/invite", "{\"jidsToInvite\":[\"new@example.test\"");
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("malformed JSON");
+            r = call("POST", "/chatrooms/club/invite", "{\"jidsToInvite\":[\"new@example.test\",\"" + cheater
+                    + "\"]}");
+            assertThat(r.statusCode()).isEqualTo(409);
+            assertThat(r.body()).contains(cheater + " is banned");
+            assertThat(call("GET", "/chatrooms/club/members", null).body()).doesNotContain("new@example.test");
+            assertThat(call("GET", "/chatrooms/club/outcasts", null).body()).contains(cheater);
+            r = call("GET", "/audit?limit=10", null);
+            assertThat(r.body()).contains("\"path\":\"/plugins/mucscale/v1/chatrooms/club/invite\"",
+                    "\"status\":409");
         }
     }
 

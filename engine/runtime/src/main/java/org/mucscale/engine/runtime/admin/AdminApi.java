@@ -14,8 +14,6 @@ import java.util.Map;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.metrics.AddressList;
 import org.mucscale.engine.metrics.MetricsAccess;
-import org.mucscale.engine.muc.Affiliation;
-import org.mucscale.engine.muc.Role;
 import org.mucscale.engine.muc.admin.AdminException;
 import org.mucscale.engine.muc.admin.Page;
 import org.mucscale.engine.muc.admin.RoomAdmin;
@@ -321,96 +319,7 @@ public final class AdminApi {
                 default -> methodNotAllowed("GET, PUT, PATCH, DELETE");
             };
         }
-        String what = p.get(2);
-        String roomJid = room.toLowerCase(Locale.ROOT) + "@" + admin.serviceDomain();
-        switch (what) {
-            case "participants", "occupants" -> {
-                if (p.size() == 3 && m.equals("GET")) {
-                    List<Object> out = new ArrayList<>();
-                    for (var o : admin.room(room).occupants()) {
-                        out.add(what.equals("participants") ? RoomJson.participant(roomJid, o)
-                                : RoomJson.occupant(roomJid, o));
-                    }
-                    return ok(200, Map.of(what, out));
-                }
-                if (what.equals("occupants") && p.size() == 4 && m.equals("DELETE")) {
-                    admin.kick(room, p.get(3), q.get("reason"));
-                    return ok(200, Map.of("kicked", p.get(3)));
-                }
-                if (what.equals("occupants") && p.size() == 6 && p.get(4).equals("role") && m.equals("PUT")) {
-                    Role role = Role.fromXml(p.get(5));
-                    if (role == null) {
-                        return error(400, "bad-request", "role must be none, visitor, participant or moderator");
-                    }
-                    admin.setRole(room, p.get(3), role, q.get("reason"));
-                    return ok(200, Map.of("nick", p.get(3), "role", role.xmlName()));
-                }
-            }
-            case "chathistory" -> {
-                if (p.size() == 3 && m.equals("GET")) {
-                    List<Object> out = new ArrayList<>();
-                    for (var h : admin.room(room).history()) {
-                        out.add(RoomJson.message(roomJid, h));
-                    }
-                    return ok(200, Map.of("messages", out));
-                }
-                if (p.size() == 3 && m.equals("DELETE")) {
-                    admin.clearHistory(room);
-                    return ok(200, Map.of("cleared", true));
-                }
-            }
-            case "messages" -> {
-                if (p.size() == 3 && m.equals("POST")) {
-                    Map<String, Object> b = object(r);
-                    Object text = b.get("body");
-                    if (!(text instanceof String s)) {
-                        return error(400, "bad-request", "body must be a string: the message text");
-                    }
-                    admin.announce(room, s);
-                    return ok(201, Map.of("sent", true));
-                }
-            }
-            case "owners", "admins", "members", "outcasts" -> {
-                Affiliation aff = switch (what) {
-                    case "owners" -> Affiliation.OWNER;
-                    case "admins" -> Affiliation.ADMIN;
-                    case "members" -> Affiliation.MEMBER;
-                    default -> Affiliation.OUTCAST;
-                };
-                if (p.size() == 3 && m.equals("GET")) {
-                    RoomDetails d = admin.room(room);
-                    List<String> list = switch (aff) {
-                        case OWNER -> d.owners();
-                        case ADMIN -> d.admins();
-                        case MEMBER -> d.members();
-                        default -> d.outcasts();
-                    };
-                    return ok(200, Map.of(what, list));
-                }
-                if (p.size() == 4 && m.equals("POST")) {
-                    admin.setAffiliation(room, p.get(3), aff, q.get("reason"));
-                    return ok(201, Map.of("jid", p.get(3), "affiliation", aff.xmlName()));
-                }
-                if (p.size() == 4 && m.equals("DELETE")) {
-                    RoomDetails d = admin.room(room);
-                    org.mucscale.engine.stanza.Jid parsed = org.mucscale.engine.stanza.Jid.tryParse(p.get(3));
-                    if (parsed == null) {
-                        return error(400, "bad-request", "'" + p.get(3) + "' is not a valid JID");
-                    }
-                    String jid = parsed.bare().toString();
-                    List<String> list = aff == Affiliation.OWNER ? d.owners() : aff == Affiliation.ADMIN ? d.admins()
-                            : aff == Affiliation.MEMBER ? d.members() : d.outcasts();
-                    if (!list.contains(jid)) {
-                        return error(404, "not-found", jid + " is not in " + what + " of '" + room + "'");
-                    }
-                    admin.setAffiliation(room, jid, Affiliation.NONE, q.get("reason"));
-                    return ok(200, Map.of("jid", jid, "affiliation", "none"));
-                }
-            }
-            default -> {
-            }
-        }
-        return error(404, "not-found", "no such endpoint; see docs/admin.md");
+        return RoomResources.route(admin, r, p, q, room);
     }
 
     private Response list(Map<String, String> q) {
@@ -491,7 +400,7 @@ public final class AdminApi {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> object(Request r) {
+    static Map<String, Object> object(Request r) {
         if (r.body() == null || r.body().length == 0) {
             throw new AdminException(AdminException.Problem.BAD_REQUEST, "a JSON object body is required");
         }
@@ -549,11 +458,11 @@ public final class AdminApi {
         return out;
     }
 
-    private static Response ok(int status, Object body) {
+    static Response ok(int status, Object body) {
         return new Response(status, JSON, JsonText.write(body), new LinkedHashMap<>());
     }
 
-    private static Response methodNotAllowed(String allowed) {
+    static Response methodNotAllowed(String allowed) {
         Response r = error(405, "method-not-allowed", "allowed here: " + allowed);
         r.headers().put("Allow", allowed);
         return r;
