@@ -262,6 +262,106 @@ class AdminApiEndToEndTest {
         }
     }
 
+    private HttpResponse<String> xml(String method, String path, String body, String accept) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(20))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body)).header("Authorization", SECRET);
+        if (body != null) {
+            b.header("Content-Type", "application/xml");
+        }
+        if (accept != null) {
+            b.header("Accept", accept);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void xml_bodiesAndAnswersInTheRestApiPluginsElementNames_malformedAndDoctypeRefused() throws Exception {
+        Map<String, String> settings = Map.of("mucscale.admin.api-enabled", "true",
+                "mucscale.admin.api-secret", SECRET, "mucscale.metrics.probe-enabled", "false");
+        try (E2eFixture fx = new E2eFixture(2, settings)) {
+            base = "http://127.0.0.1:" + fx.server.engine().http().port() + "/plugins/mucscale/v1";
+            String owner = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
+            String guest = E2eFixture.user(1) + "@" + E2eFixture.DOMAIN;
+            String hall = "hall@" + E2eFixture.MUC;
+            String x = "application/xml";
+            HttpResponse<String> r = xml("POST", "/chatrooms", "<?xml version='1.0'?><chatRoom>"
+                    + "<roomName>hall</roomName><naturalName>Great &amp; Hall</naturalName><maxUsers>40</maxUsers>"
+                    + "<moderated>true</moderated><broadcastPresenceRoles><broadcastPresenceRole>moderator"
+                    + "</broadcastPresenceRole><broadcastPresenceRole>participant</broadcastPresenceRole>"
+                    + "</broadcastPresenceRoles><owners><owner>" + owner + "</owner></owners><admins/>"
+                    + "</chatRoom>", x);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("application/xml");
+            assertThat(r.body()).startsWith("<?xml").contains("<chatRoom><roomName>hall</roomName>",
+                    "<naturalName>Great &amp; Hall</naturalName>", "<maxUsers>40</maxUsers>",
+                    "<moderated>true</moderated>", "<owners><owner>" + owner + "</owner></owners>",
+                    "<broadcastPresenceRole>moderator</broadcastPresenceRole>",
+                    "<broadcastPresenceRole>participant</broadcastPresenceRole>").doesNotContain("visitor");
+            // the same room read as JSON (no Accept): the XML body made the same entity
+            assertThat(call("GET", "/chatrooms/hall", null).body()).contains("\"naturalName\":\"Great \\u0026 Hall\"",
+                    "\"maxUsers\":40", "\"moderated\":true");
+
+            RawXmppClient c1 = fx.raw(0); // the owner: a moderator, who may speak in this moderated room
+            join(c1, hall, "guest");
+            r = xml("GET", "/chatrooms/hall/participants", null, x);
+            assertThat(r.body()).contains("<participants><participant><jid>" + hall + "/guest</jid><role>");
+            r = xml("GET", "/chatrooms/hall/occupants", null, "text/xml, application/json;q=0.5");
+            assertThat(r.body()).contains("<occupants><occupant>", "<userAddress>" + c1.jid() + "</userAddress>");
+            c1.write("<message to='" + hall + "' type='groupchat'><body>a &lt;b&gt; c</body></message>");
+            c1.expect(e -> e.name().equals("message") && "a <b> c".equals(e.childText("body")), "own echo", WAIT);
+            r = xml("GET", "/chatrooms/hall/chathistory", null, x);
+            assertThat(r.body()).contains("<messages><message><from>" + hall + "/guest</from>",
+                    "<body>a &lt;b&gt; c</body>");
+            r = xml("GET", "/chatrooms?search=hall", null, x);
+            assertThat(r.body()).contains("<chatRooms><chatRoom><roomName>hall</roomName>", "<total>1</total>")
+                    .doesNotContain("<chatRooms><chatRooms>");
+            r = xml("POST", "/chatrooms/hall/messages", "<message><body>doors close</body></message>", x);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(201);
+            assertThat(c1.expect(e -> e.name().equals("message") && "doors close".equals(e.childText("body")),
+                    "announcement", WAIT).attribute("from")).isEqualTo(hall);
+            r = xml("POST", "/chatrooms/hall/invite", "<mucInvitations><reason>come</reason><jidsToInvite>"
+                    + "<jid>" + guest + "</jid></jidsToInvite></mucInvitations>", x);
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).contains("<invited><jid>" + guest + "</jid></invited>");
+
+            // refusals: malformed XML names the place, a field of the wrong type names the field, errors in XML
+            r = xml("PATCH", "/chatrooms/hall", "<chatRoom><description>open</chatRoom>", x);
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).startsWith("<?xml").contains("<error><status>400</status>",
+                    "malformed XML at line 1, column");
+            r = xml("PATCH", "/chatrooms/hall", "<chatRoom><moderated>maybe</moderated></chatRoom>", null);
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(r.body()).contains("moderated must be true or false"); // JSON: no Accept
+            r = xml("PATCH", "/chatrooms/hall", "<chatRoom><maxUsers>many</maxUsers></chatRoom>", x);
+            assertThat(r.body()).contains("maxUsers must be a whole number");
+            r = xml("PATCH", "/chatrooms/hall", "<chatRoom><owners><owner>" + owner + "</owner></owners>"
+                    + "<owners/></chatRoom>", x);
+            assertThat(r.body()).contains("&lt;owners&gt; appears twice in &lt;chatRoom&gt;");
+            r = xml("GET", "/chatrooms/nosuch", null, x);
+            assertThat(r.statusCode()).isEqualTo(404);
+            assertThat(r.body()).contains("<exception>not-found</exception>");
+
+            // no DTD, so no entity: an external entity (XXE) and an internal one are refused before anything runs
+            java.nio.file.Path secret = java.nio.file.Files.createTempFile("xxe", ".txt");
+            java.nio.file.Files.writeString(secret, "TOP-SECRET-FILE");
+            try {
+                r = xml("POST", "/chatrooms", "<?xml version='1.0'?><!DOCTYPE chatRoom [<!ENTITY x SYSTEM '"
+                        + secret.toUri() + "'>]><chatRoom><roomName>xxe</roomName><description>&x;</description>"
+                        + "<owners><owner>" + owner + "</owner></owners></chatRoom>", x);
+                assertThat(r.statusCode()).isEqualTo(400);
+                assertThat(r.body()).contains("DOCTYPE").doesNotContain("TOP-SECRET");
+            } finally {
+                java.nio.file.Files.delete(secret);
+            }
+            r = xml("POST", "/chatrooms", "<!DOCTYPE a [<!ENTITY a 'aaaaaaaaaa'><!ENTITY b '&a;&a;&a;&a;'>]>"
+                    + "<chatRoom><roomName>bomb</roomName><description>&b;</description></chatRoom>", x);
+            assertThat(r.statusCode()).isEqualTo(400);
+            assertThat(call("GET", "/chatrooms/xxe", null).statusCode()).isEqualTo(404);
+            assertThat(call("GET", "/chatrooms/bomb", null).statusCode()).isEqualTo(404);
+        }
+    }
+
     private HttpResponse<String> form(String base, String query, String body) throws Exception {
         return http.send(HttpRequest.newBuilder(URI.create(base + "/mucscale-rooms.jsp" + query))
                 .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/x-www-form-urlencoded")

@@ -54,7 +54,12 @@ public final class AdminApi {
      * (null: the host has none, as standalone).
      */
     public record Request(String method, String path, String rawQuery, String authorization, String contentType,
-                          InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin) {
+                          InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin, String accept) {
+        /** Without an {@code Accept} header: answered in JSON. */
+        public Request(String method, String path, String rawQuery, String authorization, String contentType,
+                       InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin) {
+            this(method, path, rawQuery, authorization, contentType, remote, body, bodyTooLarge, hostLogin, null);
+        }
     }
 
     /** How the host's check of a user name and password came out. */
@@ -148,8 +153,13 @@ public final class AdminApi {
         return admin;
     }
 
-    /** Answers one request; never throws. */
+    /** Answers one request, in XML when its Accept asks for it ({@link AdminXml}); never throws. */
     public Response handle(Request r) {
+        Response res = answer(r);
+        return AdminXml.wantsXml(r.accept()) && !r.path().endsWith("/openapi.json") ? AdminXml.toXml(res) : res;
+    }
+
+    private Response answer(Request r) {
         Access a = access;
         String who;
         if (!a.enabled()) {
@@ -187,13 +197,21 @@ public final class AdminApi {
             return res;
         }
         boolean change = !r.method().equals("GET") && !r.method().equals("HEAD");
-        Response res;
+        Response res = null;
         AdminForwarding f = forwarding;
         if (r.bodyTooLarge()) {
             res = error(413, "body-too-large", "the request body is larger than " + a.maxBodyBytes()
                     + " bytes (mucscale.admin.api-max-body-bytes)");
         } else {
-            res = f == null ? routeHere(r, who) : forwarded(f, r, who);
+            Request json = null;
+            try {
+                json = AdminXml.asJson(r); // XML is translated here, at the edge: all behind it sees JSON
+            } catch (IllegalArgumentException e) {
+                res = error(400, "bad-request", e.getMessage());
+            }
+            if (json != null) {
+                res = f == null ? routeHere(json, who) : forwarded(f, json, who);
+            }
         }
         // one row per call, written here, the node that took it: only it knows the caller's address and the answer
         // the caller got (also when the room's owner left before answering); every node reads the same table
@@ -407,7 +425,7 @@ public final class AdminApi {
         String type = r.contentType() == null ? "" : r.contentType().toLowerCase(Locale.ROOT);
         if (!type.isEmpty() && !type.startsWith("application/json")) {
             throw new AdminException(AdminException.Problem.BAD_REQUEST,
-                    "Content-Type must be application/json, was " + r.contentType());
+                    "Content-Type must be application/json or application/xml, was " + r.contentType());
         }
         Object v = JsonText.parse(new String(r.body(), StandardCharsets.UTF_8));
         if (!(v instanceof Map<?, ?>)) {
