@@ -187,7 +187,8 @@ class AdminApiEndToEndTest {
     @Test
     void invite_reachesInviteesFromTheRoom_membersOnlyMakesThemMembers_badInputChangesNothing() throws Exception {
         Map<String, String> settings = Map.of("mucscale.admin.api-enabled", "true",
-                "mucscale.admin.api-secret", SECRET, "mucscale.metrics.probe-enabled", "false");
+                "mucscale.admin.api-secret", SECRET, "mucscale.metrics.probe-enabled", "false",
+                "mucscale.metrics.prometheus-enabled", "true");
         try (E2eFixture fx = new E2eFixture(4, settings)) {
             base = "http://127.0.0.1:" + fx.server.engine().http().port() + "/plugins/mucscale/v1";
             String owner = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
@@ -259,6 +260,17 @@ class AdminApiEndToEndTest {
             r = call("GET", "/audit?limit=10", null);
             assertThat(r.body()).contains("\"path\":\"/plugins/mucscale/v1/chatrooms/club/invite\"",
                     "\"status\":409");
+
+            // every change and refusal is counted: 9 calls that change (or try to), 6 of them refused; shown on the
+            // dashboard and exported to Prometheus
+            String site = "http://127.0.0.1:" + fx.server.engine().http().port();
+            r = http.send(HttpRequest.newBuilder(URI.create(site + "/mucscale-dashboard-data?range=60")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).contains("\"adminChanges\":9,\"adminRefusals\":6");
+            r = http.send(HttpRequest.newBuilder(URI.create(site + "/metrics")).GET().build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.body()).containsPattern("(?m)^mucscale_admin_changes(_total)? 9(\\.0)?$")
+                    .containsPattern("(?m)^mucscale_admin_refusals(_total)? 6(\\.0)?$");
         }
     }
 

@@ -209,6 +209,7 @@ public final class MucScaleEngine implements AutoCloseable {
             RoomLogStore auditStore = store;
             AdminApi api = new AdminApi(new RoomAdmin(service), settings,
                     auditStore == null ? null : auditStore.audit());
+            api.audit().countIn(m); // the dashboard's and Prometheus's count of changes and refusals
             if (node != null) {
                 // a call for a room another node owns is run there; listings ask every member
                 AdminForwarding.install(api, node);
