@@ -407,4 +407,67 @@ class AdminApiEndToEndTest {
             assertThat(r.body()).contains("Room hall destroyed", "0 room(s).");
         }
     }
+
+    @Test
+    void servicePage_editsTemplateCreatorsAndAdmins_realClientsGetTheNewRules_badValueSavesNothing() throws Exception {
+        try (E2eFixture fx = new E2eFixture(2, Map.of("mucscale.metrics.probe-enabled", "false"))) {
+            String site = "http://127.0.0.1:" + fx.server.engine().http().port();
+            String csrf = fx.server.engine().http().csrfToken();
+            String admin = E2eFixture.user(0) + "@" + E2eFixture.DOMAIN;
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(site + "/mucscale-service.jsp"))
+                    .GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).contains("Service " + E2eFixture.MUC, "<option selected>ANYONE</option>",
+                    "name=\"mucscale.muc.default-max-occupants\" value=\"1000\"",
+                    "name=\"mucscale.muc.default-public\" value=\"true\" checked",
+                    "name=\"csrf\" value=\"" + csrf + "\"");
+            String change = "&mucscale.muc.room-creation=ADMINS_ONLY&mucscale.muc.default-max-occupants=7"
+                    + "&mucscale.muc.service-admins=" + admin + "&mucscale.muc.default-persistent=true"
+                    + "&mucscale.muc.archive-by-default=true"; // default-public left out: unchecked
+            assertThat(service(site, "csrf=wrong" + change).statusCode()).isEqualTo(403);
+            assertThat(fx.server.engine().currentSettings().get(org.mucscale.engine.muc.MucSettings.ROOM_CREATION).name())
+                    .isEqualTo("ANYONE");
+            r = service(site, "csrf=" + csrf + change);
+            assertThat(r.body()).contains("Saved: mucscale.muc.default-public, mucscale.muc.default-persistent,"
+                    + " mucscale.muc.default-max-occupants, mucscale.muc.room-creation, mucscale.muc.service-admins.",
+                    "<option selected>ADMINS_ONLY</option>", ">" + admin + "</textarea>");
+
+            // the new rules, as real clients meet them: only a service administrator creates a room now
+            RawXmppClient c1 = fx.raw(1);
+            c1.write("<presence to='" + E2eFixture.room("mine") + "/me'><x xmlns='http://jabber.org/protocol/muc'/>"
+                    + "</presence>");
+            XmlElement refused = c1.expect(e -> e.name().equals("presence") && "error".equals(e.attribute("type")),
+                    "creation refused", WAIT);
+            assertThat(refused.attribute("from")).startsWith(E2eFixture.room("mine"));
+            RawXmppClient c0 = fx.raw(0);
+            join(c0, E2eFixture.room("staff"), "boss");
+            var staff = fx.server.engine().adminApi().rooms().room("staff");
+            assertThat(staff.maxUsers()).isEqualTo(7); // the template's maximum
+            assertThat(staff.publicRoom()).isFalse();
+            assertThat(staff.persistent()).isTrue();
+
+            // a bad value saves nothing, not even the good ones beside it
+            r = service(site, "csrf=" + csrf + "&mucscale.muc.room-creation=ANYONE"
+                    + "&mucscale.muc.default-max-occupants=0&mucscale.muc.service-admins=" + admin);
+            assertThat(r.body()).contains("Not saved:", "mucscale.muc.default-max-occupants");
+            assertThat(fx.server.engine().currentSettings().get(org.mucscale.engine.muc.MucSettings.ROOM_CREATION).name())
+                    .isEqualTo("ADMINS_ONLY");
+            r = service(site, "csrf=" + csrf + "&mucscale.muc.service-admins=not%20a%20jid%40");
+            assertThat(r.body()).contains("Not saved:");
+            assertThat(fx.server.engine().currentSettings().get(org.mucscale.engine.muc.MucSettings.SERVICE_ADMINS))
+                    .isEqualTo(admin);
+            // each save and refusal is in the audit trail
+            var entries = fx.server.engine().adminApi().audit().newest(10);
+            assertThat(entries).extracting(e -> e.path() + " " + e.status()).contains(
+                    "service mucscale.muc.default-public,mucscale.muc.default-persistent,"
+                            + "mucscale.muc.default-max-occupants,mucscale.muc.room-creation,"
+                            + "mucscale.muc.service-admins 200", "service 400");
+        }
+    }
+
+    private HttpResponse<String> service(String site, String body) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create(site + "/mucscale-service.jsp"))
+                .timeout(Duration.ofSeconds(20)).header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
 }
