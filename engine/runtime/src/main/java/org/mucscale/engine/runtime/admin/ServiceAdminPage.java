@@ -46,6 +46,17 @@ public final class ServiceAdminPage {
     private ServiceAdminPage() {
     }
 
+    /** The form's field names (the settings' keys), for a host that copies a posted form field by field. */
+    public static List<String> fields() {
+        List<String> out = new ArrayList<>();
+        for (List<Setting<?>> part : List.of(TEMPLATE, CREATION, ADMINS)) {
+            for (Setting<?> s : part) {
+                out.add(s.key());
+            }
+        }
+        return out;
+    }
+
     public static String page(Settings current, String serviceDomain, String csrf, String notice) {
         StringBuilder sb = new StringBuilder(8192);
         sb.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>MUC Scale service</title>")
