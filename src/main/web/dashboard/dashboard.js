@@ -216,6 +216,8 @@
         text('ms-sum-dps', fmt(s.deliveriesPerSec));
         text('ms-sum-rooms', whole(s.rooms));
         text('ms-sum-occupants', whole(s.occupants));
+        text('ms-sum-admin-changes', whole(s.adminChanges));
+        text('ms-sum-admin-refusals', whole(s.adminRefusals));
 
         table('ms-top-rooms', (d.topRooms || []).map(function (r) {
             return [r.room, String(r.messages), String(r.error)];

@@ -61,7 +61,8 @@ public final class AdminApiFilter implements Filter {
         }
         AdminApi.Response out = api.handle(new AdminApi.Request(request.getMethod(), request.getRequestURI(),
                 request.getQueryString(), request.getHeader("Authorization"), request.getContentType(),
-                address(request.getRemoteAddr()), body.bytes(), body.tooLarge(), LOGIN));
+                address(request.getRemoteAddr()), body.bytes(), body.tooLarge(), LOGIN,
+                request.getHeader("Accept")));
         write(response, out.status(), out.contentType(), out.body(), out.headers(), body.tooLarge());
     }
 

@@ -430,6 +430,8 @@ public final class DashboardData implements AutoCloseable {
         sb.append(",\"topRoomsUnattributed\":").append(metrics.topRooms.unattributed());
         sb.append(",\"probesSent\":").append(metrics.probesSent.getCount());
         sb.append(",\"probesReceived\":").append(metrics.probesReceived.getCount());
+        sb.append(",\"adminChanges\":").append(metrics.adminChanges.getCount());
+        sb.append(",\"adminRefusals\":").append(metrics.adminRefusals.getCount());
         sb.append(",\"rooms\":");
         Json.number(sb, gaugeValue("mucscale.muc.rooms"));
         sb.append(",\"occupants\":");

@@ -36,6 +36,8 @@ import java.util.function.LongSupplier;
  *       host's write of those bytes to the socket (one sample per message and write)</li>
  *   <li>{@code mucscale.muc.fanout}, {@code mucscale.muc.messages}, {@code mucscale.muc.deliveries}</li>
  *   <li>{@code mucscale.muc.moderations}: messages retracted by moderators (XEP-0425)</li>
+ *   <li>{@code mucscale.admin.changes}: calls of the room administration API and actions of its pages written to the
+ *       audit trail by this node, done or refused; {@code mucscale.admin.refusals}: of those, the ones refused</li>
  *   <li>{@code mucscale.filter.time.ns}, {@code mucscale.filter.actions.<list>.<action>}, {@code mucscale.filter.acted},
  *       {@code mucscale.filter.flood.rejections} (all limits), {@code .rejections.<limit>}</li>
  *   <li>{@code mucscale.store.commit.latency.ns} (enqueue to commit), {@code mucscale.store.batch.size},
@@ -99,6 +101,8 @@ public final class MucScaleMetrics implements AutoCloseable {
     final Counter outboundDropped;
     final Counter slowRecipientsRemoved;
     final Counter moderations;
+    final Counter adminChanges;
+    final Counter adminRefusals;
     final Counter gcPauses;
     final Counter gcCycles;
     final Counter probesSent;
@@ -159,6 +163,8 @@ public final class MucScaleMetrics implements AutoCloseable {
         outboundDropped = registry.counter("mucscale.delivery.dropped");
         slowRecipientsRemoved = registry.counter("mucscale.delivery.slow-recipients.removed");
         moderations = registry.counter("mucscale.muc.moderations");
+        adminChanges = registry.counter("mucscale.admin.changes");
+        adminRefusals = registry.counter("mucscale.admin.refusals");
         gcPauses = registry.counter("mucscale.jvm.gc.pauses");
         gcCycles = registry.counter("mucscale.jvm.gc.cycles");
         probesSent = registry.counter("mucscale.probe.sent");
@@ -370,6 +376,14 @@ public final class MucScaleMetrics implements AutoCloseable {
     /** Messages retracted by moderators so far (tests, admin page). */
     public long moderations() {
         return moderations.getCount();
+    }
+
+    /** An entry of the room administration's audit trail (HTTP threads; lock-free); {@code refused}: status >= 400. */
+    public void adminChange(boolean refused) {
+        adminChanges.inc();
+        if (refused) {
+            adminRefusals.inc();
+        }
     }
 
     /** A relay sent to another cluster node (called on room threads; lock-free). */

@@ -106,28 +106,72 @@ public final class RoomAdminBridge {
      * run; each needs its {@code to} (the room, or room/nick for a join); {@code from} and {@code id} are set here.
      */
     public Exchange exchange(Jid room, Expect expect, Function<RoomView, List<XmlElement>> script) {
+        return muc.onRoomThread(room, shard -> exchangeHere(shard, room, expect, script));
+    }
+
+    /** {@link #exchange} on the room's thread (the caller is on it). */
+    private Exchange exchangeHere(RoomShard shard, Jid room, Expect expect,
+                                  Function<RoomView, List<XmlElement>> script) {
+        Outcome where = whereIs(shard, room);
+        if (where != null) {
+            return new Exchange(where, List.of());
+        }
+        Room r = shard.rooms.get(room);
+        if (expect == Expect.EXISTS && r == null) {
+            return new Exchange(Outcome.NOT_FOUND, List.of());
+        }
+        if (expect == Expect.ABSENT && r != null) {
+            return new Exchange(Outcome.EXISTS, List.of());
+        }
+        List<XmlElement> stanzas = script.apply(r == null ? null : view(shard.ctx, r, true, 0));
+        List<XmlElement> answers = new ArrayList<>(stanzas.size());
+        for (XmlElement s : stanzas) {
+            XmlElement reply = run(shard, room, s);
+            answers.add(reply);
+            if (isError(reply)) {
+                break;
+            }
+        }
+        return new Exchange(Outcome.DONE, answers);
+    }
+
+    private static boolean isError(XmlElement reply) {
+        return reply != null && "error".equals(reply.attribute("type"));
+    }
+
+    /**
+     * Invitations sent by the room itself (XEP-0045 7.8.2, mediated; as Openfire's room sends them for its admin
+     * console and the REST API plugin): runs {@code script} as {@link #exchange} does (a members-only room's new
+     * members) and, when every step was accepted, sends each invitee {@code <message from='room'><x
+     * xmlns='muc#user'><invite from='room'><reason/></invite><password/></x></message>}, in the same turn of the room
+     * thread: the invitee is a member by the time the invitation can reach them, and no invitation goes out for a
+     * refused request. The room records no pending invitation (the actor cannot take a decline), so a decline is
+     * refused as one without an invitation is.
+     */
+    public Exchange invite(Jid room, List<Jid> invitees, String reason,
+                           Function<RoomView, List<XmlElement>> script) {
         return muc.onRoomThread(room, shard -> {
-            Outcome where = whereIs(shard, room);
-            if (where != null) {
-                return new Exchange(where, List.of());
+            Exchange e = exchangeHere(shard, room, Expect.EXISTS, script);
+            if (e.outcome() != Outcome.DONE || e.replies().stream().anyMatch(RoomAdminBridge::isError)) {
+                return e;
             }
-            Room r = shard.rooms.get(room);
-            if (expect == Expect.EXISTS && r == null) {
-                return new Exchange(Outcome.NOT_FOUND, List.of());
+            String password = shard.rooms.get(room).settings().password();
+            XmlElement.Builder invite = XmlElement.builder("invite").attribute("from", room.toString());
+            if (reason != null && !reason.isBlank()) {
+                invite.textChild("reason", reason);
             }
-            if (expect == Expect.ABSENT && r != null) {
-                return new Exchange(Outcome.EXISTS, List.of());
+            XmlElement.Builder x = XmlElement.builder("x", "http://jabber.org/protocol/muc#user")
+                    .child(invite.build());
+            if (password != null && !password.isEmpty()) {
+                x.textChild("password", password);
             }
-            List<XmlElement> stanzas = script.apply(r == null ? null : view(shard.ctx, r, true, 0));
-            List<XmlElement> answers = new ArrayList<>(stanzas.size());
-            for (XmlElement s : stanzas) {
-                XmlElement reply = run(shard, room, s);
-                answers.add(reply);
-                if (reply != null && "error".equals(reply.attribute("type"))) {
-                    break;
-                }
+            XmlElement payload = x.build();
+            for (Jid to : invitees) {
+                shard.ctx.delivery.send(XmlElement.builder("message").attribute("from", room.toString())
+                        .attribute("to", to.toString()).attribute("id", "invite-" + UUID.randomUUID())
+                        .child(payload).build());
             }
-            return new Exchange(Outcome.DONE, answers);
+            return e;
         });
     }
 

@@ -30,6 +30,7 @@ import org.mucscale.engine.runtime.admin.AdminApi;
 import org.mucscale.engine.runtime.admin.AdminApiHttpHandler;
 import org.mucscale.engine.runtime.admin.AdminForwarding;
 import org.mucscale.engine.runtime.admin.RoomsAdminPage;
+import org.mucscale.engine.runtime.admin.ServiceAdminPage;
 import org.mucscale.engine.stanza.Jid;
 import org.mucscale.engine.stanza.XmlElement;
 import org.mucscale.engine.store.DatabaseType;
@@ -63,6 +64,8 @@ public final class MucScaleEngine implements AutoCloseable {
     static final String PROBE_ROOM = "mucscale-probe";
 
     private final String serviceDomain;
+    /** The newest snapshot reconfigure applied; null until then (written under this object's lock). */
+    private volatile Settings applied;
     private final Settings settings;
     private final Delivery hostDelivery;
     private final Clock clock;
@@ -209,6 +212,7 @@ public final class MucScaleEngine implements AutoCloseable {
             RoomLogStore auditStore = store;
             AdminApi api = new AdminApi(new RoomAdmin(service), settings,
                     auditStore == null ? null : auditStore.audit());
+            api.audit().countIn(m); // the dashboard's and Prometheus's count of changes and refusals
             if (node != null) {
                 // a call for a room another node owns is run there; listings ask every member
                 AdminForwarding.install(api, node);
@@ -230,6 +234,17 @@ public final class MucScaleEngine implements AutoCloseable {
                         }
                     }
                     return RoomsAdminPage.page(api, params, csrf, notice);
+                });
+                server.page("/mucscale-service.jsp", (query, form, csrf, remote) -> {
+                    // standalone the settings live in the running engine (the settings file is read at start only)
+                    String notice = form == null ? null : ServiceAdminPage.act(form, currentSettings(), changed -> {
+                        Settings next = currentSettings();
+                        for (java.util.Map.Entry<String, String> e : changed.entrySet()) {
+                            next = next.withText(e.getKey(), e.getValue());
+                        }
+                        reconfigure(next);
+                    }, api.audit(), "dashboard", remote);
+                    return ServiceAdminPage.page(currentSettings(), serviceDomain, csrf, notice);
                 });
                 server.start();
                 push(server, () -> http = null);
@@ -277,6 +292,7 @@ public final class MucScaleEngine implements AutoCloseable {
      * Returns the keys whose new values need a restart (they keep their running values until then).
      */
     public synchronized List<String> reconfigure(Settings newSettings) {
+        applied = newSettings;
         List<String> restartNeeded = new ArrayList<>();
         ContentFilter f = filter;
         if (f != null) {
@@ -400,6 +416,12 @@ public final class MucScaleEngine implements AutoCloseable {
 
     public Settings settings() {
         return settings;
+    }
+
+    /** The newest snapshot given to {@link #reconfigure} (the start snapshot before any): what the pages show. */
+    public Settings currentSettings() {
+        Settings a = applied;
+        return a != null ? a : settings;
     }
 
     /** Builds an engine; the settings snapshot must hold {@link MucScaleSettings#catalog()}. */

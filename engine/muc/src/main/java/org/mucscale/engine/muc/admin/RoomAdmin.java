@@ -282,6 +282,67 @@ public final class RoomAdmin {
         answer(bridge.exchange(room, Expect.EXISTS, v -> List.of(adminIq(room, item.build()))), room);
     }
 
+    /** Most invitees one call may name. */
+    public static final int MAX_INVITEES = 1000;
+
+    /**
+     * Invites users (JIDs, bare or full) to the room: each gets a mediated invitation from the room's address with
+     * the reason (XEP-0045 7.8.2). In a members-only room each invitee not yet affiliated is first made a member (as
+     * the room does for an invitation by one of its admins), in the same turn: otherwise the invitation could not be
+     * followed. An outcast is not invited (CONFLICT: lift the ban first), and then nobody is: a refused request
+     * changes nothing. Returns the addresses invited, without repeats, in the order given.
+     */
+    public List<String> invite(String roomName, List<String> jids, String reason) {
+        Jid room = roomJid(roomName);
+        if (jids == null || jids.isEmpty()) {
+            throw new AdminException(AdminException.Problem.BAD_REQUEST,
+                    "jidsToInvite: name at least one user to invite, such as user@example.org");
+        }
+        if (jids.size() > MAX_INVITEES) {
+            throw new AdminException(AdminException.Problem.BAD_REQUEST,
+                    "jidsToInvite: at most " + MAX_INVITEES + " users per call, were " + jids.size());
+        }
+        Set<Jid> invitees = new LinkedHashSet<>();
+        for (String text : jids) {
+            Jid j = text == null ? null : Jid.tryParse(text.trim());
+            if (j == null || j.local() == null) {
+                throw new AdminException(AdminException.Problem.BAD_REQUEST, "jidsToInvite: '" + text
+                        + "' is not a user's address such as user@example.org (user and group names are not looked"
+                        + " up)");
+            }
+            if (j.bare().equals(room) || j.domain().equals(room.domain())) {
+                throw new AdminException(AdminException.Problem.BAD_REQUEST,
+                        "jidsToInvite: '" + text + "' is a room of this service, not a user");
+            }
+            invitees.add(j);
+        }
+        List<Jid> to = List.copyOf(invitees);
+        answer(bridge.invite(room, to, reason, v -> {
+            if (!v.membersOnly()) {
+                return List.of();
+            }
+            List<XmlElement> items = new ArrayList<>();
+            Set<Jid> added = new LinkedHashSet<>();
+            for (Jid j : to) {
+                Affiliation a = v.affiliations().getOrDefault(j.bare(), Affiliation.NONE);
+                if (a == Affiliation.OUTCAST) {
+                    throw new AdminException(AdminException.Problem.CONFLICT, j.bare() + " is banned from '"
+                            + room.local() + "' (an outcast): remove the ban before inviting them");
+                }
+                if (a == Affiliation.NONE && added.add(j.bare())) {
+                    items.add(XmlElement.builder("item").attribute("jid", j.bare().toString())
+                            .attribute("affiliation", Affiliation.MEMBER.xmlName()).build());
+                }
+            }
+            return items.isEmpty() ? List.of() : List.of(adminIq(room, items.toArray(XmlElement[]::new)));
+        }), room);
+        List<String> out = new ArrayList<>(to.size());
+        for (Jid j : to) {
+            out.add(j.toString());
+        }
+        return out;
+    }
+
     /**
      * Sends {@code body} into the room as the room: a groupchat message from the room's bare address (what clients
      * show as a room notice), marked {@code <announcement xmlns='urn:mucscale:announcement:0'/>}. Not kept in history.

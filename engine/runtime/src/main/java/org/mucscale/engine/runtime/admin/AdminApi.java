@@ -14,8 +14,6 @@ import java.util.Map;
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.metrics.AddressList;
 import org.mucscale.engine.metrics.MetricsAccess;
-import org.mucscale.engine.muc.Affiliation;
-import org.mucscale.engine.muc.Role;
 import org.mucscale.engine.muc.admin.AdminException;
 import org.mucscale.engine.muc.admin.Page;
 import org.mucscale.engine.muc.admin.RoomAdmin;
@@ -56,7 +54,12 @@ public final class AdminApi {
      * (null: the host has none, as standalone).
      */
     public record Request(String method, String path, String rawQuery, String authorization, String contentType,
-                          InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin) {
+                          InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin, String accept) {
+        /** Without an {@code Accept} header: answered in JSON. */
+        public Request(String method, String path, String rawQuery, String authorization, String contentType,
+                       InetAddress remote, byte[] body, boolean bodyTooLarge, HostLogin hostLogin) {
+            this(method, path, rawQuery, authorization, contentType, remote, body, bodyTooLarge, hostLogin, null);
+        }
     }
 
     /** How the host's check of a user name and password came out. */
@@ -150,8 +153,13 @@ public final class AdminApi {
         return admin;
     }
 
-    /** Answers one request; never throws. */
+    /** Answers one request, in XML when its Accept asks for it ({@link AdminXml}); never throws. */
     public Response handle(Request r) {
+        Response res = answer(r);
+        return AdminXml.wantsXml(r.accept()) && !r.path().endsWith("/openapi.json") ? AdminXml.toXml(res) : res;
+    }
+
+    private Response answer(Request r) {
         Access a = access;
         String who;
         if (!a.enabled()) {
@@ -189,13 +197,21 @@ public final class AdminApi {
             return res;
         }
         boolean change = !r.method().equals("GET") && !r.method().equals("HEAD");
-        Response res;
+        Response res = null;
         AdminForwarding f = forwarding;
         if (r.bodyTooLarge()) {
             res = error(413, "body-too-large", "the request body is larger than " + a.maxBodyBytes()
                     + " bytes (mucscale.admin.api-max-body-bytes)");
         } else {
-            res = f == null ? routeHere(r, who) : forwarded(f, r, who);
+            Request json = null;
+            try {
+                json = AdminXml.asJson(r); // XML is translated here, at the edge: all behind it sees JSON
+            } catch (IllegalArgumentException e) {
+                res = error(400, "bad-request", e.getMessage());
+            }
+            if (json != null) {
+                res = f == null ? routeHere(json, who) : forwarded(f, json, who);
+            }
         }
         // one row per call, written here, the node that took it: only it knows the caller's address and the answer
         // the caller got (also when the room's owner left before answering); every node reads the same table
@@ -321,96 +337,7 @@ public final class AdminApi {
                 default -> methodNotAllowed("GET, PUT, PATCH, DELETE");
             };
         }
-        String what = p.get(2);
-        String roomJid = room.toLowerCase(Locale.ROOT) + "@" + admin.serviceDomain();
-        switch (what) {
-            case "participants", "occupants" -> {
-                if (p.size() == 3 && m.equals("GET")) {
-                    List<Object> out = new ArrayList<>();
-                    for (var o : admin.room(room).occupants()) {
-                        out.add(what.equals("participants") ? RoomJson.participant(roomJid, o)
-                                : RoomJson.occupant(roomJid, o));
-                    }
-                    return ok(200, Map.of(what, out));
-                }
-                if (what.equals("occupants") && p.size() == 4 && m.equals("DELETE")) {
-                    admin.kick(room, p.get(3), q.get("reason"));
-                    return ok(200, Map.of("kicked", p.get(3)));
-                }
-                if (what.equals("occupants") && p.size() == 6 && p.get(4).equals("role") && m.equals("PUT")) {
-                    Role role = Role.fromXml(p.get(5));
-                    if (role == null) {
-                        return error(400, "bad-request", "role must be none, visitor, participant or moderator");
-                    }
-                    admin.setRole(room, p.get(3), role, q.get("reason"));
-                    return ok(200, Map.of("nick", p.get(3), "role", role.xmlName()));
-                }
-            }
-            case "chathistory" -> {
-                if (p.size() == 3 && m.equals("GET")) {
-                    List<Object> out = new ArrayList<>();
-                    for (var h : admin.room(room).history()) {
-                        out.add(RoomJson.message(roomJid, h));
-                    }
-                    return ok(200, Map.of("messages", out));
-                }
-                if (p.size() == 3 && m.equals("DELETE")) {
-                    admin.clearHistory(room);
-                    return ok(200, Map.of("cleared", true));
-                }
-            }
-            case "messages" -> {
-                if (p.size() == 3 && m.equals("POST")) {
-                    Map<String, Object> b = object(r);
-                    Object text = b.get("body");
-                    if (!(text instanceof String s)) {
-                        return error(400, "bad-request", "body must be a string: the message text");
-                    }
-                    admin.announce(room, s);
-                    return ok(201, Map.of("sent", true));
-                }
-            }
-            case "owners", "admins", "members", "outcasts" -> {
-                Affiliation aff = switch (what) {
-                    case "owners" -> Affiliation.OWNER;
-                    case "admins" -> Affiliation.ADMIN;
-                    case "members" -> Affiliation.MEMBER;
-                    default -> Affiliation.OUTCAST;
-                };
-                if (p.size() == 3 && m.equals("GET")) {
-                    RoomDetails d = admin.room(room);
-                    List<String> list = switch (aff) {
-                        case OWNER -> d.owners();
-                        case ADMIN -> d.admins();
-                        case MEMBER -> d.members();
-                        default -> d.outcasts();
-                    };
-                    return ok(200, Map.of(what, list));
-                }
-                if (p.size() == 4 && m.equals("POST")) {
-                    admin.setAffiliation(room, p.get(3), aff, q.get("reason"));
-                    return ok(201, Map.of("jid", p.get(3), "affiliation", aff.xmlName()));
-                }
-                if (p.size() == 4 && m.equals("DELETE")) {
-                    RoomDetails d = admin.room(room);
-                    org.mucscale.engine.stanza.Jid parsed = org.mucscale.engine.stanza.Jid.tryParse(p.get(3));
-                    if (parsed == null) {
-                        return error(400, "bad-request", "'" + p.get(3) + "' is not a valid JID");
-                    }
-                    String jid = parsed.bare().toString();
-                    List<String> list = aff == Affiliation.OWNER ? d.owners() : aff == Affiliation.ADMIN ? d.admins()
-                            : aff == Affiliation.MEMBER ? d.members() : d.outcasts();
-                    if (!list.contains(jid)) {
-                        return error(404, "not-found", jid + " is not in " + what + " of '" + room + "'");
-                    }
-                    admin.setAffiliation(room, jid, Affiliation.NONE, q.get("reason"));
-                    return ok(200, Map.of("jid", jid, "affiliation", "none"));
-                }
-            }
-            default -> {
-            }
-        }
-        return error(404, "not-found", "no such endpoint; see docs/admin.md");
+        return RoomResources.route(admin, r, p, q, room);
     }
 
     private Response list(Map<String, String> q) {
@@ -491,14 +418,14 @@ public final class AdminApi {
     }
 
     @SuppressWarnings("unchecked")
-    private static Map<String, Object> object(Request r) {
+    static Map<String, Object> object(Request r) {
         if (r.body() == null || r.body().length == 0) {
             throw new AdminException(AdminException.Problem.BAD_REQUEST, "a JSON object body is required");
         }
         String type = r.contentType() == null ? "" : r.contentType().toLowerCase(Locale.ROOT);
         if (!type.isEmpty() && !type.startsWith("application/json")) {
             throw new AdminException(AdminException.Problem.BAD_REQUEST,
-                    "Content-Type must be application/json, was " + r.contentType());
+                    "Content-Type must be application/json or application/xml, was " + r.contentType());
         }
         Object v = JsonText.parse(new String(r.body(), StandardCharsets.UTF_8));
         if (!(v instanceof Map<?, ?>)) {
@@ -549,11 +476,11 @@ public final class AdminApi {
         return out;
     }
 
-    private static Response ok(int status, Object body) {
+    static Response ok(int status, Object body) {
         return new Response(status, JSON, JsonText.write(body), new LinkedHashMap<>());
     }
 
-    private static Response methodNotAllowed(String allowed) {
+    static Response methodNotAllowed(String allowed) {
         Response r = error(405, "method-not-allowed", "allowed here: " + allowed);
         r.headers().put("Allow", allowed);
         return r;

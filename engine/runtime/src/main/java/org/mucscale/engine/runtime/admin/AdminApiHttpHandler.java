@@ -30,7 +30,7 @@ public final class AdminApiHttpHandler implements HttpHandler {
         AdminApi.Response res = api.handle(new AdminApi.Request(ex.getRequestMethod(), ex.getRequestURI().getRawPath(),
                 ex.getRequestURI().getRawQuery(), ex.getRequestHeaders().getFirst("Authorization"),
                 ex.getRequestHeaders().getFirst("Content-Type"), ex.getRemoteAddress().getAddress(), body.bytes(),
-                tooLarge, null));
+                tooLarge, null, ex.getRequestHeaders().getFirst("Accept")));
         byte[] out = res.body().getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", res.contentType());
         ex.getResponseHeaders().set("Cache-Control", "no-store");

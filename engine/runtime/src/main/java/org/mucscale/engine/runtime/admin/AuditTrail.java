@@ -34,6 +34,8 @@ public final class AuditTrail {
     }
 
     private final AdminAuditLog database;
+    /** Counts each entry for the dashboard and Prometheus; null until the engine sets it (set once). */
+    private volatile org.mucscale.engine.metrics.MucScaleMetrics metrics;
     private final ArrayDeque<Entry> entries = new ArrayDeque<>();
     private long changes;
     private long failedWrites;
@@ -50,6 +52,10 @@ public final class AuditTrail {
             }
             entries.addLast(e);
             changes++;
+        }
+        org.mucscale.engine.metrics.MucScaleMetrics m = metrics;
+        if (m != null) {
+            m.adminChange(e.status() >= 400);
         }
         LOG.info("mucscale room administration: {} from {} {} {} -> {}{}", e.who(), e.from(), e.method(), e.path(),
                 e.status(), e.message() == null ? "" : " (" + e.message() + ")");
@@ -92,6 +98,11 @@ public final class AuditTrail {
             out.add(it.next());
         }
         return out;
+    }
+
+    /** Counts every entry from now on in {@code m} ({@code mucscale.admin.changes}, {@code .refusals}). */
+    public void countIn(org.mucscale.engine.metrics.MucScaleMetrics m) {
+        this.metrics = m;
     }
 
     /** Whether the trail is kept in the database (else in memory only). */
