@@ -48,10 +48,13 @@ class ClusterAdminApiTest {
         ClusterEnginesTest.stopAfterTest(nodes);
     }
 
-    /** The real transport; while {@link #dropAnswers} is set, this node's ADMIN_ANSWERs are not sent (kind 10). */
+    /**
+     * The real transport; this node's next {@link #answersToDrop} ADMIN_ANSWERs (kind 10) are not sent. A count, not a
+     * flag switched off again: the answer follows the change, so an occupant may see the change before it is sent.
+     */
     static final class DroppingAnswers extends ForwardingTransport {
         private static final byte ADMIN_ANSWER = 10;
-        volatile boolean dropAnswers;
+        final java.util.concurrent.atomic.AtomicInteger answersToDrop = new java.util.concurrent.atomic.AtomicInteger();
 
         DroppingAnswers(HazelcastClusterTransport real) {
             super(real);
@@ -59,7 +62,8 @@ class ClusterAdminApiTest {
 
         @Override
         public void send(String node, byte[] message) {
-            if (dropAnswers && message.length > 0 && message[0] == ADMIN_ANSWER) {
+            if (message.length > 0 && message[0] == ADMIN_ANSWER
+                    && answersToDrop.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 return;
             }
             real.send(node, message);
@@ -266,12 +270,12 @@ class ClusterAdminApiTest {
         joinFromEveryNode(name, onEntry, onSuccessor);
 
         // the owner applies the announcement, but its answer is lost; it then leaves: 503 outcome-unknown, not resent
-        transports.get(owner).dropAnswers = true;
+        transports.get(owner).answersToDrop.set(1);
         CompletableFuture<AdminApi.Response> pending = CompletableFuture.supplyAsync(() -> call(entry, "POST",
                 "/chatrooms/" + name + "/messages", "{\"body\":\"announce-lost\"}"));
         await(() -> entry.of(user(onEntry)).stream().anyMatch(x -> x.contains("announce-lost")), "applied");
         assertThat(pending).isNotDone();
-        transports.get(owner).dropAnswers = false; // that answer is gone; the calls below get theirs
+        // that answer is dropped whenever the owner sends it; the calls below get theirs
 
         // meanwhile announcements keep coming in from the entry node while the owner leaves
         List<AdminApi.Response> during = new ArrayList<>();
