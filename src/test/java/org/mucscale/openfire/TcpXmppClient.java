@@ -149,7 +149,10 @@ final class TcpXmppClient implements AutoCloseable {
                     }
                     String tag = element.substring(tagStart);
                     tagStart = -1;
-                    if (tag.startsWith("<?")) {
+                    if (tag.startsWith("<stream:stream")) {
+                        depth = 1; // a stream header (a restarted stream after SASL replaces the first)
+                        take(element);
+                    } else if (tag.startsWith("<?")) {
                         element.setLength(element.length() - tag.length());
                     } else if (tag.startsWith("</")) {
                         depth--;
@@ -160,8 +163,8 @@ final class TcpXmppClient implements AutoCloseable {
                         if (depth == 1) {
                             take(element);
                         }
-                    } else if (++depth == 1) {
-                        take(element); // the stream header
+                    } else {
+                        depth++;
                     }
                 }
             }
