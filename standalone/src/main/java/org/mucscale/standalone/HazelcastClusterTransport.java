@@ -277,6 +277,13 @@ public final class HazelcastClusterTransport implements ClusterTransport {
         end(false);
     }
 
+    /** False once this member was stopped or terminated here, or Hazelcast shut it down on its own. */
+    @Override
+    public boolean running() {
+        HazelcastInstance hz = hazelcast;
+        return !stopped.get() && (hz == null || hz.getLifecycleService().isRunning());
+    }
+
     /**
      * Kills the member without telling anyone (Hazelcast's terminate): the others find out through their failure
      * detector, as after a crash. For tests.

@@ -268,6 +268,11 @@ class ClusterEnginesTest {
             }
         }
 
+        @Override
+        public boolean running() {
+            return real.running();
+        }
+
         /** While above zero, reads of the room-state maps fail (and count it down): Hazelcast failing a read. */
         final java.util.concurrent.atomic.AtomicInteger failReads = new java.util.concurrent.atomic.AtomicInteger();
         /** While set, every read of the room-state maps fails. */

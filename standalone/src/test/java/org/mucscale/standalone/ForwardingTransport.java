@@ -44,4 +44,9 @@ abstract class ForwardingTransport implements ClusterTransport {
     public void stop() {
         real.stop();
     }
+
+    @Override
+    public boolean running() {
+        return real.running();
+    }
 }

@@ -183,8 +183,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.engines = new EngineMembers(local, starts, versions, links.epoch());
         this.unreadable = new UnreadableMessages(versions, local, listener, this::answerUnreadable);
+        // a read is not retried once this node is closed or its own member is gone: none could succeed any more
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
-                settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener, () -> closed);
+                settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos(), listener,
+                () -> closed || !transport.running());
         this.adminCalls = new AdminCalls(local, (node, body) -> outbox.sendNow(node,
                 body.encode(links.epoch(), links.nextSeq(node))), node -> {
                     NodeVersions.Version v = versions.of(node);

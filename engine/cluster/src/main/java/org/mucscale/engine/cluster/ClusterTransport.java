@@ -44,6 +44,16 @@ public interface ClusterTransport {
      */
     void stop();
 
+    /**
+     * False once this node's own member is gone for good (stopped, terminated, or shut down by its host or by
+     * itself): no map read or write can succeed on it again, so the engine stops retrying them (a take-over's reads
+     * would otherwise retry for {@code mucscale.cluster.state-read-timeout}, and a close wait behind them). Hosts
+     * that cannot tell keep the default.
+     */
+    default boolean running() {
+        return true;
+    }
+
     /** What the transport reports. Calls must return quickly: the engine only enqueues work from them. */
     interface Listener {
         /** A message another node sent with {@link #send}. */

@@ -20,7 +20,8 @@ import org.slf4j.LoggerFactory;
  * Reads of the replicated room state when rooms come to this node (a take-over or a hand-off). A read that fails is
  * tried again, backing off, for up to {@code mucscale.cluster.state-read-timeout}: Hazelcast's reads can fail while it
  * promotes a dead member's backups, and inside Openfire while its caches are swapped. After that the caller gets null
- * and starts the rooms without their state, so no room's stanzas wait on its room thread for good.
+ * and starts the rooms without their state, so no room's stanzas wait on its room thread for good. Nothing is retried
+ * once {@code closed} says the node is closing or its own member is gone (then no read can succeed again).
  */
 final class StateReads {
     private static final Logger LOG = LoggerFactory.getLogger(StateReads.class);
@@ -126,7 +127,12 @@ final class StateReads {
                 listener.stateReadFailed();
                 Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 long elapsedNanos = System.nanoTime() - start;
-                if (closed.getAsBoolean() || elapsedNanos + TimeUnit.MILLISECONDS.toNanos(pauseMs) > timeoutNanos) {
+                if (closed.getAsBoolean()) {
+                    LOG.warn("could not read {}: this node is closing or its cluster member is gone; going on "
+                            + "without it: {}", what, cause.toString());
+                    return null;
+                }
+                if (elapsedNanos + TimeUnit.MILLISECONDS.toNanos(pauseMs) > timeoutNanos) {
                     LOG.error("could not read {} in {} attempts over {} ms (mucscale.cluster.state-read-timeout); "
                             + "going on without it", what, attempts, TimeUnit.NANOSECONDS.toMillis(elapsedNanos), cause);
                     return null;
