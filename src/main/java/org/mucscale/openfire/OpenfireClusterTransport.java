@@ -244,7 +244,7 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         }
     }
 
-    private boolean running() {
+    private boolean relaying() {
         synchronized (queueLock) {
             return started && !stopped;
         }
@@ -264,7 +264,7 @@ public final class OpenfireClusterTransport implements ClusterTransport {
         public void joinedCluster() {
             // here, on Openfire's dispatcher thread: the others may write to our inbox as soon as they see us, and
             // the sooner we listen the less is lost (Openfire has replaced the caches before calling listeners)
-            if (running()) {
+            if (relaying()) {
                 mailbox.listen();
             }
             enqueue(() -> report(view.reset(engineIds(host.clusterNodeIds()))));
