@@ -136,31 +136,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private volatile boolean closed;
     private volatile long lastFailoverMillis = -1;
 
-    /** The view and the owner of each room under it (memoized; replaced with the view). */
-    private record View(List<String> members, boolean clustered, ConcurrentHashMap<Jid, String> owners) {
-        static View of(List<String> members) {
-            return new View(List.copyOf(members), members.size() > 1, new ConcurrentHashMap<>());
-        }
-
-        String owner(Jid room) {
-            String o = owners.get(room);
-            if (o == null) {
-                o = Rendezvous.owner(room.toString(), members);
-                if (owners.size() < 100_000) {
-                    owners.put(room, o);
-                }
-            }
-            return o;
-        }
-
-        /** The members but {@code node}, in order (a new list). */
-        List<String> without(String node) {
-            List<String> rest = new ArrayList<>(members);
-            rest.remove(node);
-            return rest;
-        }
-    }
-
     public ClusterNode(ClusterTransport transport, Settings settings, int historySize, ClusterListener listener) {
         this.transport = Objects.requireNonNull(transport);
         this.listener = Objects.requireNonNull(listener);
