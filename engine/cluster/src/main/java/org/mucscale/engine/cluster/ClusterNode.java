@@ -90,8 +90,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final ClusterMap tails;
     /** Each room's occupants, one entry each, and its list of used slots ({@link OccupantSlots}). */
     private final ClusterMap occupants;
-    /** Per room served here: which occupant is in which slot, and what was written last. */
-    private final ConcurrentHashMap<Jid, OccupantSlots> occupantSlots = new ConcurrentHashMap<>();
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
     private final ClusterMap directory;
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
@@ -114,8 +112,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * Written on the cluster thread only; read by room threads (claims).
      */
     private final ConcurrentHashMap<String, List<String>> peerViews = new ConcurrentHashMap<>();
-    /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
-    private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
     private final ScheduledExecutorService clusterThread;
     /** Reads of a take-over that run side by side (threads only while there is one). */
     private final java.util.concurrent.ExecutorService reads = new java.util.concurrent.ThreadPoolExecutor(0, 4, 10,
@@ -153,6 +149,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
         this.writer = new ReplicationWriter(lingerNanos, rooms, tails, occupants, directory, listener);
+        this.replicated = new ReplicatedRooms(writer, tailSlots, replicationTimeoutMs, listener);
         this.starts = transport.map(STARTS_MAP);
         this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
@@ -763,9 +760,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return replicating;
     }
 
-    /** The last write each room thread started, which its next flush's deliveries wait for. */
-    private final ThreadLocal<CompletableFuture<Void>> lastWrite = new ThreadLocal<>();
-
     @Override
     public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
         return replicate(changed, removed, tail, List.of());
@@ -774,91 +768,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     @Override
     public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail,
                                              List<AcceptedMark> marks) {
-        long start = System.nanoTime();
-        ReplicationBatch batch = new ReplicationBatch();
-        for (Jid room : removed) {
-            // records are numbered from 1; free the slots of the newest min(seq, slots), or all if seq is unknown
-            Long seq = tailSeqs.remove(room);
-            long newest = seq == null ? tailSlots : seq;
-            List<String> slots = new ArrayList<>();
-            for (long s = Math.max(1, newest - tailSlots + 1); s <= newest; s++) {
-                slots.add(tailKey(room, s));
-            }
-            slots.add(markKey(room));
-            batch.remove(roomKey(room), slots);
-            batch.unlist(roomKey(room));
-            OccupantSlots os = occupantSlots.remove(room);
-            if (os != null) {
-                os.removeAll(batch.occupantChanges);
-            }
-        }
-        for (TailRecord t : tail) {
-            batch.putTail(tailKey(t.room(), t.seq()), RoomImages.encode(t));
-            tailSeqs.merge(t.room(), t.seq(), Math::max);
-        }
-        for (AcceptedMark mark : marks) {
-            // in the tails map, so it costs no round of its own; it may land before or after the round's tail records,
-            // which is why a take-over checks it against the tail it read (markTrusted)
-            batch.putTail(markKey(mark.room()), RoomImages.encode(mark));
-        }
-        for (RoomImage image : changed) {
-            occupantSlots.computeIfAbsent(image.room(), OccupantSlots::new).diff(image.occupants(),
-                    batch.occupantChanges);
-            batch.putRoom(roomKey(image.room()), RoomImages.encode(new RoomImage(image.config(), image.persistent(),
-                    image.locked(), image.presenceBroadcastRoles(), image.subjectMessage(), List.of(),
-                    image.tailSeq())));
-            if (image.config().isPublic() && !image.locked()) {
-                String name = image.config().name();
-                batch.list(roomKey(image.room()), (name == null || name.isEmpty() ? image.room().local() : name)
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } else {
-                batch.unlist(roomKey(image.room()));
-            }
-            tailSeqs.merge(image.room(), image.tailSeq(), Math::max);
-        }
-        int entries = batch.entries();
-        int bytes = batch.bytes;
-        CompletableFuture<Void> write = writer.submit(batch)
-                .orTimeout(replicationTimeoutMs, TimeUnit.MILLISECONDS)
-                .handle((ok, failure) -> {
-                    boolean late = failure != null;
-                    if (late) {
-                        Throwable cause = failure instanceof java.util.concurrent.CompletionException c
-                                && c.getCause() != null ? c.getCause() : failure;
-                        LOG.warn("replicating room state {}; delivering anyway",
-                                cause instanceof TimeoutException ? "took longer than " + replicationTimeoutMs + " ms"
-                                        : "failed: " + cause);
-                    }
-                    listener.replicated(entries, bytes, System.nanoTime() - start, late);
-                    return null;
-                });
-        lastWrite.set(write);
-        return write;
+        return replicated.replicate(changed, removed, tail, marks);
     }
 
     /** The write the calling room thread started last (null: none since the last call). */
     CompletableFuture<Void> takeWrite() {
-        CompletableFuture<Void> w = lastWrite.get();
-        if (w != null) {
-            lastWrite.remove();
-        }
-        return w;
+        return replicated.takeWrite();
     }
 
     private final ReplicationWriter writer;
-
-    static String roomKey(Jid room) {
-        return room.toString();
-    }
-
-    private String tailKey(Jid room, long seq) {
-        return room + "#" + Math.floorMod(seq, tailSlots);
-    }
-
-    /** The key of a room's accepted mark in the tails map (tail slots are numbers, so it meets none of them). */
-    static String markKey(Jid room) {
-        return room + "#a";
-    }
+    /** What the room threads write to the maps, and how a room's state is read back (see {@link ReplicatedRooms}). */
+    private final ReplicatedRooms replicated;
 
     // ------------------------------------------------------------------------------------------- transport in
 
@@ -1552,7 +1472,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      */
     private boolean replicatedAnywhere(Jid room) {
         try {
-            return rooms.get(roomKey(room)) != null;
+            return rooms.get(ReplicatedRooms.roomKey(room)) != null;
         } catch (RuntimeException e) {
             return true;
         }
@@ -1619,7 +1539,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.warn("releasing {} rooms did not finish: {}", moving.size(), e.toString());
         }
         for (Jid room : moving) {
-            occupantSlots.remove(room); // the new owner starts from what is in the map
+            replicated.forget(room); // the new owner starts from what is in the map
             String owner = next.owner(room);
             outbox.sendNow(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
             listener.handedOff();
@@ -1661,14 +1581,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         CompletableFuture<Void> relaysWritten = relayIn.barrier();
         List<String> keys = new ArrayList<>(list.size());
         for (Jid room : list) {
-            keys.add(roomKey(room));
+            keys.add(ReplicatedRooms.roomKey(room));
         }
         List<String> tailKeys = new ArrayList<>();
         for (Jid room : list) {
-            for (long s = 0; s < tailSlots; s++) {
-                tailKeys.add(tailKey(room, s));
-            }
-            tailKeys.add(markKey(room));
+            replicated.addTailKeys(room, tailKeys);
         }
         StateReads.Read read = stateReads.read(list, keys, tailKeys);
         if (read == null) {
@@ -1684,7 +1601,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
         Map<Jid, AcceptedMark> marksByRoom = new HashMap<>();
         for (Jid room : list) {
-            byte[] b = tailBytes.get(markKey(room));
+            byte[] b = tailBytes.get(ReplicatedRooms.markKey(room));
             if (b != null) {
                 try {
                     marksByRoom.put(room, RoomImages.decodeMark(b));
@@ -1707,7 +1624,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         awaitRelaysWritten(relaysWritten, list.size());
         for (Jid room : list) {
-            byte[] b = images.get(roomKey(room));
+            byte[] b = images.get(ReplicatedRooms.roomKey(room));
             if (b == null) {
                 startWithoutState(room);
                 continue;
@@ -1721,12 +1638,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 startWithoutState(room);
                 continue;
             }
-            image = withOccupants(image, slotsByRoom.get(room), occupantBytes);
+            image = replicated.withOccupants(image, slotsByRoom.get(room), occupantBytes);
             List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
             t.sort(Comparator.comparingLong(TailRecord::seq));
             long newestTail = Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq());
-            tailSeqs.merge(room, newestTail, Math::max);
-            AcceptedMark mark = markTrusted(marksByRoom.get(room), t, newestTail);
+            replicated.sawTail(room, newestTail);
+            AcceptedMark mark = replicated.markTrusted(marksByRoom.get(room), t, newestTail);
             GoneSessions gone = null;
             if (departedNodes != null) {
                 Map<Jid, String> goneHere = new HashMap<>();
@@ -1752,33 +1669,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                         + "it ran, at {}", room, waited, System.currentTimeMillis()));
             }
         }
-    }
-
-    /**
-     * The mark, if the tail read holds every record up to the one the mark was written with, as far back as the ring
-     * still keeps them: mark and tail records of one round land in no particular order (a write cut short as its member
-     * dies can leave any of them out), and a mark whose round lost a tail record covers a message nobody may have
-     * received, which would be skipped and could not be re-delivered. Untrusted, the take-over falls back to the tail's
-     * (sender, id), as before marks.
-     */
-    private AcceptedMark markTrusted(AcceptedMark mark, List<TailRecord> tail, long newestTail) {
-        if (mark == null) {
-            return null;
-        }
-        long upTo = mark.tailSeq();
-        Set<Long> present = new HashSet<>();
-        for (TailRecord r : tail) {
-            present.add(r.seq());
-        }
-        // newer records than the mark's reuse the oldest slots of its window
-        for (long s = Math.max(1, Math.max(newestTail, upTo) - tailSlots + 1); s <= upTo; s++) {
-            if (!present.contains(s)) {
-                LOG.info("the accepted mark of {} (up to tail record {}) misses tail record {}; not used", mark.room(),
-                        upTo, s);
-                return null;
-            }
-        }
-        return mark;
     }
 
     /**
@@ -1816,34 +1706,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             LOG.info("waited {} ms for relays already received to be written before adopting {} rooms", waitedMs,
                     rooms);
         }
-    }
-
-    /** The image with its occupants as stored in their slots; seeds this node's slot state for the room. */
-    private RoomImage withOccupants(RoomImage head, int[] slots, Map<String, byte[]> occupantBytes) {
-        Jid room = head.room();
-        OccupantSlots os = new OccupantSlots(room);
-        occupantSlots.put(room, os);
-        if (slots == null) {
-            return head;
-        }
-        List<RoomImage.OccupantImage> bySlot = new ArrayList<>(slots.length);
-        List<RoomImage.OccupantImage> present = new ArrayList<>(slots.length);
-        for (int s : slots) {
-            byte[] b = occupantBytes.get(OccupantSlots.occupantKey(room, s));
-            RoomImage.OccupantImage o = null;
-            if (b != null) {
-                try {
-                    o = RoomImages.decodeOccupant(b);
-                    present.add(o);
-                } catch (RuntimeException e) {
-                    LOG.warn("skipping an unreadable occupant of {}: {}", room, e.getMessage());
-                }
-            }
-            bySlot.add(o);
-        }
-        os.seed(slots, bySlot);
-        return new RoomImage(head.config(), head.persistent(), head.locked(), head.presenceBroadcastRoles(),
-                head.subjectMessage(), present, head.tailSeq());
     }
 
     /** Every 100 ms on the cluster thread: hand-offs that never came, and link gaps that never filled. */
