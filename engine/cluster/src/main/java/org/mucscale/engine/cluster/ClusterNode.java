@@ -9,17 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
 
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.muc.AcceptedMark;
@@ -121,16 +116,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Room-administration calls to and from other nodes (issue 37). */
     private final AdminCalls adminCalls;
     private final RelayWriter relayIn;
+    /** Rooms adopted from the maps: take-overs of crashed owners' rooms, hand-offs, waits that ended. */
+    private final RoomAdoption adoption;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
     /** 2 MB; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
     private static final int DELIVERED_IDS = 131_072;
-    private final LongAdder failovers = new LongAdder();
     private volatile View view;
     private volatile MucService muc;
     private volatile BooleanSupplier reachesEveryone = () -> false;
     private volatile boolean closed;
-    private volatile long lastFailoverMillis = -1;
 
     public ClusterNode(ClusterTransport transport, Settings settings, int historySize, ClusterListener listener) {
         this.transport = Objects.requireNonNull(transport);
@@ -167,6 +162,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayWriter(delivered, crashedNodes, listener);
+        this.adoption = new RoomAdoption(local, () -> muc, stateReads, reads, relayIn, replicated, crashedNodes,
+                room -> awaitingHandoff.put(room, System.nanoTime()), handoffTimeoutNanos, listener);
         this.stragglers = new StragglerHold(local, handoffTimeoutNanos, System::nanoTime, () -> view.members(),
                 readsPassed::contains, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
                 Wire.passed(links.epoch(), links.nextSeq(node), entry)), () -> muc.replicationBarrier(), listener);
@@ -1093,7 +1090,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             applyView(members);
         } catch (RuntimeException e) {
-            abandonTakeover(e);
+            adoption.abandonTakeover(e);
             throw e;
         }
     }
@@ -1142,9 +1139,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         crashedNodes.addAll(crashed);
         departed.stream().filter(leavingNodes::contains).forEach(leftGracefully::add);
         if (!crashed.isEmpty()) {
-            synchronized (takeoverLock) {
-                takeover = new Takeover(old, Set.copyOf(crashed));
-            }
+            adoption.begin(old, Set.copyOf(crashed));
         }
         previous = old;
         viewChangedNanos = System.nanoTime();
@@ -1226,153 +1221,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         if (!crashed.isEmpty()) {
             try {
-                takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
+                adoption.takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
             } catch (RuntimeException e) {
-                abandonTakeover(e); // and the view change goes on
+                adoption.abandonTakeover(e); // and the view change goes on
             }
         }
         admitEarlyForwards();
         if (!next.clustered()) {
             replicating = false;
-        }
-    }
-
-    /**
-     * The rooms of owners that died, from before the view switch until they are taken over (on the cluster thread,
-     * within {@link #onView}): a stanza that reaches a room thread for one of them meanwhile waits there
-     * ({@link #arriving}), and the room is named in {@link Takeover#held}.
-     */
-    private record Takeover(View old, Set<String> crashed, Set<Jid> held, Set<Jid> startedWithoutState,
-                            Set<Jid> adopted) {
-        Takeover(View old, Set<String> crashed) {
-            this(old, crashed, new HashSet<>(), new HashSet<>(), new HashSet<>()); // adopted: cluster thread only
-        }
-
-        /** Rooms started without state are not held again: their stanzas run as a new room's. */
-        boolean covers(Jid room, String local, View now) {
-            return !startedWithoutState.contains(room) && local.equals(now.owner(room))
-                    && crashed.contains(Rendezvous.owner(room.toString(), old.members()));
-        }
-    }
-
-    private final Object takeoverLock = new Object();
-    /** Guarded by takeoverLock; null when no take-over is under way. */
-    private Takeover takeover;
-
-    /**
-     * On the cluster thread, right after the switch to {@code next}: takes over the rooms that {@code crashed} owned
-     * under {@code old} and this node owns now. Which rooms those are takes a scan of the room map, which waits while
-     * Hazelcast promotes the dead member's backups; so while it runs, the rooms that stanzas already asked for (held
-     * on their room threads, see {@link #arriving}) are adopted as they come, and the scan's other rooms after it.
-     * Then the take-over is closed and what was asked for in between is adopted too (rooms with no replicated
-     * state, new ones, start empty).
-     */
-    private void takeOver(View old, View next, Set<String> crashed, Set<String> departedSessions, long viewStartMillis) {
-        long start = System.currentTimeMillis();
-        CompletableFuture<List<Jid>> scan = CompletableFuture.supplyAsync(() -> {
-            List<Jid> found = new ArrayList<>();
-            Set<String> keys = stateReads.roomKeys();
-            if (keys == null) {
-                throw new IllegalStateException("the room map could not be read"); // reported below
-            }
-            for (String key : keys) {
-                Jid room = Jid.tryParse(key);
-                if (room != null && local.equals(next.owner(room))
-                        && crashed.contains(Rendezvous.owner(key, old.members()))) {
-                    found.add(room);
-                }
-            }
-            return found;
-        }, reads);
-        Set<Jid> adopted;
-        synchronized (takeoverLock) {
-            adopted = takeover.adopted();
-        }
-        int early = 0;
-        while (true) {
-            List<Jid> asked;
-            synchronized (takeoverLock) {
-                asked = new ArrayList<>(takeover.held());
-            }
-            asked.removeAll(adopted);
-            if (!asked.isEmpty()) {
-                adoptFromMaps(asked, true, departedSessions);
-                adopted.addAll(asked);
-                early += asked.size();
-            } else if (!scan.isDone()) {
-                try {
-                    scan.get(5, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // look for rooms asked for meanwhile
-                } catch (Exception e) {
-                    break; // reported below
-                }
-            }
-            if (scan.isDone() && asked.isEmpty()) {
-                break;
-            }
-        }
-        long scanned = System.currentTimeMillis();
-        List<Jid> rest = new ArrayList<>();
-        try {
-            rest.addAll(scan.join());
-        } catch (RuntimeException e) {
-            LOG.error("could not list the replicated rooms; taking over only those that receive stanzas", e);
-        }
-        rest.removeAll(adopted);
-        adoptFromMaps(rest, true, departedSessions);
-        adopted.addAll(rest);
-        List<Jid> late;
-        synchronized (takeoverLock) {
-            late = new ArrayList<>(takeover.held());
-            takeover = null;
-        }
-        late.removeAll(adopted);
-        adoptFromMaps(late, true, departedSessions);
-        adopted.addAll(late);
-        failovers.add(adopted.size());
-        long end = System.currentTimeMillis();
-        lastFailoverMillis = end - viewStartMillis;
-        LOG.info("took over {} rooms of departed node(s) {} in {} ms after the switch ({} asked for by stanzas while "
-                + "the room list was read, in {} ms; rooms {}) at {}", adopted.size(), crashed, end - start, early,
-                scanned - start, adopted.size() <= 10 ? adopted : adopted.size() + " rooms", end);
-    }
-
-    /**
-     * A take-over that failed part way is closed, so no room's stanzas wait for it for good: the rooms whose stanzas
-     * it held and had not adopted yet are adopted from the maps (or, if that fails too, start without their state).
-     */
-    private void abandonTakeover(RuntimeException e) {
-        Takeover t;
-        synchronized (takeoverLock) {
-            t = takeover;
-            takeover = null;
-        }
-        if (t == null) {
-            return;
-        }
-        List<Jid> waiting = new ArrayList<>(t.held());
-        waiting.removeAll(t.adopted());
-        LOG.error("taking over the rooms of {} failed; adopting the {} rooms whose stanzas wait for it", t.crashed(),
-                waiting.size(), e);
-        try {
-            adoptFromMaps(waiting, true, null);
-        } catch (RuntimeException again) {
-            LOG.error("adopting them failed too; they start without their replicated state", again);
-            waiting.forEach(this::releaseHeld); // a room adopted meanwhile has nothing waiting
-        }
-    }
-
-    /** Rooms whose held stanzas could not be let go yet (their room thread's queue stayed full): tick() retries. */
-    private final Set<Jid> heldToRelease = ConcurrentHashMap.newKeySet();
-
-    /** Lets the stanzas held for {@code room} run; if its room thread cannot take that now, tick() tries again. */
-    private void releaseHeld(Jid room) {
-        try {
-            muc.stopAwaiting(room);
-        } catch (RuntimeException e) {
-            heldToRelease.add(room);
-            LOG.warn("could not let the stanzas held for {} run yet; trying again: {}", room, e.toString());
         }
     }
 
@@ -1386,12 +1242,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (awaitingHandoff.containsKey(room)) {
             return true;
         }
-        synchronized (takeoverLock) {
-            Takeover t = takeover;
-            if (t != null && t.covers(room, local, view)) {
-                t.held().add(room);
-                return true;
-            }
+        if (adoption.holds(room, view)) {
+            return true;
         }
         // alone too: the last other member may be leaving, its rooms still on their way here
         if (!local.equals(view.owner(room))) {
@@ -1497,7 +1349,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (!unclaimed.isEmpty()) {
             LOG.info("{} switched views without handing over {} rooms awaited here; they start here", from,
                     unclaimed.size());
-            adoptFromMaps(unclaimed, false, null);
+            adoption.adoptFromMaps(unclaimed, false, null);
         }
     }
 
@@ -1559,152 +1411,11 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             // a leaving node hands its rooms over after it announced its leave: its occupants go as they would here
             Set<String> gone = new HashSet<>(leftGracefully);
             gone.addAll(crashedNodes);
-            adoptFromMaps(List.of(room), false, gone);
+            adoption.adoptFromMaps(List.of(room), false, gone);
         } catch (RuntimeException e) {
             // run as a task of the cluster thread, whose executor would keep the exception unseen
             awaitingHandoff.put(room, System.nanoTime()); // tick() takes it from the maps
             LOG.warn("adopting {} handed over failed; trying again", room, e);
-        }
-    }
-
-    /**
-     * Reads images and tails of {@code list} from the maps and adopts them (rooms with no image start empty).
-     * {@code departedNodes}: occupants whose sessions were on these nodes (as the image says) are removed with 333.
-     */
-    private void adoptFromMaps(List<Jid> list, boolean failover, Set<String> departedNodes) {
-        if (list.isEmpty()) {
-            return;
-        }
-        // what the rooms' previous owner relayed here before it left must reach this node's sessions before anything
-        // the rooms deliver from here: the relay writer is a thread of its own, so wait (while the maps are read) until
-        // it has written what it holds now
-        CompletableFuture<Void> relaysWritten = relayIn.barrier();
-        List<String> keys = new ArrayList<>(list.size());
-        for (Jid room : list) {
-            keys.add(ReplicatedRooms.roomKey(room));
-        }
-        List<String> tailKeys = new ArrayList<>();
-        for (Jid room : list) {
-            replicated.addTailKeys(room, tailKeys);
-        }
-        StateReads.Read read = stateReads.read(list, keys, tailKeys);
-        if (read == null) {
-            // unreadable for longer than the state-read timeout: the rooms start here as rooms with no image do
-            awaitRelaysWritten(relaysWritten, list.size());
-            list.forEach(this::startWithoutState);
-            return;
-        }
-        Map<String, byte[]> images = read.images();
-        Map<String, byte[]> occupantBytes = read.occupantEntries();
-        Map<String, byte[]> tailBytes = read.tailRecords();
-        Map<Jid, int[]> slotsByRoom = read.slotsByRoom();
-        Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
-        Map<Jid, AcceptedMark> marksByRoom = new HashMap<>();
-        for (Jid room : list) {
-            byte[] b = tailBytes.get(ReplicatedRooms.markKey(room));
-            if (b != null) {
-                try {
-                    marksByRoom.put(room, RoomImages.decodeMark(b));
-                } catch (RuntimeException e) {
-                    LOG.warn("skipping the unreadable accepted mark of {}: {}", room, e.getMessage());
-                }
-            }
-        }
-        for (Map.Entry<String, byte[]> entry : tailBytes.entrySet()) {
-            if (entry.getKey().endsWith("#a")) {
-                continue;
-            }
-            byte[] b = entry.getValue();
-            try {
-                TailRecord t = RoomImages.decodeTail(b);
-                tailsByRoom.computeIfAbsent(t.room(), r -> new ArrayList<>()).add(t);
-            } catch (RuntimeException e) {
-                LOG.warn("skipping an unreadable tail record: {}", e.getMessage());
-            }
-        }
-        awaitRelaysWritten(relaysWritten, list.size());
-        for (Jid room : list) {
-            byte[] b = images.get(ReplicatedRooms.roomKey(room));
-            if (b == null) {
-                startWithoutState(room);
-                continue;
-            }
-            RoomImage image;
-            try {
-                image = RoomImages.decodeImage(b);
-            } catch (RuntimeException e) {
-                LOG.error("the replicated state of {} cannot be read; the room starts empty here: {}", room,
-                        e.getMessage());
-                startWithoutState(room);
-                continue;
-            }
-            image = replicated.withOccupants(image, slotsByRoom.get(room), occupantBytes);
-            List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
-            t.sort(Comparator.comparingLong(TailRecord::seq));
-            long newestTail = Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq());
-            replicated.sawTail(room, newestTail);
-            AcceptedMark mark = replicated.markTrusted(marksByRoom.get(room), t, newestTail);
-            GoneSessions gone = null;
-            if (departedNodes != null) {
-                Map<Jid, String> goneHere = new HashMap<>();
-                for (RoomImage.OccupantImage o : image.occupants()) {
-                    if (o.node() != null && departedNodes.contains(o.node())) {
-                        goneHere.put(o.realJid(), o.node());
-                    }
-                }
-                gone = new GoneSessions(goneHere::containsKey, u -> !crashedNodes.contains(goneHere.get(u)));
-            }
-            CompletableFuture<Integer> adopted;
-            try {
-                adopted = muc.adopt(image, t, mark, failover, gone);
-            } catch (RuntimeException e) {
-                // its room thread cannot take it now (queue full): tick() adopts it from the maps again
-                awaitingHandoff.put(room, System.nanoTime());
-                LOG.warn("could not adopt {} on its room thread yet; trying again: {}", room, e.toString());
-                continue;
-            }
-            listener.adopted(failover);
-            if (failover) {
-                adopted.thenAccept(waited -> LOG.info("took over {} on its room thread; {} stanzas that waited for "
-                        + "it ran, at {}", room, waited, System.currentTimeMillis()));
-            }
-        }
-    }
-
-    /**
-     * Lets the stanzas held for {@code room} run as a new room's (it has no replicated state, or none that could be
-     * read). Marked first, so a take-over under way does not hold the replayed stanzas again: they would wait for good.
-     */
-    private void startWithoutState(Jid room) {
-        synchronized (takeoverLock) {
-            if (takeover != null) {
-                takeover.startedWithoutState().add(room);
-            }
-        }
-        releaseHeld(room);
-    }
-
-    /**
-     * Waits for {@code written} (the relay writer's barrier), at most the hand-off timeout: a relay writer that far
-     * behind is not waited for longer (logged), so a take-over is never held up for good.
-     */
-    private void awaitRelaysWritten(CompletableFuture<Void> written, int rooms) {
-        long start = System.nanoTime();
-        try {
-            written.get(handoffTimeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            LOG.warn("{} relays from other nodes were still unwritten after {} ms; adopting {} rooms anyway (their "
-                    + "earlier messages may reach this node's occupants after newer ones)", relayIn.backlog(),
-                    TimeUnit.NANOSECONDS.toMillis(handoffTimeoutNanos), rooms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
-            LOG.warn("waiting for the relay writer failed: {}", e.getCause().toString());
-        }
-        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        if (waitedMs >= 100) {
-            LOG.info("waited {} ms for relays already received to be written before adopting {} rooms", waitedMs,
-                    rooms);
         }
     }
 
@@ -1728,7 +1439,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 overdue.forEach(awaitingHandoff::remove);
                 LOG.warn("no hand-off for {} rooms within the hand-off timeout; taking them over from the replicated "
                         + "state", overdue.size());
-                adoptFromMaps(overdue, true, null);
+                adoption.adoptFromMaps(overdue, true, null);
             }
             countRestartedNodesIn(now);
             if (transportStarted && !closed) {
@@ -1738,11 +1449,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 }
             }
             learnWireVersions(now);
-            if (!heldToRelease.isEmpty()) {
-                List<Jid> again = new ArrayList<>(heldToRelease);
-                heldToRelease.removeAll(again);
-                again.forEach(this::releaseHeld);
-            }
+            adoption.retryReleases();
             int skipped = links.sweep(now, this::dispatch);
             if (skipped > 0) {
                 listener.linkGapSkipped("*");
@@ -1842,12 +1549,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     public long failovers() {
-        return failovers.sum();
+        return adoption.failovers();
     }
 
     /** Milliseconds the last take-over of a dead node's rooms took on this node (-1: none yet). */
     public long lastFailoverMillis() {
-        return lastFailoverMillis;
+        return adoption.lastFailoverMillis();
     }
 
     /** Messages held back by gaps in link order (a gauge). */
