@@ -80,7 +80,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** The longest a room's stanzas wait for a previous owner that has not switched views yet. */
     private final long lateSwitchLimitNanos;
     private final long replicationTimeoutMs;
-    private final int unconfirmedLimit;
     private final ClusterMap rooms;
     private final ClusterMap tails;
     /** Each room's occupants, one entry each, and its list of used slots ({@link OccupantSlots}). */
@@ -136,7 +135,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.lateSwitchLimitNanos = Math.max(handoffTimeoutNanos,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos());
         this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
-        this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
         long lingerNanos = settings.get(ClusterSettings.BATCH_LINGER).toNanos();
         this.outbox = new Outbox(transport, lingerNanos, listener);
         this.rooms = transport.map(ROOMS_MAP);
@@ -167,10 +165,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.stragglers = new StragglerHold(local, handoffTimeoutNanos, System::nanoTime, () -> view.members(),
                 readsPassed::contains, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
                 Wire.passed(links.epoch(), links.nextSeq(node), entry)), () -> muc.replicationBarrier(), listener);
+        this.forwarding = new ForwardingLog(local, links, outbox, listener,
+                settings.get(ClusterSettings.UNCONFIRMED_LIMIT), handoffTimeoutNanos, lateSwitchLimitNanos,
+                replicationTimeoutMs, () -> view, () -> muc, () -> closed, this::servedHereNow, this::handOn,
+                peerViews, leavingNodes, readsOrigins, stragglers);
     }
 
     /** Forwards from entry nodes that wait for a leaving node's stragglers (I2 across a graceful leave, F1). */
     private final StragglerHold stragglers;
+    /** Forwards to owners, kept until confirmed and resent at a crash; confirmations of forwards received. */
+    private final ForwardingLog forwarding;
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -250,10 +254,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public boolean servesHere(Jid room) {
-        if (resending) {
-            // the view read may be the new one: what was resent to the rooms' new owners goes first
-            awaitResends();
-        }
+        forwarding.awaitResendsIfAny();
         return servedHereNow(room);
     }
 
@@ -314,172 +315,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent, Forwarded origin) {
-        while (!send(view, room, stanza, entryNode, hops, resent, origin, false)) {
-            awaitResends(); // the owner read just left: route again under the view that replaced it
-        }
-    }
-
-    /**
-     * Forwards under {@code v}; false if that cannot be done now because the owner under {@code v} is leaving with
-     * unconfirmed messages being resent ({@code resending}: this is one of those resends, which go first).
-     */
-    private boolean send(View v, Jid room, XmlElement stanza, String entryNode, int hops, boolean resent,
-                         Forwarded origin, boolean resending) {
-        String owner = v.owner(room);
-        if (!resending && this.resending && !Thread.holdsLock(resendGate)) {
-            return false;
-        }
-        if (owner == null || owner.equals(local)) {
-            // the view changed in between: it is ours now
-            muc.processForwarded(stanza, entryNode, hops, resent, null, origin);
-            return true;
-        }
-        long seq = links.nextSeq(owner);
-        // kept by whoever forwards it, entry node or a node whose view was behind: the one that sent it to the owner
-        // is the one the owner confirms it to
-        if (unconfirmedLimit > 0 && Unconfirmed.keeps(stanza) && !unconfirmed.computeIfAbsent(owner,
-                o -> new Unconfirmed(unconfirmedLimit)).add(seq, room, entryNode, stanza)) {
-            return false; // its owner left a moment ago; what it kept is being resent
-        }
-        byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
-                readsOrigins.contains(owner) ? origin : null, stanza);
-        outbox.send(owner, bytes);
-        listener.forwarded(bytes.length);
-        return true;
-    }
-
-    /**
-     * While a view change resends what departed owners never confirmed, stanzas for rooms wait here, so nothing a
-     * sender sent later reaches a room's new owner before the resent ones (the cluster thread holds this gate).
-     */
-    private final Object resendGate = new Object();
-    private volatile boolean resending;
-
-    private void awaitResends() {
-        synchronized (resendGate) {
-            // nothing: entering means the resends are done (or this is the cluster thread doing them)
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------- confirmations
-
-    private final ConcurrentHashMap<String, Unconfirmed> unconfirmed = new ConcurrentHashMap<>();
-
-    /** Per node sending to us: the epoch and the newest sequence number handed on in link order (transport threads). */
-    private static final class Progress {
-        volatile long epoch;
-        volatile long seq = -1;
-        long confirmedEpoch;
-        long confirmedSeq = -1;
-    }
-
-    private final ConcurrentHashMap<String, Progress> inbound = new ConcurrentHashMap<>();
-    private volatile boolean confirming;
-
-    /**
-     * On the cluster thread (each tick): for every node that sent us something since the last confirmation, once
-     * every room thread has handled what was queued and its writes are confirmed, tell that node how far it got.
-     */
-    private void confirmHandled() {
-        MucService service = muc;
-        if (confirming || service == null || !view.clustered()) {
-            return;
-        }
-        Map<String, long[]> upTo = new HashMap<>();
-        inbound.forEach((node, p) -> {
-            long seq = p.seq;
-            long epoch = p.epoch;
-            if (seq >= 0 && (seq != p.confirmedSeq || epoch != p.confirmedEpoch)) {
-                upTo.put(node, new long[] {epoch, seq});
-            }
-        });
-        stopBeforeParked(upTo);
-        if (upTo.isEmpty()) {
-            return;
-        }
-        confirming = true;
-        CompletableFuture<Void> barrier;
-        try {
-            barrier = service.replicationBarrier();
-        } catch (RuntimeException e) {
-            confirming = false;
-            return;
-        }
-        barrier.orTimeout(replicationTimeoutMs * 2, TimeUnit.MILLISECONDS).whenComplete((ok, failure) -> {
-            try {
-                if (failure == null && !closed) {
-                    upTo.forEach((node, es) -> {
-                        Progress p = inbound.get(node);
-                        if (p != null && view.members().contains(node)) {
-                            outbox.send(node, Wire.confirm(links.epoch(), links.nextSeq(node), es[0], es[1]));
-                            p.confirmedEpoch = es[0];
-                            p.confirmedSeq = es[1];
-                        }
-                    });
-                }
-            } finally {
-                confirming = false;
-            }
-        });
-    }
-
-    /**
-     * A forward parked as an early forward is not handed on yet, though the link's progress moved past it: each
-     * link's confirmation stops before its first parked one (read after the progress, which moves after the parking).
-     */
-    private void stopBeforeParked(Map<String, long[]> upTo) {
-        synchronized (earlyForwards) {
-            for (EarlyForward e : earlyForwards) {
-                long[] es = upTo.get(e.fromNode());
-                if (es != null && e.message().epoch() == es[0]) {
-                    es[1] = Math.min(es[1], e.message().seq() - 1);
-                }
-            }
-        }
-        stragglers.stopBeforeHeld(upTo); // likewise a forward held for a leaving node's stragglers
-        upTo.entrySet().removeIf(u -> {
-            Progress p = inbound.get(u.getKey());
-            long[] es = u.getValue();
-            return es[1] < 0 || p != null && es[0] == p.confirmedEpoch && es[1] <= p.confirmedSeq;
-        });
-    }
-
-    private void onConfirm(String fromNode, Wire.Message m) {
-        Unconfirmed u = unconfirmed.get(fromNode);
-        if (u != null && m.confirmedEpoch() == links.epoch()) {
-            u.confirm(m.confirmedSeq());
-        }
-    }
-
-    /**
-     * On the cluster thread, at a view change: what this node forwarded to owners that died (or stopped without
-     * handing over) and that they never confirmed. A node that announced its leave hands its rooms over and forwards
-     * stragglers itself: nothing of its is resent.
-     */
-    private List<Resend> takeUnconfirmed(Set<String> departed) {
-        List<Resend> all = new ArrayList<>();
-        for (String node : departed) {
-            // left in the map, refusing additions, so a forward that read the old view routes again instead of
-            // starting a fresh record for a node that is gone (removed when the node is back in a view)
-            Unconfirmed u = unconfirmed.get(node);
-            if (u == null) {
-                continue;
-            }
-            List<Unconfirmed.Kept> list = u.takeUnconfirmed();
-            if (leavingNodes.contains(node)) {
-                continue;
-            }
-            for (Unconfirmed.Kept k : list) {
-                // the departed owner's accepted mark names it so: skipped where that mark covers it
-                all.add(new Resend(k, new Forwarded(node, local, links.epoch(), k.seq())));
-            }
-            listener.resent(list.size(), u.letGo());
-            if (!list.isEmpty() || u.letGo() > 0) {
-                LOG.info("sending {} messages again that {} had not confirmed before it left{}", list.size(), node,
-                        u.letGo() == 0 ? "" : " (" + u.letGo() + " older ones were let go at the limit)");
-            }
-        }
-        return all;
+        forwarding.forward(room, stanza, entryNode, hops, resent, origin);
     }
 
     /** Drops the records of departed nodes that are members again (before the view that has them is used). */
@@ -487,110 +323,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         departedRuns.keySet().removeAll(members);
         leftGracefully.removeAll(members);
         crashedNodes.removeAll(members);
-        for (String m : members) {
-            Unconfirmed u = unconfirmed.get(m);
-            if (u != null && u.departed()) {
-                unconfirmed.remove(m, u);
-            }
-        }
-    }
-
-    /** A message kept for an owner that departed, and which forward it was (the resend's origin). */
-    private record Resend(Unconfirmed.Kept kept, Forwarded origin) {
-    }
-
-    /** Sends {@code list} to the rooms' owners under {@code next}, marked as resent (on the cluster thread). */
-    private void resend(View next, List<Resend> list) {
-        for (Resend r : list) {
-            Unconfirmed.Kept k = r.kept();
-            try {
-                send(next, k.room(), k.stanza(), k.entryNode(), 1, true, r.origin(), true);
-            } catch (RuntimeException e) {
-                LOG.warn("could not resend a message for {}: {}", k.room(), e.toString());
-            }
-        }
-    }
-
-    /**
-     * Forwarded stanzas that came before this node's view caught up with their sender's, with their arrival time:
-     * resent ones before the view made this node their room's owner, and any that reach a node still alone in its view
-     * (it is joining, and the sender already sees it; handled at once, they would meet no room, as the rooms moving
-     * here have not been handed over yet).
-     */
-    private final java.util.concurrent.ConcurrentLinkedQueue<EarlyForward> earlyForwards =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-
-    private record EarlyForward(long arrivedNanos, String fromNode, Wire.Message message) {
-        /** Whether this node's view has caught up with the sender's for this stanza. */
-        boolean due(ClusterNode node) {
-            return message.resent() ? node.servedHereNow(message.room()) : node.view.members().contains(fromNode);
-        }
-
-        /**
-         * Whether the sender has announced ({@link Wire#SWITCHED}) the view that sent this stanza here: one that makes
-         * this node the room's owner (a resend), or one with this node in it. Such a stanza waits for this node's
-         * view past the hand-off timeout, up to the late-switch limit: this node's view is the one that lags.
-         */
-        boolean announcedHere(ClusterNode node) {
-            List<String> v = node.peerViews.get(fromNode);
-            if (v == null) {
-                return false;
-            }
-            return message.resent() ? node.local.equals(Rendezvous.owner(message.room().toString(), v))
-                    : v.contains(node.local);
-        }
-    }
-
-    /**
-     * A forward from another node while this node is alone in its view: its sender's view is ahead. Not from a node
-     * that announced its leave: that one is behind, passing on stragglers (this node's own users' stanzas among them),
-     * which must go in at once, before the leaving node's PASSED lets their senders' later stanzas go (StragglerHold
-     * rule 4); waiting as early forwards they came seconds late, after those (RealOpenfireRollingUpgradeIT).
-     */
-    private boolean aheadOfUs(String fromNode, Wire.Message m) {
-        return !view.clustered() && !m.resent() && fromNode != null && !fromNode.equals(local)
-                && !leavingNodes.contains(fromNode);
-    }
-
-    /**
-     * Early forwards whose sender's view this node's has caught up with (or that waited long enough) go in. Called on
-     * the cluster thread and, before a newer forwarded stanza is handed on, on the transport thread that has it, so the
-     * early ones, which came first on their link, are handled first.
-     */
-    private void admitEarlyForwards() {
-        if (earlyForwards.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
-            // while the cluster thread resends, it admits them itself, first
-            return;
-        }
-        // lock order: the resend gate, then this queue. The cluster thread holds the gate when it comes here, and
-        // handing a stanza on passes the gate (servesHere), so a transport thread takes the gate first: one that
-        // passed the check above just before a view change began held this queue and waited for the gate while the
-        // cluster thread held the gate and waited for this queue (ClusterEnginesTest hung so in CI once; before
-        // that, a wait inside deadlocked ClusterViewLagOrderTest once in ~3 runs)
-        synchronized (resendGate) {
-            admitEarlyForwardsGated();
-        }
-    }
-
-    private void admitEarlyForwardsGated() {
-        synchronized (earlyForwards) {
-            long now = System.nanoTime();
-            int n = earlyForwards.size();
-            for (int i = 0; i < n; i++) {
-                EarlyForward e = earlyForwards.poll();
-                if (e == null) {
-                    break;
-                }
-                Wire.Message m = e.message();
-                long waited = now - e.arrivedNanos();
-                if (e.due(this) || waited > handoffTimeoutNanos
-                        && (waited > lateSwitchLimitNanos || !e.announcedHere(this))) {
-                    handOn(e.fromNode(), m);
-                } else {
-                    earlyForwards.add(e); // not yet: back at the end, order among the waiting ones kept
-                }
-            }
-        }
+        forwarding.forgetDeparted(members);
     }
 
     @Override
@@ -673,11 +406,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** Forwarded messages kept until their owners confirm them (a gauge). */
     public int unconfirmedMessages() {
-        int n = 0;
-        for (Unconfirmed u : unconfirmed.values()) {
-            n += u.size();
-        }
-        return n;
+        return forwarding.unconfirmedMessages();
     }
 
     @Override
@@ -888,24 +617,22 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private void dispatch(Inbound in) {
         String fromNode = in.fromNode();
         Wire.Message m = in.message();
-        Progress p = inbound.computeIfAbsent(fromNode, n -> new Progress());
+        ForwardingLog.Progress p = forwarding.progress(fromNode);
         if (engines.heard(fromNode)) {
             // its engine runs: a join (rule J2), applied on the cluster thread before a HANDOFF or SWITCHED it sent
             membersChanged(transport.members());
         }
         switch (m.kind()) {
             case Wire.FORWARD -> {
-                if (m.resent() && !servesHere(m.room()) || aheadOfUs(fromNode, m)) {
+                if (m.resent() && !servesHere(m.room()) || forwarding.aheadOfUs(fromNode, m)) {
                     // sent again after its owner left, or to this node as it joins, and our view has not caught up:
                     // wait for it a moment
-                    synchronized (earlyForwards) {
-                        earlyForwards.add(new EarlyForward(System.nanoTime(), fromNode, m));
-                    }
+                    forwarding.park(fromNode, m);
                     p.epoch = m.epoch();
                     p.seq = m.seq();
                     return;
                 }
-                admitEarlyForwards();
+                forwarding.admitEarlyForwards();
                 if (stragglers.hold(fromNode, m)) {
                     break; // its room came from a leaving node whose stragglers of this sender may still come
                 }
@@ -922,7 +649,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 handOn(fromNode, m);
             }
             case Wire.PASSED -> stragglers.passed(fromNode, m.epoch(), m.entryNode());
-            case Wire.CONFIRM -> onConfirm(fromNode, m);
+            case Wire.CONFIRM -> forwarding.onConfirm(fromNode, m);
             case Wire.RELAY -> relayIn.offerFrom(in.fromNode(), m.relay()); // its sender decides how it is written
             case Wire.REDELIVER -> relayIn.offer(m.relay());
             case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
@@ -1153,25 +880,14 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             // Lock order: a link's inbox (OrderedLinks), the resend gate, the early forwards. Transport threads pass
             // the gate while their link's inbox is held (dispatch -> servesHere), so nothing under the gate may take
             // a link's inbox: links.forget below runs after it.
-            synchronized (resendGate) {
-                resending = true;
-                try {
-                    List<Resend> toResend = takeUnconfirmed(departed);
-                    view = next;
-                    held.clear();
-                    // resends other nodes sent here before this view made this node their rooms' owner go first:
-                    // what this node kept for the departed owner includes newer messages of the same senders,
-                    // which those nodes forwarded here after their resends (each link keeps its order)
-                    admitEarlyForwards();
-                    resend(next, toResend);
-                } finally {
-                    resending = false;
-                }
-            }
-            departed.forEach(inbound::remove);
+            forwarding.switchResending(departed, next, () -> {
+                view = next;
+                held.clear();
+            });
+            forwarding.forgetProgress(departed);
             readsOrigins.removeAll(departed);
         }
-        admitEarlyForwards();
+        forwarding.admitEarlyForwards();
         listener.view(next.members(), local);
         LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
                 : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
@@ -1226,7 +942,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 adoption.abandonTakeover(e); // and the view change goes on
             }
         }
-        admitEarlyForwards();
+        forwarding.admitEarlyForwards();
         if (!next.clustered()) {
             replicating = false;
         }
@@ -1455,9 +1171,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 listener.linkGapSkipped("*");
                 gapSkipped("(any)", skipped);
             }
-            admitEarlyForwards();
+            forwarding.admitEarlyForwards();
             stragglers.releaseOverdue(now);
-            confirmHandled();
+            forwarding.confirmHandled();
         } catch (RuntimeException e) {
             LOG.warn("cluster housekeeping failed", e);
         }
