@@ -96,16 +96,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
     /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
     private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
-    /** Rooms taken over from a hand-off before this node's own view agreed (cleared at each view change). */
-    private final Set<Jid> held = ConcurrentHashMap.newKeySet();
-    /** Rooms waiting for a hand-off, with the deadline after which they are taken over from the maps. */
-    private final ConcurrentHashMap<Jid, Long> awaitingHandoff = new ConcurrentHashMap<>();
-    /**
-     * The view each other node last said it switched to ({@link Wire#SWITCHED}, sent after its hand-offs): a room that
-     * such a view places at that node is still there ({@link #claimOf}). Kept for leaving nodes until they are gone.
-     * Written on the cluster thread only; read by room threads (claims).
-     */
-    private final ConcurrentHashMap<String, List<String>> peerViews = new ConcurrentHashMap<>();
     private final ScheduledExecutorService clusterThread;
     /** Reads of a take-over that run side by side (threads only while there is one). */
     private final java.util.concurrent.ExecutorService reads = new java.util.concurrent.ThreadPoolExecutor(0, 4, 10,
@@ -117,6 +107,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private final RelayWriter relayIn;
     /** Rooms adopted from the maps: take-overs of crashed owners' rooms, hand-offs, waits that ended. */
     private final RoomAdoption adoption;
+    /** Rooms moving between live nodes: hand-offs sent and awaited, SWITCHED, other nodes' claims. */
+    private final HandOffs handOffs;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
     /** 2 MB; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
@@ -161,20 +153,28 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayWriter(delivered, crashedNodes, listener);
         this.adoption = new RoomAdoption(local, () -> muc, stateReads, reads, relayIn, replicated, crashedNodes,
-                room -> awaitingHandoff.put(room, System.nanoTime()), handoffTimeoutNanos, listener);
+                this::adoptLater, handoffTimeoutNanos, listener);
+        this.handOffs = new HandOffs(local, () -> view, () -> closed, leavingNodes, leftGracefully, crashedNodes,
+                engines, rooms, adoption, replicated, outbox, links, handoffTimeoutNanos, lateSwitchLimitNanos,
+                listener);
         this.stragglers = new StragglerHold(local, handoffTimeoutNanos, System::nanoTime, () -> view.members(),
                 readsPassed::contains, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
                 Wire.passed(links.epoch(), links.nextSeq(node), entry)), () -> muc.replicationBarrier(), listener);
         this.forwarding = new ForwardingLog(local, links, outbox, listener,
                 settings.get(ClusterSettings.UNCONFIRMED_LIMIT), handoffTimeoutNanos, lateSwitchLimitNanos,
                 replicationTimeoutMs, () -> view, () -> muc, () -> closed, this::servedHereNow, this::handOn,
-                peerViews, leavingNodes, readsOrigins, stragglers);
+                handOffs.peerViews(), leavingNodes, readsOrigins, stragglers);
     }
 
     /** Forwards from entry nodes that wait for a leaving node's stragglers (I2 across a graceful leave, F1). */
     private final StragglerHold stragglers;
     /** Forwards to owners, kept until confirmed and resent at a crash; confirmations of forwards received. */
     private final ForwardingLog forwarding;
+
+    /** A room that could not be adopted now is awaited again, with a deadline already past (the tick adopts it). */
+    private void adoptLater(Jid room) {
+        handOffs.retryFromMaps(room);
+    }
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -284,8 +284,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** {@link #servesHere} under the view as it is, without waiting for resends (never blocks). */
     private boolean servedHereNow(Jid room) {
         View v = view;
-        return !v.clustered() || local.equals(v.owner(room)) || held.contains(room)
-                || awaitingHandoff.containsKey(room);
+        return !v.clustered() || local.equals(v.owner(room)) || handOffs.holdsOrAwaits(room);
     }
 
     @Override
@@ -644,7 +643,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     // when this node is the one leaving (its view no longer holds it): then the sender's view is
                     // behind, the room went to the sender, and a stanza held here would wait for a hand-off that
                     // never comes while it counts as handled, so it is confirmed and lost; it is forwarded on instead
-                    awaitingHandoff.putIfAbsent(m.room(), System.nanoTime() + handoffTimeoutNanos);
+                    handOffs.await(m.room());
                 }
                 handOn(fromNode, m);
             }
@@ -652,8 +651,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             case Wire.CONFIRM -> forwarding.onConfirm(fromNode, m);
             case Wire.RELAY -> relayIn.offerFrom(in.fromNode(), m.relay()); // its sender decides how it is written
             case Wire.REDELIVER -> relayIn.offer(m.relay());
-            case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
-            case Wire.SWITCHED -> clusterThread.execute(() -> onSwitched(fromNode, m.members()));
+            case Wire.HANDOFF -> clusterThread.execute(() -> handOffs.onHandoff(m.room()));
+            case Wire.SWITCHED -> clusterThread.execute(() -> handOffs.onSwitched(fromNode, m.members()));
             case Wire.LEAVING -> {
                 long run = m.epoch();
                 clusterThread.execute(() -> onLeaving(fromNode, run));
@@ -799,7 +798,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // engine yet (rule J1: a room placed there would be lost with its hand-off)
         copy.retainAll(engines.filter(members));
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
-        peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
+        handOffs.peerViews().keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
         readsPassed.retainAll(members);
@@ -868,13 +867,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         if (!crashed.isEmpty()) {
             adoption.begin(old, Set.copyOf(crashed));
         }
-        previous = old;
-        viewChangedNanos = System.nanoTime();
-        crashed.forEach(peerViews::remove); // a leaving node's view still says what it has not handed off yet
+        handOffs.viewChanging(old);
+        crashed.forEach(handOffs.peerViews()::remove); // a leaving node's view still says what it has not handed off yet
         forgetDeparted(next.members()); // a node back in the view gets a fresh record
         if (departed.isEmpty()) {
             view = next;
-            held.clear();
+            handOffs.clearHeld();
         } else {
             // what departed owners never confirmed goes to the rooms' new owners before anything newer from here.
             // Lock order: a link's inbox (OrderedLinks), the resend gate, the early forwards. Transport threads pass
@@ -882,7 +880,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
             // a link's inbox: links.forget below runs after it.
             forwarding.switchResending(departed, next, () -> {
                 view = next;
-                held.clear();
+                handOffs.clearHeld();
             });
             forwarding.forgetProgress(departed);
             readsOrigins.removeAll(departed);
@@ -897,12 +895,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // rooms that now belong to another node: replicated, dropped here silently, handed off. What fails here
         // (a room thread that cannot take a task) must not keep the view change from its take-over below.
         try {
-            handOff(service, service.localRooms(), next);
+            handOffs.handOff(service, service.localRooms(), next);
         } catch (RuntimeException e) {
             LOG.error("handing rooms off for the cluster view {} failed; their new owners take them from the maps "
                     + "after the hand-off timeout", next.members(), e);
         }
-        announceSwitch(next);
+        handOffs.announceSwitch(next);
         // sessions that were on departed nodes: one step per room; a crashed node's users keep their hints (so the
         // delivery path drops what is still addressed to them) until every room here has removed them
         GoneSessions gone = null;
@@ -948,215 +946,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
     }
 
-    /** The view before the last change, and when it changed (for {@link #claimOf}). */
-    private volatile View previous;
-    private volatile long viewChangedNanos;
     private volatile boolean replicating;
 
     @Override
     public boolean arriving(Jid room) {
-        if (awaitingHandoff.containsKey(room)) {
-            return true;
-        }
-        if (adoption.holds(room, view)) {
-            return true;
-        }
-        // alone too: the last other member may be leaving, its rooms still on their way here
-        if (!local.equals(view.owner(room))) {
-            return false;
-        }
-        Claim c = claimOf(room);
-        if (c == null || !c.announced() && !(c.servedAlone() && engines.runsEngine(c.node()))
-                && !replicatedAnywhere(room)) {
-            return false; // no other node has it: a new room
-        }
-        awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
-        return true;
-    }
-
-    /**
-     * {@code node} places a room at itself, in a view it announced, or in the view it is presumed to have; in a
-     * presumed view of {@code node} alone its rooms were never replicated.
-     */
-    private record Claim(String node, boolean announced, boolean servedAlone) {
-    }
-
-    /**
-     * The other node that, as far as this node knows, still places {@code room} at itself, or null.
-     * <ul>
-     *   <li>Its view is the one it last announced ({@link Wire#SWITCHED}: it has switched to it and handed off what
-     *   it moved). While it places the room at itself, the room's stanzas here wait for its hand-off, however late its
-     *   view change comes (Openfire told one node of a join 1.1 s after the other, and that node's switch took 5 s
-     *   more under load: stanzas forwarded to the newcomer after its 2 s of waiting were refused as for an unknown
-     *   room, and a run of 56-79 messages was lost).</li>
-     *   <li>A node that has announced no view to this node is presumed, for the state-read timeout after this node's
-     *   view changed, to be in this node's previous view, or, if this node was alone, in the view of the others before
-     *   this node came. Only presumed, so the room is waited for only if the maps have it
-     *   ({@link #replicatedAnywhere}) or that node served alone and runs the engine (a node alone replicates nothing,
-     *   so a room it created then is not in the maps: a newcomer's user joining it must not create a second one), and
-     *   beyond the hand-off timeout only if it runs the engine ({@link EngineMembers}: inside Openfire a member may
-     *   not run the plugin at all).</li>
-     *   <li>A newcomer to a clustered view is not waited for: rooms it served alone come as its hand-offs.</li>
-     * </ul>
-     */
-    private Claim claimOf(Jid room) {
-        View v = view;
-        View p = System.nanoTime() - viewChangedNanos - lateSwitchLimitNanos < 0 ? previous : null;
-        String key = room.toString();
-        Claim c = firstClaim(v.members(), key, v, p);
-        return c != null ? c : firstClaim(leavingNodes, key, v, p);
-    }
-
-    private Claim firstClaim(Iterable<String> nodes, String room, View now, View previous) {
-        for (String n : nodes) {
-            Claim c = n.equals(local) ? null : claimBy(n, room, now, previous);
-            if (c != null) {
-                return c;
-            }
-        }
-        return null;
-    }
-
-    /** {@code previous}: null once presumptions have lapsed. */
-    private Claim claimBy(String node, String room, View now, View previous) {
-        List<String> announced = peerViews.get(node);
-        if (announced != null) {
-            return node.equals(Rendezvous.owner(room, announced)) ? new Claim(node, true, false) : null;
-        }
-        List<String> presumed = null;
-        if (previous != null && !previous.clustered()) {
-            presumed = now.without(local);
-        } else if (previous != null && previous.members().contains(node)) {
-            presumed = previous.members();
-        }
-        return presumed != null && node.equals(Rendezvous.owner(room, presumed))
-                ? new Claim(node, false, presumed.size() == 1) : null;
-    }
-
-    /**
-     * Whether the room has replicated state (every room on a clustered node has; a node that was alone copies its rooms
-     * before it switches views). One read, on a room thread, only for the first stanza of a room that is not here and
-     * that another node is presumed to have ({@link #claimOf}); if it fails, the room is taken to exist.
-     */
-    private boolean replicatedAnywhere(Jid room) {
-        try {
-            return rooms.get(ReplicatedRooms.roomKey(room)) != null;
-        } catch (RuntimeException e) {
-            return true;
-        }
-    }
-
-    /**
-     * {@code from} switched to {@code members} (on the cluster thread). Its hand-offs came before this on the link and
-     * were taken before it here, so a room still awaited that no node places at itself any more was not on any: it
-     * starts now, from the maps if they have it, else as a new room.
-     */
-    private void onSwitched(String from, List<String> members) {
-        if (closed || from == null || from.equals(local)) {
-            return;
-        }
-        peerViews.put(from, members);
-        List<Jid> unclaimed = new ArrayList<>();
-        for (Jid room : awaitingHandoff.keySet()) {
-            if (claimOf(room) == null && awaitingHandoff.remove(room) != null) {
-                unclaimed.add(room);
-            }
-        }
-        if (!unclaimed.isEmpty()) {
-            LOG.info("{} switched views without handing over {} rooms awaited here; they start here", from,
-                    unclaimed.size());
-            adoption.adoptFromMaps(unclaimed, false, null);
-        }
-    }
-
-    /**
-     * Tells the other members this node places rooms over {@code next} now and has handed off what moved. They all run
-     * the engine (rule J1: the view has no other members), so none gets a message it cannot load; to a member that
-     * just started, this is also what counts this node in there (J2).
-     */
-    private void announceSwitch(View next) {
-        if (!next.clustered()) {
-            return;
-        }
-        for (String other : next.without(local)) {
-            tell(other, next);
-        }
-    }
-
-    private void tell(String other, View v) {
-        try {
-            outbox.sendNow(other, Wire.switched(links.epoch(), links.nextSeq(other), v.members()));
-        } catch (RuntimeException e) {
-            LOG.warn("telling {} of this node's switch to {} failed: {}", other, v.members(), e.toString());
-        }
-    }
-
-    private void handOff(MucService service, List<Jid> localRooms, View next) {
-        List<Jid> moving = new ArrayList<>();
-        for (Jid room : localRooms) {
-            if (!local.equals(next.owner(room))) {
-                moving.add(room);
-            }
-        }
-        if (moving.isEmpty()) {
-            return;
-        }
-        try {
-            service.release(moving).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.warn("releasing {} rooms did not finish: {}", moving.size(), e.toString());
-        }
-        for (Jid room : moving) {
-            replicated.forget(room); // the new owner starts from what is in the map
-            String owner = next.owner(room);
-            outbox.sendNow(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
-            listener.handedOff();
-        }
-        LOG.info("handed {} rooms to their new owners", moving.size());
-    }
-
-    private void onHandoff(Jid room) {
-        if (closed) {
-            return;
-        }
-        awaitingHandoff.remove(room);
-        if (!local.equals(view.owner(room))) {
-            held.add(room); // the sender's view is ahead of ours
-        }
-        try {
-            // a leaving node hands its rooms over after it announced its leave: its occupants go as they would here
-            Set<String> gone = new HashSet<>(leftGracefully);
-            gone.addAll(crashedNodes);
-            adoption.adoptFromMaps(List.of(room), false, gone);
-        } catch (RuntimeException e) {
-            // run as a task of the cluster thread, whose executor would keep the exception unseen
-            awaitingHandoff.put(room, System.nanoTime()); // tick() takes it from the maps
-            LOG.warn("adopting {} handed over failed; trying again", room, e);
-        }
+        return handOffs.arriving(room);
     }
 
     /** Every 100 ms on the cluster thread: hand-offs that never came, and link gaps that never filled. */
     private void tick() {
         try {
             long now = System.nanoTime();
-            List<Jid> overdue = new ArrayList<>();
-            awaitingHandoff.forEach((room, deadline) -> {
-                // a node that still places the room at itself (as it announced, or presumably, and it runs the
-                // plugin) has not finished its switch yet: wait on for its hand-off, up to the limit (one whose engine
-                // died while it stays a member must not hold the room for good)
-                Claim c;
-                if (now - deadline >= 0 && ((c = claimOf(room)) == null
-                        || !c.announced() && !engines.runsEngine(c.node())
-                        || now - (deadline - handoffTimeoutNanos) - lateSwitchLimitNanos >= 0)) {
-                    overdue.add(room);
-                }
-            });
-            if (!overdue.isEmpty()) {
-                overdue.forEach(awaitingHandoff::remove);
-                LOG.warn("no hand-off for {} rooms within the hand-off timeout; taking them over from the replicated "
-                        + "state", overdue.size());
-                adoption.adoptFromMaps(overdue, true, null);
-            }
+            handOffs.adoptOverdue(now);
             countRestartedNodesIn(now);
             if (transportStarted && !closed) {
                 engines.keepMark(now);
@@ -1203,8 +1004,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     }
                     View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
                     view = next;
-                    handOff(service, service.localRooms(), next);
-                    announceSwitch(next); // nothing is left here: the others stop waiting for this node
+                    handOffs.handOff(service, service.localRooms(), next);
+                    handOffs.announceSwitch(next); // nothing is left here: the others stop waiting for this node
                     try {
                         Thread.sleep(LEAVE_DRAIN_MS);
                     } catch (InterruptedException e) {
