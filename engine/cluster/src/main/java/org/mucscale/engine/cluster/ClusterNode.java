@@ -94,8 +94,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Messages from other nodes that do not read: answered, counted, said once per peer and wire version. */
     private final UnreadableMessages unreadable;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
-    /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
-    private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
+    /** Where each user's session is, and so which node delivers to them (see {@link SessionDirectory}). */
+    private final SessionDirectory sessions;
     private final ScheduledExecutorService clusterThread;
     /** Reads of a take-over that run side by side (threads only while there is one). */
     private final java.util.concurrent.ExecutorService reads = new java.util.concurrent.ThreadPoolExecutor(0, 4, 10,
@@ -115,7 +115,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private static final int DELIVERED_IDS = 131_072;
     private volatile View view;
     private volatile MucService muc;
-    private volatile BooleanSupplier reachesEveryone = () -> false;
     private volatile boolean closed;
 
     public ClusterNode(ClusterTransport transport, Settings settings, int historySize, ClusterListener listener) {
@@ -152,6 +151,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayWriter(delivered, crashedNodes, listener);
+        this.sessions = new SessionDirectory(local, () -> view, crashedNodes, listener);
         this.adoption = new RoomAdoption(local, () -> muc, stateReads, reads, relayIn, replicated, crashedNodes,
                 this::adoptLater, handoffTimeoutNanos, listener);
         this.handOffs = new HandOffs(local, () -> view, () -> closed, leavingNodes, leftGracefully, crashedNodes,
@@ -200,13 +200,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * with it.)
      */
     public void sessionsOnServer(BooleanSupplier linkUp) {
-        this.reachesEveryone = Objects.requireNonNull(linkUp);
-        this.sessionsOnNodes = false;
+        sessions.onServer(linkUp);
     }
-
-    private volatile boolean sessionsOnNodes = true;
-    /** Standalone: the last other node a stanza entered at, i.e. a node whose link to the server is up. */
-    private volatile String lastEntryNode;
 
     /**
      * Joins: starts the transport and applies its first view before returning (rule J3: an engine that starts in a
@@ -410,52 +405,23 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void sessionSeen(Jid sender, String entryNode) {
-        if (!view.clustered() && entryNode == null) {
-            return;
-        }
-        String node = entryNode == null ? local : entryNode;
-        if (!node.equals(sessions.get(sender))) {
-            sessions.put(sender, node);
-        }
-        if (entryNode != null && !sessionsOnNodes && !entryNode.equals(lastEntryNode)) {
-            lastEntryNode = entryNode;
-        }
+        sessions.seen(sender, entryNode);
     }
 
     @Override
     public String sessionNode(Jid user) {
-        String n = sessions.get(user);
-        return n == null ? local : n;
+        return sessions.node(user);
     }
 
     /**
      * What {@link #deliveryNode} answers for a recipient whose session was on a crashed node: nobody can deliver it
-     * (compared by identity; node ids never hold a space).
+     * (compared by identity: the same object as {@link SessionDirectory#DEPARTED}).
      */
-    static final String DEPARTED = new String("crashed node");
+    static final String DEPARTED = SessionDirectory.DEPARTED;
 
     /** The node to deliver to {@code recipient} through: null for this node, {@link #DEPARTED} for nobody. */
     String deliveryNode(Jid recipient) {
-        if (recipient == null || reachesEveryone.getAsBoolean()) {
-            return null;
-        }
-        String n = sessions.get(recipient);
-        List<String> members = view.members();
-        if (n != null && !n.equals(local) && members.contains(n)) {
-            return n;
-        }
-        if (n != null && sessionsOnNodes && crashedNodes.contains(n)) {
-            listener.departedSessionDropped(); // the caller drops it
-            return DEPARTED;
-        }
-        if (!sessionsOnNodes) {
-            // no link here: any node with one can deliver to anyone
-            String linked = lastEntryNode;
-            if (linked != null && !linked.equals(local) && members.contains(linked)) {
-                return linked;
-            }
-        }
-        return null;
+        return sessions.deliveryNode(recipient);
     }
 
     // ------------------------------------------------------------------------------------------- relays
@@ -905,25 +871,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // delivery path drops what is still addressed to them) until every room here has removed them
         GoneSessions gone = null;
         if (!departed.isEmpty()) {
-            Map<Jid, String> goneUsers = new HashMap<>();
-            sessions.forEach((user, node) -> {
-                if (departed.contains(node)) {
-                    goneUsers.put(user, node);
-                }
-            });
-            goneUsers.forEach((user, node) -> {
-                if (!sessionsOnNodes || !crashed.contains(node)) {
-                    sessions.remove(user, node);
-                }
-            });
-            if (sessionsOnNodes) {
-                gone = new GoneSessions(goneUsers::containsKey, u -> !crashed.contains(goneUsers.get(u)));
-                try {
-                    service.removeSessionsWhere(gone).thenRun(() -> goneUsers.forEach(sessions::remove));
-                } catch (RuntimeException e) {
-                    LOG.error("removing the sessions of departed nodes {} from this node's rooms failed", departed, e);
-                }
-            }
+            gone = sessions.departed(departed, crashed, service);
             for (String d : departed) {
                 if (!leavingNodes.contains(d)) {
                     Long run = links.forget(d); // a leaving node still sends its hand-offs on its link
