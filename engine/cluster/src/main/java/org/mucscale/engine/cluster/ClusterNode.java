@@ -55,7 +55,21 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Alone (a one-member view) nothing is replicated and {@link #servesHere} is always true: the message path does one
- * volatile read more than without clustering.
+ * volatile read more than without clustering. *
+ * <p>Parts (each names the state it owns and its owner thread in its header; docs/cluster-protocol.md has the table):
+ * {@link ForwardingLog} (forwards out, unconfirmed, resend, CONFIRM, early forwards), {@link HandOffs} (hand-offs,
+ * SWITCHED, claims), {@link RoomAdoption} (take-over, adoption from the maps), {@link ReplicatedRooms} (the maps'
+ * layout, a run's write), {@link SessionDirectory} (where sessions are). This class keeps the wiring, the view and its
+ * changes, the leave, and messages in by kind.
+ *
+ * <p>State kept here, and its owner. The cluster thread writes {@code view} (volatile, read by every thread),
+ * {@code everClustered}, {@code replicating}, {@code leavingNodes} and {@code leavingRuns}, {@code crashedNodes},
+ * {@code leftGracefully} and {@code departedRuns} (concurrent sets and maps, read by transport, room and relay-writer
+ * threads), {@code readsOrigins} (also trimmed there) and {@code readsPassed}, and the once-a-second check times; it
+ * sets {@code closed} at the leave (or the caller of {@link #close} does, if that did not finish). {@code muc},
+ * {@code delivery} and {@code transportStarted} are set once at start. {@code gapsSkipped} is a counter any thread
+ * adds to. A view change runs on the cluster thread only, one at a time (A1), and at most one owner per room comes
+ * of it (I1).
  */
 public final class ClusterNode implements RoomPlacement, RoomReplication, ClusterTransport.Listener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
