@@ -59,13 +59,13 @@ import org.slf4j.LoggerFactory;
  * <p>Parts (each names the state it owns and its owner thread in its header; docs/cluster-protocol.md has the table):
  * {@link ForwardingLog} (forwards out, unconfirmed, resend, CONFIRM, early forwards), {@link HandOffs} (hand-offs,
  * SWITCHED, claims), {@link RoomAdoption} (take-over, adoption from the maps), {@link ReplicatedRooms} (the maps'
- * layout, a run's write), {@link SessionDirectory} (where sessions are). This class keeps the wiring, the view and its
- * changes, the leave, and messages in by kind.
+ * layout, a run's write), {@link SessionDirectory} (where sessions are), {@link PeerWireVersions} (what other members
+ * read). This class keeps the wiring, the view and its changes, the leave, and messages in by kind.
  *
  * <p>State kept here, and its owner. The cluster thread writes {@code view} (volatile, read by every thread),
  * {@code everClustered}, {@code replicating}, {@code leavingNodes} and {@code leavingRuns}, {@code crashedNodes},
  * {@code leftGracefully} and {@code departedRuns} (concurrent sets and maps, read by transport, room and relay-writer
- * threads), {@code readsOrigins} (also trimmed there) and {@code readsPassed}, and the once-a-second check times; it
+ * threads), {@link PeerWireVersions} (what other members read), and the once-a-second check times; it
  * sets {@code closed} at the leave (or the caller of {@link #close} does, if that did not finish). {@code muc},
  * {@code delivery} and {@code transportStarted} are set once at start. {@code gapsSkipped} is a counter any thread
  * adds to. A view change runs on the cluster thread only, one at a time (A1), and at most one owner per room comes
@@ -103,6 +103,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
     private final NodeVersions versions;
+    /** Which other members read a FORWARD's origin and PASSED (learnt from {@link #versions}). */
+    private final PeerWireVersions wireVersions;
     /** Which members run the engine: the view is the membership without the others (rule J). */
     private final EngineMembers engines;
     /** Messages from other nodes that do not read: answered, counted, said once per peer and wire version. */
@@ -152,6 +154,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.engines = new EngineMembers(local, starts, versions, links.epoch());
+        this.wireVersions = new PeerWireVersions(local, versions);
         this.unreadable = new UnreadableMessages(versions, local, listener, this::answerUnreadable);
         // a read is not retried once this node is closed or its own member is gone: none could succeed any more
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
@@ -172,12 +175,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 engines, rooms, adoption, replicated, outbox, links, handoffTimeoutNanos, lateSwitchLimitNanos,
                 listener);
         this.stragglers = new StragglerHold(local, handoffTimeoutNanos, System::nanoTime, () -> view.members(),
-                readsPassed::contains, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
+                wireVersions::readsPassed, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
                 Wire.passed(links.epoch(), links.nextSeq(node), entry)), () -> muc.replicationBarrier(), listener);
         this.forwarding = new ForwardingLog(local, links, outbox, listener,
                 settings.get(ClusterSettings.UNCONFIRMED_LIMIT), handoffTimeoutNanos, lateSwitchLimitNanos,
                 replicationTimeoutMs, () -> view, () -> muc, () -> closed, this::servedHereNow, this::handOn,
-                handOffs.peerViews(), leavingNodes, readsOrigins, stragglers);
+                handOffs.peerViews(), leavingNodes, wireVersions::readsOrigins, stragglers);
     }
 
     /** Forwards from entry nodes that wait for a leaving node's stragglers (I2 across a graceful leave, F1). */
@@ -719,42 +722,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Set once the transport has started: the maps can be used from then on. */
     private volatile boolean transportStarted;
 
-    /**
-     * Members whose published wire version reads a FORWARD's origin (2 and later; docs/cluster.md "Versions between
-     * nodes"): only they are sent one. Added by the cluster thread (every second, for members not in it yet), removed
-     * when a member departs (it may come back with another build); read by any thread that forwards.
-     */
-    private final Set<String> readsOrigins = ConcurrentHashMap.newKeySet();
-    /**
-     * Members that published {@link StragglerHold#WIRE_VERSION} or later: learnt with readsOrigins (cluster thread),
-     * forgotten as they leave the membership; read by transport threads.
-     */
-    private final Set<String> readsPassed = ConcurrentHashMap.newKeySet();
-    private long nextVersionCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
-
-    private void learnWireVersions(long nowNanos) {
-        if (!transportStarted || closed || nowNanos - nextVersionCheckNanos < 0) {
-            return;
-        }
-        nextVersionCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
-        for (String m : view.members()) {
-            // readsOrigins forgets a node as it leaves the view, readsPassed only as it leaves the membership (a
-            // leaving node is told PASSED after the switch): a node back in the view is read again, so an engine
-            // restarted with another build while it stayed a member is not taken for the one before
-            if (!m.equals(local) && !(readsOrigins.contains(m) && readsPassed.contains(m))) {
-                NodeVersions.Version v = versions.of(m);
-                if (v != null && v.wire() >= 2) {
-                    readsOrigins.add(m);
-                }
-                if (v != null && v.wire() >= StragglerHold.WIRE_VERSION) {
-                    readsPassed.add(m);
-                } else if (v != null) {
-                    readsPassed.remove(m);
-                }
-            }
-        }
-    }
-
     @Override
     public void membersChanged(List<String> members) {
         adminCalls.membersChanged(members);
@@ -781,7 +748,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         handOffs.peerViews().keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
-        readsPassed.retainAll(members);
+        wireVersions.retainMembers(members);
         onView(List.copyOf(copy));
         stragglers.retain(leavingNodes, members);
     }
@@ -863,7 +830,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                 handOffs.clearHeld();
             });
             forwarding.forgetProgress(departed);
-            readsOrigins.removeAll(departed);
+            wireVersions.departed(departed);
         }
         forwarding.admitEarlyForwards();
         listener.view(next.members(), local);
@@ -927,7 +894,9 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     membersChanged(transport.members()); // a member's engine started: a join (rule J2)
                 }
             }
-            learnWireVersions(now);
+            if (transportStarted && !closed) {
+                wireVersions.learn(now, view.members());
+            }
             adoption.retryReleases();
             int skipped = links.sweep(now, this::dispatch);
             if (skipped > 0) {

@@ -73,15 +73,15 @@ final class ForwardingLog {
     private final Map<String, List<String>> peerViews;
     /** ClusterNode's: nodes that announced their leave; read only here. */
     private final Set<String> leavingNodes;
-    /** ClusterNode's: members that read a FORWARD's origin; read only here. */
-    private final Set<String> readsOrigins;
+    /** Whether a member reads a FORWARD's origin ({@link PeerWireVersions}). */
+    private final Predicate<String> readsOrigins;
     private final StragglerHold stragglers;
 
     ForwardingLog(String local, OrderedLinks<?> links, Outbox outbox, ClusterListener listener, int unconfirmedLimit,
                   long handoffTimeoutNanos, long lateSwitchLimitNanos, long replicationTimeoutMs,
                   Supplier<View> view, Supplier<MucService> muc, BooleanSupplier closed, Predicate<Jid> servedHereNow,
                   BiConsumer<String, Wire.Message> handOn, Map<String, List<String>> peerViews,
-                  Set<String> leavingNodes, Set<String> readsOrigins, StragglerHold stragglers) {
+                  Set<String> leavingNodes, Predicate<String> readsOrigins, StragglerHold stragglers) {
         this.local = local;
         this.links = links;
         this.outbox = outbox;
@@ -177,7 +177,7 @@ final class ForwardingLog {
             return false; // its owner left a moment ago; what it kept is being resent
         }
         byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
-                readsOrigins.contains(owner) ? origin : null, stanza);
+                readsOrigins.test(owner) ? origin : null, stanza);
         outbox.send(owner, bytes);
         listener.forwarded(bytes.length);
         return true;
