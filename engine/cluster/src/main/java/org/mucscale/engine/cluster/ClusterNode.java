@@ -9,17 +9,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
-import java.util.function.Predicate;
 
 import org.mucscale.engine.config.Settings;
 import org.mucscale.engine.muc.AcceptedMark;
@@ -60,7 +55,21 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>Alone (a one-member view) nothing is replicated and {@link #servesHere} is always true: the message path does one
- * volatile read more than without clustering.
+ * volatile read more than without clustering. *
+ * <p>Parts (each names the state it owns and its owner thread in its header; docs/cluster-protocol.md has the table):
+ * {@link ForwardingLog} (forwards out, unconfirmed, resend, CONFIRM, early forwards), {@link HandOffs} (hand-offs,
+ * SWITCHED, claims), {@link RoomAdoption} (take-over, adoption from the maps), {@link ReplicatedRooms} (the maps'
+ * layout, a run's write), {@link SessionDirectory} (where sessions are), {@link PeerWireVersions} (what other members
+ * read). This class keeps the wiring, the view and its changes, the leave, and messages in by kind.
+ *
+ * <p>State kept here, and its owner. The cluster thread writes {@code view} (volatile, read by every thread),
+ * {@code everClustered}, {@code replicating}, {@code leavingNodes} and {@code leavingRuns}, {@code crashedNodes},
+ * {@code leftGracefully} and {@code departedRuns} (concurrent sets and maps, read by transport, room and relay-writer
+ * threads), {@link PeerWireVersions} (what other members read), and the once-a-second check times; it
+ * sets {@code closed} at the leave (or the caller of {@link #close} does, if that did not finish). {@code muc},
+ * {@code delivery} and {@code transportStarted} are set once at start. {@code gapsSkipped} is a counter any thread
+ * adds to. A view change runs on the cluster thread only, one at a time (A1), and at most one owner per room comes
+ * of it (I1).
  */
 public final class ClusterNode implements RoomPlacement, RoomReplication, ClusterTransport.Listener, AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterNode.class);
@@ -85,37 +94,24 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** The longest a room's stanzas wait for a previous owner that has not switched views yet. */
     private final long lateSwitchLimitNanos;
     private final long replicationTimeoutMs;
-    private final int unconfirmedLimit;
     private final ClusterMap rooms;
     private final ClusterMap tails;
     /** Each room's occupants, one entry each, and its list of used slots ({@link OccupantSlots}). */
     private final ClusterMap occupants;
-    /** Per room served here: which occupant is in which slot, and what was written last. */
-    private final ConcurrentHashMap<Jid, OccupantSlots> occupantSlots = new ConcurrentHashMap<>();
     /** Public rooms of the whole service: room address to display name (UTF-8), for disco#items on any node. */
     private final ClusterMap directory;
     /** Node id to the run its engine started with ({@link #STARTS_MAP}). */
     private final ClusterMap starts;
     private final NodeVersions versions;
+    /** Which other members read a FORWARD's origin and PASSED (learnt from {@link #versions}). */
+    private final PeerWireVersions wireVersions;
     /** Which members run the engine: the view is the membership without the others (rule J). */
     private final EngineMembers engines;
     /** Messages from other nodes that do not read: answered, counted, said once per peer and wire version. */
     private final UnreadableMessages unreadable;
     private final OrderedLinks<Inbound> links = new OrderedLinks<>(GAP_TIMEOUT_NANOS, LINK_START_WINDOW_NANOS);
-    /** Where each user's session is, as the node their stanzas entered at (written by transport threads). */
-    private final ConcurrentHashMap<Jid, String> sessions = new ConcurrentHashMap<>();
-    /** Rooms taken over from a hand-off before this node's own view agreed (cleared at each view change). */
-    private final Set<Jid> held = ConcurrentHashMap.newKeySet();
-    /** Rooms waiting for a hand-off, with the deadline after which they are taken over from the maps. */
-    private final ConcurrentHashMap<Jid, Long> awaitingHandoff = new ConcurrentHashMap<>();
-    /**
-     * The view each other node last said it switched to ({@link Wire#SWITCHED}, sent after its hand-offs): a room that
-     * such a view places at that node is still there ({@link #claimOf}). Kept for leaving nodes until they are gone.
-     * Written on the cluster thread only; read by room threads (claims).
-     */
-    private final ConcurrentHashMap<String, List<String>> peerViews = new ConcurrentHashMap<>();
-    /** Newest tail sequence number written per room, so a removed room's tail slots can be freed. */
-    private final ConcurrentHashMap<Jid, Long> tailSeqs = new ConcurrentHashMap<>();
+    /** Where each user's session is, and so which node delivers to them (see {@link SessionDirectory}). */
+    private final SessionDirectory sessions;
     private final ScheduledExecutorService clusterThread;
     /** Reads of a take-over that run side by side (threads only while there is one). */
     private final java.util.concurrent.ExecutorService reads = new java.util.concurrent.ThreadPoolExecutor(0, 4, 10,
@@ -125,41 +121,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Room-administration calls to and from other nodes (issue 37). */
     private final AdminCalls adminCalls;
     private final RelayWriter relayIn;
+    /** Rooms adopted from the maps: take-overs of crashed owners' rooms, hand-offs, waits that ended. */
+    private final RoomAdoption adoption;
+    /** Rooms moving between live nodes: hand-offs sent and awaited, SWITCHED, other nodes' claims. */
+    private final HandOffs handOffs;
     /** Groupchat messages written to this node's sessions lately (a re-delivery skips a node that has it). */
     private final DeliveredIds delivered = new DeliveredIds(DELIVERED_IDS, TimeUnit.SECONDS.toNanos(60), System::nanoTime);
     /** 2 MB; a minute of 2,000 messages/s, far more than the seconds a take-over takes. */
     private static final int DELIVERED_IDS = 131_072;
-    private final LongAdder failovers = new LongAdder();
     private volatile View view;
     private volatile MucService muc;
-    private volatile BooleanSupplier reachesEveryone = () -> false;
     private volatile boolean closed;
-    private volatile long lastFailoverMillis = -1;
-
-    /** The view and the owner of each room under it (memoized; replaced with the view). */
-    private record View(List<String> members, boolean clustered, ConcurrentHashMap<Jid, String> owners) {
-        static View of(List<String> members) {
-            return new View(List.copyOf(members), members.size() > 1, new ConcurrentHashMap<>());
-        }
-
-        String owner(Jid room) {
-            String o = owners.get(room);
-            if (o == null) {
-                o = Rendezvous.owner(room.toString(), members);
-                if (owners.size() < 100_000) {
-                    owners.put(room, o);
-                }
-            }
-            return o;
-        }
-
-        /** The members but {@code node}, in order (a new list). */
-        List<String> without(String node) {
-            List<String> rest = new ArrayList<>(members);
-            rest.remove(node);
-            return rest;
-        }
-    }
 
     public ClusterNode(ClusterTransport transport, Settings settings, int historySize, ClusterListener listener) {
         this.transport = Objects.requireNonNull(transport);
@@ -170,7 +142,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.lateSwitchLimitNanos = Math.max(handoffTimeoutNanos,
                 settings.get(ClusterSettings.STATE_READ_TIMEOUT).toNanos());
         this.replicationTimeoutMs = settings.get(ClusterSettings.REPLICATION_TIMEOUT).toMillis();
-        this.unconfirmedLimit = settings.get(ClusterSettings.UNCONFIRMED_LIMIT);
         long lingerNanos = settings.get(ClusterSettings.BATCH_LINGER).toNanos();
         this.outbox = new Outbox(transport, lingerNanos, listener);
         this.rooms = transport.map(ROOMS_MAP);
@@ -178,10 +149,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.occupants = transport.map(OCCUPANTS_MAP);
         this.directory = transport.map(DIRECTORY_MAP);
         this.writer = new ReplicationWriter(lingerNanos, rooms, tails, occupants, directory, listener);
+        this.replicated = new ReplicatedRooms(writer, tailSlots, replicationTimeoutMs, listener);
         this.starts = transport.map(STARTS_MAP);
         this.versions = new NodeVersions(transport.map(NodeVersions.MAP), local,
                 new NodeVersions.Version(NodeVersions.WIRE_VERSION, NodeVersions.BUILD));
         this.engines = new EngineMembers(local, starts, versions, links.epoch());
+        this.wireVersions = new PeerWireVersions(local, versions);
         this.unreadable = new UnreadableMessages(versions, local, listener, this::answerUnreadable);
         // a read is not retried once this node is closed or its own member is gone: none could succeed any more
         this.stateReads = new StateReads(rooms, tails, occupants, reads,
@@ -195,13 +168,30 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         this.view = View.of(List.of(local));
         this.clusterThread = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "mucscale-cluster"));
         this.relayIn = new RelayWriter(delivered, crashedNodes, listener);
+        this.sessions = new SessionDirectory(local, () -> view, crashedNodes, listener);
+        this.adoption = new RoomAdoption(local, () -> muc, stateReads, reads, relayIn, replicated, crashedNodes,
+                this::adoptLater, handoffTimeoutNanos, listener);
+        this.handOffs = new HandOffs(local, () -> view, () -> closed, leavingNodes, leftGracefully, crashedNodes,
+                engines, rooms, adoption, replicated, outbox, links, handoffTimeoutNanos, lateSwitchLimitNanos,
+                listener);
         this.stragglers = new StragglerHold(local, handoffTimeoutNanos, System::nanoTime, () -> view.members(),
-                readsPassed::contains, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
+                wireVersions::readsPassed, h -> handOn(h.fromNode(), h.message()), (node, entry) -> outbox.sendNow(node,
                 Wire.passed(links.epoch(), links.nextSeq(node), entry)), () -> muc.replicationBarrier(), listener);
+        this.forwarding = new ForwardingLog(local, links, outbox, listener,
+                settings.get(ClusterSettings.UNCONFIRMED_LIMIT), handoffTimeoutNanos, lateSwitchLimitNanos,
+                replicationTimeoutMs, () -> view, () -> muc, () -> closed, this::servedHereNow, this::handOn,
+                handOffs.peerViews(), leavingNodes, wireVersions::readsOrigins, stragglers);
     }
 
     /** Forwards from entry nodes that wait for a leaving node's stragglers (I2 across a graceful leave, F1). */
     private final StragglerHold stragglers;
+    /** Forwards to owners, kept until confirmed and resent at a crash; confirmations of forwards received. */
+    private final ForwardingLog forwarding;
+
+    /** A room that could not be adopted now is awaited again, with a deadline already past (the tick adopts it). */
+    private void adoptLater(Jid room) {
+        handOffs.retryFromMaps(room);
+    }
 
     private static Thread daemon(Runnable r, String name) {
         Thread t = new Thread(r, name);
@@ -227,13 +217,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
      * with it.)
      */
     public void sessionsOnServer(BooleanSupplier linkUp) {
-        this.reachesEveryone = Objects.requireNonNull(linkUp);
-        this.sessionsOnNodes = false;
+        sessions.onServer(linkUp);
     }
-
-    private volatile boolean sessionsOnNodes = true;
-    /** Standalone: the last other node a stanza entered at, i.e. a node whose link to the server is up. */
-    private volatile String lastEntryNode;
 
     /**
      * Joins: starts the transport and applies its first view before returning (rule J3: an engine that starts in a
@@ -281,10 +266,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public boolean servesHere(Jid room) {
-        if (resending) {
-            // the view read may be the new one: what was resent to the rooms' new owners goes first
-            awaitResends();
-        }
+        forwarding.awaitResendsIfAny();
         return servedHereNow(room);
     }
 
@@ -314,8 +296,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** {@link #servesHere} under the view as it is, without waiting for resends (never blocks). */
     private boolean servedHereNow(Jid room) {
         View v = view;
-        return !v.clustered() || local.equals(v.owner(room)) || held.contains(room)
-                || awaitingHandoff.containsKey(room);
+        return !v.clustered() || local.equals(v.owner(room)) || handOffs.holdsOrAwaits(room);
     }
 
     @Override
@@ -345,172 +326,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     @Override
     public void forward(Jid room, XmlElement stanza, String entryNode, int hops, boolean resent, Forwarded origin) {
-        while (!send(view, room, stanza, entryNode, hops, resent, origin, false)) {
-            awaitResends(); // the owner read just left: route again under the view that replaced it
-        }
-    }
-
-    /**
-     * Forwards under {@code v}; false if that cannot be done now because the owner under {@code v} is leaving with
-     * unconfirmed messages being resent ({@code resending}: this is one of those resends, which go first).
-     */
-    private boolean send(View v, Jid room, XmlElement stanza, String entryNode, int hops, boolean resent,
-                         Forwarded origin, boolean resending) {
-        String owner = v.owner(room);
-        if (!resending && this.resending && !Thread.holdsLock(resendGate)) {
-            return false;
-        }
-        if (owner == null || owner.equals(local)) {
-            // the view changed in between: it is ours now
-            muc.processForwarded(stanza, entryNode, hops, resent, null, origin);
-            return true;
-        }
-        long seq = links.nextSeq(owner);
-        // kept by whoever forwards it, entry node or a node whose view was behind: the one that sent it to the owner
-        // is the one the owner confirms it to
-        if (unconfirmedLimit > 0 && Unconfirmed.keeps(stanza) && !unconfirmed.computeIfAbsent(owner,
-                o -> new Unconfirmed(unconfirmedLimit)).add(seq, room, entryNode, stanza)) {
-            return false; // its owner left a moment ago; what it kept is being resent
-        }
-        byte[] bytes = Wire.forward(links.epoch(), seq, room, entryNode == null ? local : entryNode, hops, resent,
-                readsOrigins.contains(owner) ? origin : null, stanza);
-        outbox.send(owner, bytes);
-        listener.forwarded(bytes.length);
-        return true;
-    }
-
-    /**
-     * While a view change resends what departed owners never confirmed, stanzas for rooms wait here, so nothing a
-     * sender sent later reaches a room's new owner before the resent ones (the cluster thread holds this gate).
-     */
-    private final Object resendGate = new Object();
-    private volatile boolean resending;
-
-    private void awaitResends() {
-        synchronized (resendGate) {
-            // nothing: entering means the resends are done (or this is the cluster thread doing them)
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------- confirmations
-
-    private final ConcurrentHashMap<String, Unconfirmed> unconfirmed = new ConcurrentHashMap<>();
-
-    /** Per node sending to us: the epoch and the newest sequence number handed on in link order (transport threads). */
-    private static final class Progress {
-        volatile long epoch;
-        volatile long seq = -1;
-        long confirmedEpoch;
-        long confirmedSeq = -1;
-    }
-
-    private final ConcurrentHashMap<String, Progress> inbound = new ConcurrentHashMap<>();
-    private volatile boolean confirming;
-
-    /**
-     * On the cluster thread (each tick): for every node that sent us something since the last confirmation, once
-     * every room thread has handled what was queued and its writes are confirmed, tell that node how far it got.
-     */
-    private void confirmHandled() {
-        MucService service = muc;
-        if (confirming || service == null || !view.clustered()) {
-            return;
-        }
-        Map<String, long[]> upTo = new HashMap<>();
-        inbound.forEach((node, p) -> {
-            long seq = p.seq;
-            long epoch = p.epoch;
-            if (seq >= 0 && (seq != p.confirmedSeq || epoch != p.confirmedEpoch)) {
-                upTo.put(node, new long[] {epoch, seq});
-            }
-        });
-        stopBeforeParked(upTo);
-        if (upTo.isEmpty()) {
-            return;
-        }
-        confirming = true;
-        CompletableFuture<Void> barrier;
-        try {
-            barrier = service.replicationBarrier();
-        } catch (RuntimeException e) {
-            confirming = false;
-            return;
-        }
-        barrier.orTimeout(replicationTimeoutMs * 2, TimeUnit.MILLISECONDS).whenComplete((ok, failure) -> {
-            try {
-                if (failure == null && !closed) {
-                    upTo.forEach((node, es) -> {
-                        Progress p = inbound.get(node);
-                        if (p != null && view.members().contains(node)) {
-                            outbox.send(node, Wire.confirm(links.epoch(), links.nextSeq(node), es[0], es[1]));
-                            p.confirmedEpoch = es[0];
-                            p.confirmedSeq = es[1];
-                        }
-                    });
-                }
-            } finally {
-                confirming = false;
-            }
-        });
-    }
-
-    /**
-     * A forward parked as an early forward is not handed on yet, though the link's progress moved past it: each
-     * link's confirmation stops before its first parked one (read after the progress, which moves after the parking).
-     */
-    private void stopBeforeParked(Map<String, long[]> upTo) {
-        synchronized (earlyForwards) {
-            for (EarlyForward e : earlyForwards) {
-                long[] es = upTo.get(e.fromNode());
-                if (es != null && e.message().epoch() == es[0]) {
-                    es[1] = Math.min(es[1], e.message().seq() - 1);
-                }
-            }
-        }
-        stragglers.stopBeforeHeld(upTo); // likewise a forward held for a leaving node's stragglers
-        upTo.entrySet().removeIf(u -> {
-            Progress p = inbound.get(u.getKey());
-            long[] es = u.getValue();
-            return es[1] < 0 || p != null && es[0] == p.confirmedEpoch && es[1] <= p.confirmedSeq;
-        });
-    }
-
-    private void onConfirm(String fromNode, Wire.Message m) {
-        Unconfirmed u = unconfirmed.get(fromNode);
-        if (u != null && m.confirmedEpoch() == links.epoch()) {
-            u.confirm(m.confirmedSeq());
-        }
-    }
-
-    /**
-     * On the cluster thread, at a view change: what this node forwarded to owners that died (or stopped without
-     * handing over) and that they never confirmed. A node that announced its leave hands its rooms over and forwards
-     * stragglers itself: nothing of its is resent.
-     */
-    private List<Resend> takeUnconfirmed(Set<String> departed) {
-        List<Resend> all = new ArrayList<>();
-        for (String node : departed) {
-            // left in the map, refusing additions, so a forward that read the old view routes again instead of
-            // starting a fresh record for a node that is gone (removed when the node is back in a view)
-            Unconfirmed u = unconfirmed.get(node);
-            if (u == null) {
-                continue;
-            }
-            List<Unconfirmed.Kept> list = u.takeUnconfirmed();
-            if (leavingNodes.contains(node)) {
-                continue;
-            }
-            for (Unconfirmed.Kept k : list) {
-                // the departed owner's accepted mark names it so: skipped where that mark covers it
-                all.add(new Resend(k, new Forwarded(node, local, links.epoch(), k.seq())));
-            }
-            listener.resent(list.size(), u.letGo());
-            if (!list.isEmpty() || u.letGo() > 0) {
-                LOG.info("sending {} messages again that {} had not confirmed before it left{}", list.size(), node,
-                        u.letGo() == 0 ? "" : " (" + u.letGo() + " older ones were let go at the limit)");
-            }
-        }
-        return all;
+        forwarding.forward(room, stanza, entryNode, hops, resent, origin);
     }
 
     /** Drops the records of departed nodes that are members again (before the view that has them is used). */
@@ -518,110 +334,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         departedRuns.keySet().removeAll(members);
         leftGracefully.removeAll(members);
         crashedNodes.removeAll(members);
-        for (String m : members) {
-            Unconfirmed u = unconfirmed.get(m);
-            if (u != null && u.departed()) {
-                unconfirmed.remove(m, u);
-            }
-        }
-    }
-
-    /** A message kept for an owner that departed, and which forward it was (the resend's origin). */
-    private record Resend(Unconfirmed.Kept kept, Forwarded origin) {
-    }
-
-    /** Sends {@code list} to the rooms' owners under {@code next}, marked as resent (on the cluster thread). */
-    private void resend(View next, List<Resend> list) {
-        for (Resend r : list) {
-            Unconfirmed.Kept k = r.kept();
-            try {
-                send(next, k.room(), k.stanza(), k.entryNode(), 1, true, r.origin(), true);
-            } catch (RuntimeException e) {
-                LOG.warn("could not resend a message for {}: {}", k.room(), e.toString());
-            }
-        }
-    }
-
-    /**
-     * Forwarded stanzas that came before this node's view caught up with their sender's, with their arrival time:
-     * resent ones before the view made this node their room's owner, and any that reach a node still alone in its view
-     * (it is joining, and the sender already sees it; handled at once, they would meet no room, as the rooms moving
-     * here have not been handed over yet).
-     */
-    private final java.util.concurrent.ConcurrentLinkedQueue<EarlyForward> earlyForwards =
-            new java.util.concurrent.ConcurrentLinkedQueue<>();
-
-    private record EarlyForward(long arrivedNanos, String fromNode, Wire.Message message) {
-        /** Whether this node's view has caught up with the sender's for this stanza. */
-        boolean due(ClusterNode node) {
-            return message.resent() ? node.servedHereNow(message.room()) : node.view.members().contains(fromNode);
-        }
-
-        /**
-         * Whether the sender has announced ({@link Wire#SWITCHED}) the view that sent this stanza here: one that makes
-         * this node the room's owner (a resend), or one with this node in it. Such a stanza waits for this node's
-         * view past the hand-off timeout, up to the late-switch limit: this node's view is the one that lags.
-         */
-        boolean announcedHere(ClusterNode node) {
-            List<String> v = node.peerViews.get(fromNode);
-            if (v == null) {
-                return false;
-            }
-            return message.resent() ? node.local.equals(Rendezvous.owner(message.room().toString(), v))
-                    : v.contains(node.local);
-        }
-    }
-
-    /**
-     * A forward from another node while this node is alone in its view: its sender's view is ahead. Not from a node
-     * that announced its leave: that one is behind, passing on stragglers (this node's own users' stanzas among them),
-     * which must go in at once, before the leaving node's PASSED lets their senders' later stanzas go (StragglerHold
-     * rule 4); waiting as early forwards they came seconds late, after those (RealOpenfireRollingUpgradeIT).
-     */
-    private boolean aheadOfUs(String fromNode, Wire.Message m) {
-        return !view.clustered() && !m.resent() && fromNode != null && !fromNode.equals(local)
-                && !leavingNodes.contains(fromNode);
-    }
-
-    /**
-     * Early forwards whose sender's view this node's has caught up with (or that waited long enough) go in. Called on
-     * the cluster thread and, before a newer forwarded stanza is handed on, on the transport thread that has it, so the
-     * early ones, which came first on their link, are handled first.
-     */
-    private void admitEarlyForwards() {
-        if (earlyForwards.isEmpty() || resending && !Thread.holdsLock(resendGate)) {
-            // while the cluster thread resends, it admits them itself, first
-            return;
-        }
-        // lock order: the resend gate, then this queue. The cluster thread holds the gate when it comes here, and
-        // handing a stanza on passes the gate (servesHere), so a transport thread takes the gate first: one that
-        // passed the check above just before a view change began held this queue and waited for the gate while the
-        // cluster thread held the gate and waited for this queue (ClusterEnginesTest hung so in CI once; before
-        // that, a wait inside deadlocked ClusterViewLagOrderTest once in ~3 runs)
-        synchronized (resendGate) {
-            admitEarlyForwardsGated();
-        }
-    }
-
-    private void admitEarlyForwardsGated() {
-        synchronized (earlyForwards) {
-            long now = System.nanoTime();
-            int n = earlyForwards.size();
-            for (int i = 0; i < n; i++) {
-                EarlyForward e = earlyForwards.poll();
-                if (e == null) {
-                    break;
-                }
-                Wire.Message m = e.message();
-                long waited = now - e.arrivedNanos();
-                if (e.due(this) || waited > handoffTimeoutNanos
-                        && (waited > lateSwitchLimitNanos || !e.announcedHere(this))) {
-                    handOn(e.fromNode(), m);
-                } else {
-                    earlyForwards.add(e); // not yet: back at the end, order among the waiting ones kept
-                }
-            }
-        }
+        forwarding.forgetDeparted(members);
     }
 
     @Override
@@ -704,61 +417,28 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
 
     /** Forwarded messages kept until their owners confirm them (a gauge). */
     public int unconfirmedMessages() {
-        int n = 0;
-        for (Unconfirmed u : unconfirmed.values()) {
-            n += u.size();
-        }
-        return n;
+        return forwarding.unconfirmedMessages();
     }
 
     @Override
     public void sessionSeen(Jid sender, String entryNode) {
-        if (!view.clustered() && entryNode == null) {
-            return;
-        }
-        String node = entryNode == null ? local : entryNode;
-        if (!node.equals(sessions.get(sender))) {
-            sessions.put(sender, node);
-        }
-        if (entryNode != null && !sessionsOnNodes && !entryNode.equals(lastEntryNode)) {
-            lastEntryNode = entryNode;
-        }
+        sessions.seen(sender, entryNode);
     }
 
     @Override
     public String sessionNode(Jid user) {
-        String n = sessions.get(user);
-        return n == null ? local : n;
+        return sessions.node(user);
     }
 
     /**
      * What {@link #deliveryNode} answers for a recipient whose session was on a crashed node: nobody can deliver it
-     * (compared by identity; node ids never hold a space).
+     * (compared by identity: the same object as {@link SessionDirectory#DEPARTED}).
      */
-    static final String DEPARTED = new String("crashed node");
+    static final String DEPARTED = SessionDirectory.DEPARTED;
 
     /** The node to deliver to {@code recipient} through: null for this node, {@link #DEPARTED} for nobody. */
     String deliveryNode(Jid recipient) {
-        if (recipient == null || reachesEveryone.getAsBoolean()) {
-            return null;
-        }
-        String n = sessions.get(recipient);
-        List<String> members = view.members();
-        if (n != null && !n.equals(local) && members.contains(n)) {
-            return n;
-        }
-        if (n != null && sessionsOnNodes && crashedNodes.contains(n)) {
-            listener.departedSessionDropped(); // the caller drops it
-            return DEPARTED;
-        }
-        if (!sessionsOnNodes) {
-            // no link here: any node with one can deliver to anyone
-            String linked = lastEntryNode;
-            if (linked != null && !linked.equals(local) && members.contains(linked)) {
-                return linked;
-            }
-        }
-        return null;
+        return sessions.deliveryNode(recipient);
     }
 
     // ------------------------------------------------------------------------------------------- relays
@@ -788,9 +468,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         return replicating;
     }
 
-    /** The last write each room thread started, which its next flush's deliveries wait for. */
-    private final ThreadLocal<CompletableFuture<Void>> lastWrite = new ThreadLocal<>();
-
     @Override
     public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail) {
         return replicate(changed, removed, tail, List.of());
@@ -799,91 +476,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     @Override
     public CompletableFuture<Void> replicate(List<RoomImage> changed, List<Jid> removed, List<TailRecord> tail,
                                              List<AcceptedMark> marks) {
-        long start = System.nanoTime();
-        ReplicationBatch batch = new ReplicationBatch();
-        for (Jid room : removed) {
-            // records are numbered from 1; free the slots of the newest min(seq, slots), or all if seq is unknown
-            Long seq = tailSeqs.remove(room);
-            long newest = seq == null ? tailSlots : seq;
-            List<String> slots = new ArrayList<>();
-            for (long s = Math.max(1, newest - tailSlots + 1); s <= newest; s++) {
-                slots.add(tailKey(room, s));
-            }
-            slots.add(markKey(room));
-            batch.remove(roomKey(room), slots);
-            batch.unlist(roomKey(room));
-            OccupantSlots os = occupantSlots.remove(room);
-            if (os != null) {
-                os.removeAll(batch.occupantChanges);
-            }
-        }
-        for (TailRecord t : tail) {
-            batch.putTail(tailKey(t.room(), t.seq()), RoomImages.encode(t));
-            tailSeqs.merge(t.room(), t.seq(), Math::max);
-        }
-        for (AcceptedMark mark : marks) {
-            // in the tails map, so it costs no round of its own; it may land before or after the round's tail records,
-            // which is why a take-over checks it against the tail it read (markTrusted)
-            batch.putTail(markKey(mark.room()), RoomImages.encode(mark));
-        }
-        for (RoomImage image : changed) {
-            occupantSlots.computeIfAbsent(image.room(), OccupantSlots::new).diff(image.occupants(),
-                    batch.occupantChanges);
-            batch.putRoom(roomKey(image.room()), RoomImages.encode(new RoomImage(image.config(), image.persistent(),
-                    image.locked(), image.presenceBroadcastRoles(), image.subjectMessage(), List.of(),
-                    image.tailSeq())));
-            if (image.config().isPublic() && !image.locked()) {
-                String name = image.config().name();
-                batch.list(roomKey(image.room()), (name == null || name.isEmpty() ? image.room().local() : name)
-                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            } else {
-                batch.unlist(roomKey(image.room()));
-            }
-            tailSeqs.merge(image.room(), image.tailSeq(), Math::max);
-        }
-        int entries = batch.entries();
-        int bytes = batch.bytes;
-        CompletableFuture<Void> write = writer.submit(batch)
-                .orTimeout(replicationTimeoutMs, TimeUnit.MILLISECONDS)
-                .handle((ok, failure) -> {
-                    boolean late = failure != null;
-                    if (late) {
-                        Throwable cause = failure instanceof java.util.concurrent.CompletionException c
-                                && c.getCause() != null ? c.getCause() : failure;
-                        LOG.warn("replicating room state {}; delivering anyway",
-                                cause instanceof TimeoutException ? "took longer than " + replicationTimeoutMs + " ms"
-                                        : "failed: " + cause);
-                    }
-                    listener.replicated(entries, bytes, System.nanoTime() - start, late);
-                    return null;
-                });
-        lastWrite.set(write);
-        return write;
+        return replicated.replicate(changed, removed, tail, marks);
     }
 
     /** The write the calling room thread started last (null: none since the last call). */
     CompletableFuture<Void> takeWrite() {
-        CompletableFuture<Void> w = lastWrite.get();
-        if (w != null) {
-            lastWrite.remove();
-        }
-        return w;
+        return replicated.takeWrite();
     }
 
     private final ReplicationWriter writer;
-
-    static String roomKey(Jid room) {
-        return room.toString();
-    }
-
-    private String tailKey(Jid room, long seq) {
-        return room + "#" + Math.floorMod(seq, tailSlots);
-    }
-
-    /** The key of a room's accepted mark in the tails map (tail slots are numbers, so it meets none of them). */
-    static String markKey(Jid room) {
-        return room + "#a";
-    }
+    /** What the room threads write to the maps, and how a room's state is read back (see {@link ReplicatedRooms}). */
+    private final ReplicatedRooms replicated;
 
     // ------------------------------------------------------------------------------------------- transport in
 
@@ -996,24 +599,22 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     private void dispatch(Inbound in) {
         String fromNode = in.fromNode();
         Wire.Message m = in.message();
-        Progress p = inbound.computeIfAbsent(fromNode, n -> new Progress());
+        ForwardingLog.Progress p = forwarding.progress(fromNode);
         if (engines.heard(fromNode)) {
             // its engine runs: a join (rule J2), applied on the cluster thread before a HANDOFF or SWITCHED it sent
             membersChanged(transport.members());
         }
         switch (m.kind()) {
             case Wire.FORWARD -> {
-                if (m.resent() && !servesHere(m.room()) || aheadOfUs(fromNode, m)) {
+                if (m.resent() && !servesHere(m.room()) || forwarding.aheadOfUs(fromNode, m)) {
                     // sent again after its owner left, or to this node as it joins, and our view has not caught up:
                     // wait for it a moment
-                    synchronized (earlyForwards) {
-                        earlyForwards.add(new EarlyForward(System.nanoTime(), fromNode, m));
-                    }
+                    forwarding.park(fromNode, m);
                     p.epoch = m.epoch();
                     p.seq = m.seq();
                     return;
                 }
-                admitEarlyForwards();
+                forwarding.admitEarlyForwards();
                 if (stragglers.hold(fromNode, m)) {
                     break; // its room came from a leaving node whose stragglers of this sender may still come
                 }
@@ -1025,16 +626,16 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     // when this node is the one leaving (its view no longer holds it): then the sender's view is
                     // behind, the room went to the sender, and a stanza held here would wait for a hand-off that
                     // never comes while it counts as handled, so it is confirmed and lost; it is forwarded on instead
-                    awaitingHandoff.putIfAbsent(m.room(), System.nanoTime() + handoffTimeoutNanos);
+                    handOffs.await(m.room());
                 }
                 handOn(fromNode, m);
             }
             case Wire.PASSED -> stragglers.passed(fromNode, m.epoch(), m.entryNode());
-            case Wire.CONFIRM -> onConfirm(fromNode, m);
+            case Wire.CONFIRM -> forwarding.onConfirm(fromNode, m);
             case Wire.RELAY -> relayIn.offerFrom(in.fromNode(), m.relay()); // its sender decides how it is written
             case Wire.REDELIVER -> relayIn.offer(m.relay());
-            case Wire.HANDOFF -> clusterThread.execute(() -> onHandoff(m.room()));
-            case Wire.SWITCHED -> clusterThread.execute(() -> onSwitched(fromNode, m.members()));
+            case Wire.HANDOFF -> clusterThread.execute(() -> handOffs.onHandoff(m.room()));
+            case Wire.SWITCHED -> clusterThread.execute(() -> handOffs.onSwitched(fromNode, m.members()));
             case Wire.LEAVING -> {
                 long run = m.epoch();
                 clusterThread.execute(() -> onLeaving(fromNode, run));
@@ -1121,42 +722,6 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     /** Set once the transport has started: the maps can be used from then on. */
     private volatile boolean transportStarted;
 
-    /**
-     * Members whose published wire version reads a FORWARD's origin (2 and later; docs/cluster.md "Versions between
-     * nodes"): only they are sent one. Added by the cluster thread (every second, for members not in it yet), removed
-     * when a member departs (it may come back with another build); read by any thread that forwards.
-     */
-    private final Set<String> readsOrigins = ConcurrentHashMap.newKeySet();
-    /**
-     * Members that published {@link StragglerHold#WIRE_VERSION} or later: learnt with readsOrigins (cluster thread),
-     * forgotten as they leave the membership; read by transport threads.
-     */
-    private final Set<String> readsPassed = ConcurrentHashMap.newKeySet();
-    private long nextVersionCheckNanos = System.nanoTime(); // nanoTime may be negative: not 0
-
-    private void learnWireVersions(long nowNanos) {
-        if (!transportStarted || closed || nowNanos - nextVersionCheckNanos < 0) {
-            return;
-        }
-        nextVersionCheckNanos = nowNanos + TimeUnit.SECONDS.toNanos(1);
-        for (String m : view.members()) {
-            // readsOrigins forgets a node as it leaves the view, readsPassed only as it leaves the membership (a
-            // leaving node is told PASSED after the switch): a node back in the view is read again, so an engine
-            // restarted with another build while it stayed a member is not taken for the one before
-            if (!m.equals(local) && !(readsOrigins.contains(m) && readsPassed.contains(m))) {
-                NodeVersions.Version v = versions.of(m);
-                if (v != null && v.wire() >= 2) {
-                    readsOrigins.add(m);
-                }
-                if (v != null && v.wire() >= StragglerHold.WIRE_VERSION) {
-                    readsPassed.add(m);
-                } else if (v != null) {
-                    readsPassed.remove(m);
-                }
-            }
-        }
-    }
-
     @Override
     public void membersChanged(List<String> members) {
         adminCalls.membersChanged(members);
@@ -1180,10 +745,10 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // engine yet (rule J1: a room placed there would be lost with its hand-off)
         copy.retainAll(engines.filter(members));
         copy.removeIf(m -> leavingNodes.contains(m) && !m.equals(local));
-        peerViews.keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
+        handOffs.peerViews().keySet().removeIf(n -> leavingNodes.contains(n) && !members.contains(n));
         leavingNodes.retainAll(members);
         leavingRuns.keySet().retainAll(members);
-        readsPassed.retainAll(members);
+        wireVersions.retainMembers(members);
         onView(List.copyOf(copy));
         stragglers.retain(leavingNodes, members);
     }
@@ -1198,7 +763,7 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         try {
             applyView(members);
         } catch (RuntimeException e) {
-            abandonTakeover(e);
+            adoption.abandonTakeover(e);
             throw e;
         }
     }
@@ -1247,41 +812,27 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         crashedNodes.addAll(crashed);
         departed.stream().filter(leavingNodes::contains).forEach(leftGracefully::add);
         if (!crashed.isEmpty()) {
-            synchronized (takeoverLock) {
-                takeover = new Takeover(old, Set.copyOf(crashed));
-            }
+            adoption.begin(old, Set.copyOf(crashed));
         }
-        previous = old;
-        viewChangedNanos = System.nanoTime();
-        crashed.forEach(peerViews::remove); // a leaving node's view still says what it has not handed off yet
+        handOffs.viewChanging(old);
+        crashed.forEach(handOffs.peerViews()::remove); // a leaving node's view still says what it has not handed off yet
         forgetDeparted(next.members()); // a node back in the view gets a fresh record
         if (departed.isEmpty()) {
             view = next;
-            held.clear();
+            handOffs.clearHeld();
         } else {
             // what departed owners never confirmed goes to the rooms' new owners before anything newer from here.
             // Lock order: a link's inbox (OrderedLinks), the resend gate, the early forwards. Transport threads pass
             // the gate while their link's inbox is held (dispatch -> servesHere), so nothing under the gate may take
             // a link's inbox: links.forget below runs after it.
-            synchronized (resendGate) {
-                resending = true;
-                try {
-                    List<Resend> toResend = takeUnconfirmed(departed);
-                    view = next;
-                    held.clear();
-                    // resends other nodes sent here before this view made this node their rooms' owner go first:
-                    // what this node kept for the departed owner includes newer messages of the same senders,
-                    // which those nodes forwarded here after their resends (each link keeps its order)
-                    admitEarlyForwards();
-                    resend(next, toResend);
-                } finally {
-                    resending = false;
-                }
-            }
-            departed.forEach(inbound::remove);
-            readsOrigins.removeAll(departed);
+            forwarding.switchResending(departed, next, () -> {
+                view = next;
+                handOffs.clearHeld();
+            });
+            forwarding.forgetProgress(departed);
+            wireVersions.departed(departed);
         }
-        admitEarlyForwards();
+        forwarding.admitEarlyForwards();
         listener.view(next.members(), local);
         LOG.info("cluster view: {} (this node {}{})", next.members(), local, departed.isEmpty() ? ""
                 : ", departed " + departed + "; switched in " + (System.currentTimeMillis() - viewStartMillis) + " ms");
@@ -1291,35 +842,17 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         // rooms that now belong to another node: replicated, dropped here silently, handed off. What fails here
         // (a room thread that cannot take a task) must not keep the view change from its take-over below.
         try {
-            handOff(service, service.localRooms(), next);
+            handOffs.handOff(service, service.localRooms(), next);
         } catch (RuntimeException e) {
             LOG.error("handing rooms off for the cluster view {} failed; their new owners take them from the maps "
                     + "after the hand-off timeout", next.members(), e);
         }
-        announceSwitch(next);
+        handOffs.announceSwitch(next);
         // sessions that were on departed nodes: one step per room; a crashed node's users keep their hints (so the
         // delivery path drops what is still addressed to them) until every room here has removed them
         GoneSessions gone = null;
         if (!departed.isEmpty()) {
-            Map<Jid, String> goneUsers = new HashMap<>();
-            sessions.forEach((user, node) -> {
-                if (departed.contains(node)) {
-                    goneUsers.put(user, node);
-                }
-            });
-            goneUsers.forEach((user, node) -> {
-                if (!sessionsOnNodes || !crashed.contains(node)) {
-                    sessions.remove(user, node);
-                }
-            });
-            if (sessionsOnNodes) {
-                gone = new GoneSessions(goneUsers::containsKey, u -> !crashed.contains(goneUsers.get(u)));
-                try {
-                    service.removeSessionsWhere(gone).thenRun(() -> goneUsers.forEach(sessions::remove));
-                } catch (RuntimeException e) {
-                    LOG.error("removing the sessions of departed nodes {} from this node's rooms failed", departed, e);
-                }
-            }
+            gone = sessions.departed(departed, crashed, service);
             for (String d : departed) {
                 if (!leavingNodes.contains(d)) {
                     Long run = links.forget(d); // a leaving node still sends its hand-offs on its link
@@ -1331,568 +864,29 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
         }
         if (!crashed.isEmpty()) {
             try {
-                takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
+                adoption.takeOver(old, next, crashed, gone == null ? null : departed, viewStartMillis);
             } catch (RuntimeException e) {
-                abandonTakeover(e); // and the view change goes on
+                adoption.abandonTakeover(e); // and the view change goes on
             }
         }
-        admitEarlyForwards();
+        forwarding.admitEarlyForwards();
         if (!next.clustered()) {
             replicating = false;
         }
     }
 
-    /**
-     * The rooms of owners that died, from before the view switch until they are taken over (on the cluster thread,
-     * within {@link #onView}): a stanza that reaches a room thread for one of them meanwhile waits there
-     * ({@link #arriving}), and the room is named in {@link Takeover#held}.
-     */
-    private record Takeover(View old, Set<String> crashed, Set<Jid> held, Set<Jid> startedWithoutState,
-                            Set<Jid> adopted) {
-        Takeover(View old, Set<String> crashed) {
-            this(old, crashed, new HashSet<>(), new HashSet<>(), new HashSet<>()); // adopted: cluster thread only
-        }
-
-        /** Rooms started without state are not held again: their stanzas run as a new room's. */
-        boolean covers(Jid room, String local, View now) {
-            return !startedWithoutState.contains(room) && local.equals(now.owner(room))
-                    && crashed.contains(Rendezvous.owner(room.toString(), old.members()));
-        }
-    }
-
-    private final Object takeoverLock = new Object();
-    /** Guarded by takeoverLock; null when no take-over is under way. */
-    private Takeover takeover;
-
-    /**
-     * On the cluster thread, right after the switch to {@code next}: takes over the rooms that {@code crashed} owned
-     * under {@code old} and this node owns now. Which rooms those are takes a scan of the room map, which waits while
-     * Hazelcast promotes the dead member's backups; so while it runs, the rooms that stanzas already asked for (held
-     * on their room threads, see {@link #arriving}) are adopted as they come, and the scan's other rooms after it.
-     * Then the take-over is closed and what was asked for in between is adopted too (rooms with no replicated
-     * state, new ones, start empty).
-     */
-    private void takeOver(View old, View next, Set<String> crashed, Set<String> departedSessions, long viewStartMillis) {
-        long start = System.currentTimeMillis();
-        CompletableFuture<List<Jid>> scan = CompletableFuture.supplyAsync(() -> {
-            List<Jid> found = new ArrayList<>();
-            Set<String> keys = stateReads.roomKeys();
-            if (keys == null) {
-                throw new IllegalStateException("the room map could not be read"); // reported below
-            }
-            for (String key : keys) {
-                Jid room = Jid.tryParse(key);
-                if (room != null && local.equals(next.owner(room))
-                        && crashed.contains(Rendezvous.owner(key, old.members()))) {
-                    found.add(room);
-                }
-            }
-            return found;
-        }, reads);
-        Set<Jid> adopted;
-        synchronized (takeoverLock) {
-            adopted = takeover.adopted();
-        }
-        int early = 0;
-        while (true) {
-            List<Jid> asked;
-            synchronized (takeoverLock) {
-                asked = new ArrayList<>(takeover.held());
-            }
-            asked.removeAll(adopted);
-            if (!asked.isEmpty()) {
-                adoptFromMaps(asked, true, departedSessions);
-                adopted.addAll(asked);
-                early += asked.size();
-            } else if (!scan.isDone()) {
-                try {
-                    scan.get(5, TimeUnit.MILLISECONDS);
-                } catch (TimeoutException e) {
-                    // look for rooms asked for meanwhile
-                } catch (Exception e) {
-                    break; // reported below
-                }
-            }
-            if (scan.isDone() && asked.isEmpty()) {
-                break;
-            }
-        }
-        long scanned = System.currentTimeMillis();
-        List<Jid> rest = new ArrayList<>();
-        try {
-            rest.addAll(scan.join());
-        } catch (RuntimeException e) {
-            LOG.error("could not list the replicated rooms; taking over only those that receive stanzas", e);
-        }
-        rest.removeAll(adopted);
-        adoptFromMaps(rest, true, departedSessions);
-        adopted.addAll(rest);
-        List<Jid> late;
-        synchronized (takeoverLock) {
-            late = new ArrayList<>(takeover.held());
-            takeover = null;
-        }
-        late.removeAll(adopted);
-        adoptFromMaps(late, true, departedSessions);
-        adopted.addAll(late);
-        failovers.add(adopted.size());
-        long end = System.currentTimeMillis();
-        lastFailoverMillis = end - viewStartMillis;
-        LOG.info("took over {} rooms of departed node(s) {} in {} ms after the switch ({} asked for by stanzas while "
-                + "the room list was read, in {} ms; rooms {}) at {}", adopted.size(), crashed, end - start, early,
-                scanned - start, adopted.size() <= 10 ? adopted : adopted.size() + " rooms", end);
-    }
-
-    /**
-     * A take-over that failed part way is closed, so no room's stanzas wait for it for good: the rooms whose stanzas
-     * it held and had not adopted yet are adopted from the maps (or, if that fails too, start without their state).
-     */
-    private void abandonTakeover(RuntimeException e) {
-        Takeover t;
-        synchronized (takeoverLock) {
-            t = takeover;
-            takeover = null;
-        }
-        if (t == null) {
-            return;
-        }
-        List<Jid> waiting = new ArrayList<>(t.held());
-        waiting.removeAll(t.adopted());
-        LOG.error("taking over the rooms of {} failed; adopting the {} rooms whose stanzas wait for it", t.crashed(),
-                waiting.size(), e);
-        try {
-            adoptFromMaps(waiting, true, null);
-        } catch (RuntimeException again) {
-            LOG.error("adopting them failed too; they start without their replicated state", again);
-            waiting.forEach(this::releaseHeld); // a room adopted meanwhile has nothing waiting
-        }
-    }
-
-    /** Rooms whose held stanzas could not be let go yet (their room thread's queue stayed full): tick() retries. */
-    private final Set<Jid> heldToRelease = ConcurrentHashMap.newKeySet();
-
-    /** Lets the stanzas held for {@code room} run; if its room thread cannot take that now, tick() tries again. */
-    private void releaseHeld(Jid room) {
-        try {
-            muc.stopAwaiting(room);
-        } catch (RuntimeException e) {
-            heldToRelease.add(room);
-            LOG.warn("could not let the stanzas held for {} run yet; trying again: {}", room, e.toString());
-        }
-    }
-
-    /** The view before the last change, and when it changed (for {@link #claimOf}). */
-    private volatile View previous;
-    private volatile long viewChangedNanos;
     private volatile boolean replicating;
 
     @Override
     public boolean arriving(Jid room) {
-        if (awaitingHandoff.containsKey(room)) {
-            return true;
-        }
-        synchronized (takeoverLock) {
-            Takeover t = takeover;
-            if (t != null && t.covers(room, local, view)) {
-                t.held().add(room);
-                return true;
-            }
-        }
-        // alone too: the last other member may be leaving, its rooms still on their way here
-        if (!local.equals(view.owner(room))) {
-            return false;
-        }
-        Claim c = claimOf(room);
-        if (c == null || !c.announced() && !(c.servedAlone() && engines.runsEngine(c.node()))
-                && !replicatedAnywhere(room)) {
-            return false; // no other node has it: a new room
-        }
-        awaitingHandoff.putIfAbsent(room, System.nanoTime() + handoffTimeoutNanos);
-        return true;
-    }
-
-    /**
-     * {@code node} places a room at itself, in a view it announced, or in the view it is presumed to have; in a
-     * presumed view of {@code node} alone its rooms were never replicated.
-     */
-    private record Claim(String node, boolean announced, boolean servedAlone) {
-    }
-
-    /**
-     * The other node that, as far as this node knows, still places {@code room} at itself, or null.
-     * <ul>
-     *   <li>Its view is the one it last announced ({@link Wire#SWITCHED}: it has switched to it and handed off what
-     *   it moved). While it places the room at itself, the room's stanzas here wait for its hand-off, however late its
-     *   view change comes (Openfire told one node of a join 1.1 s after the other, and that node's switch took 5 s
-     *   more under load: stanzas forwarded to the newcomer after its 2 s of waiting were refused as for an unknown
-     *   room, and a run of 56-79 messages was lost).</li>
-     *   <li>A node that has announced no view to this node is presumed, for the state-read timeout after this node's
-     *   view changed, to be in this node's previous view, or, if this node was alone, in the view of the others before
-     *   this node came. Only presumed, so the room is waited for only if the maps have it
-     *   ({@link #replicatedAnywhere}) or that node served alone and runs the engine (a node alone replicates nothing,
-     *   so a room it created then is not in the maps: a newcomer's user joining it must not create a second one), and
-     *   beyond the hand-off timeout only if it runs the engine ({@link EngineMembers}: inside Openfire a member may
-     *   not run the plugin at all).</li>
-     *   <li>A newcomer to a clustered view is not waited for: rooms it served alone come as its hand-offs.</li>
-     * </ul>
-     */
-    private Claim claimOf(Jid room) {
-        View v = view;
-        View p = System.nanoTime() - viewChangedNanos - lateSwitchLimitNanos < 0 ? previous : null;
-        String key = room.toString();
-        Claim c = firstClaim(v.members(), key, v, p);
-        return c != null ? c : firstClaim(leavingNodes, key, v, p);
-    }
-
-    private Claim firstClaim(Iterable<String> nodes, String room, View now, View previous) {
-        for (String n : nodes) {
-            Claim c = n.equals(local) ? null : claimBy(n, room, now, previous);
-            if (c != null) {
-                return c;
-            }
-        }
-        return null;
-    }
-
-    /** {@code previous}: null once presumptions have lapsed. */
-    private Claim claimBy(String node, String room, View now, View previous) {
-        List<String> announced = peerViews.get(node);
-        if (announced != null) {
-            return node.equals(Rendezvous.owner(room, announced)) ? new Claim(node, true, false) : null;
-        }
-        List<String> presumed = null;
-        if (previous != null && !previous.clustered()) {
-            presumed = now.without(local);
-        } else if (previous != null && previous.members().contains(node)) {
-            presumed = previous.members();
-        }
-        return presumed != null && node.equals(Rendezvous.owner(room, presumed))
-                ? new Claim(node, false, presumed.size() == 1) : null;
-    }
-
-    /**
-     * Whether the room has replicated state (every room on a clustered node has; a node that was alone copies its rooms
-     * before it switches views). One read, on a room thread, only for the first stanza of a room that is not here and
-     * that another node is presumed to have ({@link #claimOf}); if it fails, the room is taken to exist.
-     */
-    private boolean replicatedAnywhere(Jid room) {
-        try {
-            return rooms.get(roomKey(room)) != null;
-        } catch (RuntimeException e) {
-            return true;
-        }
-    }
-
-    /**
-     * {@code from} switched to {@code members} (on the cluster thread). Its hand-offs came before this on the link and
-     * were taken before it here, so a room still awaited that no node places at itself any more was not on any: it
-     * starts now, from the maps if they have it, else as a new room.
-     */
-    private void onSwitched(String from, List<String> members) {
-        if (closed || from == null || from.equals(local)) {
-            return;
-        }
-        peerViews.put(from, members);
-        List<Jid> unclaimed = new ArrayList<>();
-        for (Jid room : awaitingHandoff.keySet()) {
-            if (claimOf(room) == null && awaitingHandoff.remove(room) != null) {
-                unclaimed.add(room);
-            }
-        }
-        if (!unclaimed.isEmpty()) {
-            LOG.info("{} switched views without handing over {} rooms awaited here; they start here", from,
-                    unclaimed.size());
-            adoptFromMaps(unclaimed, false, null);
-        }
-    }
-
-    /**
-     * Tells the other members this node places rooms over {@code next} now and has handed off what moved. They all run
-     * the engine (rule J1: the view has no other members), so none gets a message it cannot load; to a member that
-     * just started, this is also what counts this node in there (J2).
-     */
-    private void announceSwitch(View next) {
-        if (!next.clustered()) {
-            return;
-        }
-        for (String other : next.without(local)) {
-            tell(other, next);
-        }
-    }
-
-    private void tell(String other, View v) {
-        try {
-            outbox.sendNow(other, Wire.switched(links.epoch(), links.nextSeq(other), v.members()));
-        } catch (RuntimeException e) {
-            LOG.warn("telling {} of this node's switch to {} failed: {}", other, v.members(), e.toString());
-        }
-    }
-
-    private void handOff(MucService service, List<Jid> localRooms, View next) {
-        List<Jid> moving = new ArrayList<>();
-        for (Jid room : localRooms) {
-            if (!local.equals(next.owner(room))) {
-                moving.add(room);
-            }
-        }
-        if (moving.isEmpty()) {
-            return;
-        }
-        try {
-            service.release(moving).get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            LOG.warn("releasing {} rooms did not finish: {}", moving.size(), e.toString());
-        }
-        for (Jid room : moving) {
-            occupantSlots.remove(room); // the new owner starts from what is in the map
-            String owner = next.owner(room);
-            outbox.sendNow(owner, Wire.handoff(links.epoch(), links.nextSeq(owner), room));
-            listener.handedOff();
-        }
-        LOG.info("handed {} rooms to their new owners", moving.size());
-    }
-
-    private void onHandoff(Jid room) {
-        if (closed) {
-            return;
-        }
-        awaitingHandoff.remove(room);
-        if (!local.equals(view.owner(room))) {
-            held.add(room); // the sender's view is ahead of ours
-        }
-        try {
-            // a leaving node hands its rooms over after it announced its leave: its occupants go as they would here
-            Set<String> gone = new HashSet<>(leftGracefully);
-            gone.addAll(crashedNodes);
-            adoptFromMaps(List.of(room), false, gone);
-        } catch (RuntimeException e) {
-            // run as a task of the cluster thread, whose executor would keep the exception unseen
-            awaitingHandoff.put(room, System.nanoTime()); // tick() takes it from the maps
-            LOG.warn("adopting {} handed over failed; trying again", room, e);
-        }
-    }
-
-    /**
-     * Reads images and tails of {@code list} from the maps and adopts them (rooms with no image start empty).
-     * {@code departedNodes}: occupants whose sessions were on these nodes (as the image says) are removed with 333.
-     */
-    private void adoptFromMaps(List<Jid> list, boolean failover, Set<String> departedNodes) {
-        if (list.isEmpty()) {
-            return;
-        }
-        // what the rooms' previous owner relayed here before it left must reach this node's sessions before anything
-        // the rooms deliver from here: the relay writer is a thread of its own, so wait (while the maps are read) until
-        // it has written what it holds now
-        CompletableFuture<Void> relaysWritten = relayIn.barrier();
-        List<String> keys = new ArrayList<>(list.size());
-        for (Jid room : list) {
-            keys.add(roomKey(room));
-        }
-        List<String> tailKeys = new ArrayList<>();
-        for (Jid room : list) {
-            for (long s = 0; s < tailSlots; s++) {
-                tailKeys.add(tailKey(room, s));
-            }
-            tailKeys.add(markKey(room));
-        }
-        StateReads.Read read = stateReads.read(list, keys, tailKeys);
-        if (read == null) {
-            // unreadable for longer than the state-read timeout: the rooms start here as rooms with no image do
-            awaitRelaysWritten(relaysWritten, list.size());
-            list.forEach(this::startWithoutState);
-            return;
-        }
-        Map<String, byte[]> images = read.images();
-        Map<String, byte[]> occupantBytes = read.occupantEntries();
-        Map<String, byte[]> tailBytes = read.tailRecords();
-        Map<Jid, int[]> slotsByRoom = read.slotsByRoom();
-        Map<Jid, List<TailRecord>> tailsByRoom = new HashMap<>();
-        Map<Jid, AcceptedMark> marksByRoom = new HashMap<>();
-        for (Jid room : list) {
-            byte[] b = tailBytes.get(markKey(room));
-            if (b != null) {
-                try {
-                    marksByRoom.put(room, RoomImages.decodeMark(b));
-                } catch (RuntimeException e) {
-                    LOG.warn("skipping the unreadable accepted mark of {}: {}", room, e.getMessage());
-                }
-            }
-        }
-        for (Map.Entry<String, byte[]> entry : tailBytes.entrySet()) {
-            if (entry.getKey().endsWith("#a")) {
-                continue;
-            }
-            byte[] b = entry.getValue();
-            try {
-                TailRecord t = RoomImages.decodeTail(b);
-                tailsByRoom.computeIfAbsent(t.room(), r -> new ArrayList<>()).add(t);
-            } catch (RuntimeException e) {
-                LOG.warn("skipping an unreadable tail record: {}", e.getMessage());
-            }
-        }
-        awaitRelaysWritten(relaysWritten, list.size());
-        for (Jid room : list) {
-            byte[] b = images.get(roomKey(room));
-            if (b == null) {
-                startWithoutState(room);
-                continue;
-            }
-            RoomImage image;
-            try {
-                image = RoomImages.decodeImage(b);
-            } catch (RuntimeException e) {
-                LOG.error("the replicated state of {} cannot be read; the room starts empty here: {}", room,
-                        e.getMessage());
-                startWithoutState(room);
-                continue;
-            }
-            image = withOccupants(image, slotsByRoom.get(room), occupantBytes);
-            List<TailRecord> t = tailsByRoom.getOrDefault(room, new ArrayList<>());
-            t.sort(Comparator.comparingLong(TailRecord::seq));
-            long newestTail = Math.max(image.tailSeq(), t.isEmpty() ? 0 : t.get(t.size() - 1).seq());
-            tailSeqs.merge(room, newestTail, Math::max);
-            AcceptedMark mark = markTrusted(marksByRoom.get(room), t, newestTail);
-            GoneSessions gone = null;
-            if (departedNodes != null) {
-                Map<Jid, String> goneHere = new HashMap<>();
-                for (RoomImage.OccupantImage o : image.occupants()) {
-                    if (o.node() != null && departedNodes.contains(o.node())) {
-                        goneHere.put(o.realJid(), o.node());
-                    }
-                }
-                gone = new GoneSessions(goneHere::containsKey, u -> !crashedNodes.contains(goneHere.get(u)));
-            }
-            CompletableFuture<Integer> adopted;
-            try {
-                adopted = muc.adopt(image, t, mark, failover, gone);
-            } catch (RuntimeException e) {
-                // its room thread cannot take it now (queue full): tick() adopts it from the maps again
-                awaitingHandoff.put(room, System.nanoTime());
-                LOG.warn("could not adopt {} on its room thread yet; trying again: {}", room, e.toString());
-                continue;
-            }
-            listener.adopted(failover);
-            if (failover) {
-                adopted.thenAccept(waited -> LOG.info("took over {} on its room thread; {} stanzas that waited for "
-                        + "it ran, at {}", room, waited, System.currentTimeMillis()));
-            }
-        }
-    }
-
-    /**
-     * The mark, if the tail read holds every record up to the one the mark was written with, as far back as the ring
-     * still keeps them: mark and tail records of one round land in no particular order (a write cut short as its member
-     * dies can leave any of them out), and a mark whose round lost a tail record covers a message nobody may have
-     * received, which would be skipped and could not be re-delivered. Untrusted, the take-over falls back to the tail's
-     * (sender, id), as before marks.
-     */
-    private AcceptedMark markTrusted(AcceptedMark mark, List<TailRecord> tail, long newestTail) {
-        if (mark == null) {
-            return null;
-        }
-        long upTo = mark.tailSeq();
-        Set<Long> present = new HashSet<>();
-        for (TailRecord r : tail) {
-            present.add(r.seq());
-        }
-        // newer records than the mark's reuse the oldest slots of its window
-        for (long s = Math.max(1, Math.max(newestTail, upTo) - tailSlots + 1); s <= upTo; s++) {
-            if (!present.contains(s)) {
-                LOG.info("the accepted mark of {} (up to tail record {}) misses tail record {}; not used", mark.room(),
-                        upTo, s);
-                return null;
-            }
-        }
-        return mark;
-    }
-
-    /**
-     * Lets the stanzas held for {@code room} run as a new room's (it has no replicated state, or none that could be
-     * read). Marked first, so a take-over under way does not hold the replayed stanzas again: they would wait for good.
-     */
-    private void startWithoutState(Jid room) {
-        synchronized (takeoverLock) {
-            if (takeover != null) {
-                takeover.startedWithoutState().add(room);
-            }
-        }
-        releaseHeld(room);
-    }
-
-    /**
-     * Waits for {@code written} (the relay writer's barrier), at most the hand-off timeout: a relay writer that far
-     * behind is not waited for longer (logged), so a take-over is never held up for good.
-     */
-    private void awaitRelaysWritten(CompletableFuture<Void> written, int rooms) {
-        long start = System.nanoTime();
-        try {
-            written.get(handoffTimeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            LOG.warn("{} relays from other nodes were still unwritten after {} ms; adopting {} rooms anyway (their "
-                    + "earlier messages may reach this node's occupants after newer ones)", relayIn.backlog(),
-                    TimeUnit.NANOSECONDS.toMillis(handoffTimeoutNanos), rooms);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
-            LOG.warn("waiting for the relay writer failed: {}", e.getCause().toString());
-        }
-        long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        if (waitedMs >= 100) {
-            LOG.info("waited {} ms for relays already received to be written before adopting {} rooms", waitedMs,
-                    rooms);
-        }
-    }
-
-    /** The image with its occupants as stored in their slots; seeds this node's slot state for the room. */
-    private RoomImage withOccupants(RoomImage head, int[] slots, Map<String, byte[]> occupantBytes) {
-        Jid room = head.room();
-        OccupantSlots os = new OccupantSlots(room);
-        occupantSlots.put(room, os);
-        if (slots == null) {
-            return head;
-        }
-        List<RoomImage.OccupantImage> bySlot = new ArrayList<>(slots.length);
-        List<RoomImage.OccupantImage> present = new ArrayList<>(slots.length);
-        for (int s : slots) {
-            byte[] b = occupantBytes.get(OccupantSlots.occupantKey(room, s));
-            RoomImage.OccupantImage o = null;
-            if (b != null) {
-                try {
-                    o = RoomImages.decodeOccupant(b);
-                    present.add(o);
-                } catch (RuntimeException e) {
-                    LOG.warn("skipping an unreadable occupant of {}: {}", room, e.getMessage());
-                }
-            }
-            bySlot.add(o);
-        }
-        os.seed(slots, bySlot);
-        return new RoomImage(head.config(), head.persistent(), head.locked(), head.presenceBroadcastRoles(),
-                head.subjectMessage(), present, head.tailSeq());
+        return handOffs.arriving(room);
     }
 
     /** Every 100 ms on the cluster thread: hand-offs that never came, and link gaps that never filled. */
     private void tick() {
         try {
             long now = System.nanoTime();
-            List<Jid> overdue = new ArrayList<>();
-            awaitingHandoff.forEach((room, deadline) -> {
-                // a node that still places the room at itself (as it announced, or presumably, and it runs the
-                // plugin) has not finished its switch yet: wait on for its hand-off, up to the limit (one whose engine
-                // died while it stays a member must not hold the room for good)
-                Claim c;
-                if (now - deadline >= 0 && ((c = claimOf(room)) == null
-                        || !c.announced() && !engines.runsEngine(c.node())
-                        || now - (deadline - handoffTimeoutNanos) - lateSwitchLimitNanos >= 0)) {
-                    overdue.add(room);
-                }
-            });
-            if (!overdue.isEmpty()) {
-                overdue.forEach(awaitingHandoff::remove);
-                LOG.warn("no hand-off for {} rooms within the hand-off timeout; taking them over from the replicated "
-                        + "state", overdue.size());
-                adoptFromMaps(overdue, true, null);
-            }
+            handOffs.adoptOverdue(now);
             countRestartedNodesIn(now);
             if (transportStarted && !closed) {
                 engines.keepMark(now);
@@ -1900,20 +894,18 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     membersChanged(transport.members()); // a member's engine started: a join (rule J2)
                 }
             }
-            learnWireVersions(now);
-            if (!heldToRelease.isEmpty()) {
-                List<Jid> again = new ArrayList<>(heldToRelease);
-                heldToRelease.removeAll(again);
-                again.forEach(this::releaseHeld);
+            if (transportStarted && !closed) {
+                wireVersions.learn(now, view.members());
             }
+            adoption.retryReleases();
             int skipped = links.sweep(now, this::dispatch);
             if (skipped > 0) {
                 listener.linkGapSkipped("*");
                 gapSkipped("(any)", skipped);
             }
-            admitEarlyForwards();
+            forwarding.admitEarlyForwards();
             stragglers.releaseOverdue(now);
-            confirmHandled();
+            forwarding.confirmHandled();
         } catch (RuntimeException e) {
             LOG.warn("cluster housekeeping failed", e);
         }
@@ -1943,8 +935,8 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
                     }
                     View next = new View(List.copyOf(rest), true, new ConcurrentHashMap<>());
                     view = next;
-                    handOff(service, service.localRooms(), next);
-                    announceSwitch(next); // nothing is left here: the others stop waiting for this node
+                    handOffs.handOff(service, service.localRooms(), next);
+                    handOffs.announceSwitch(next); // nothing is left here: the others stop waiting for this node
                     try {
                         Thread.sleep(LEAVE_DRAIN_MS);
                     } catch (InterruptedException e) {
@@ -2005,12 +997,12 @@ public final class ClusterNode implements RoomPlacement, RoomReplication, Cluste
     }
 
     public long failovers() {
-        return failovers.sum();
+        return adoption.failovers();
     }
 
     /** Milliseconds the last take-over of a dead node's rooms took on this node (-1: none yet). */
     public long lastFailoverMillis() {
-        return lastFailoverMillis;
+        return adoption.lastFailoverMillis();
     }
 
     /** Messages held back by gaps in link order (a gauge). */
