@@ -35,7 +35,7 @@ final class LoopBatch implements Runnable {
     Channel[] channels;
     RenderedStanza[] stanzas;
     Jid[] recipients;
-    /** Per uncounted entry, its session's stream manager (null: none, or the batch is counted). */
+    /** Per entry of an uncounted batch, its session's stream manager (null: none); null for a counted batch. */
     StreamManager[] managers;
     int size;
 
@@ -53,7 +53,7 @@ final class LoopBatch implements Runnable {
         channels = new Channel[n];
         stanzas = new RenderedStanza[n];
         recipients = new Jid[n];
-        managers = new StreamManager[n];
+        managers = counted ? null : new StreamManager[n]; // a counted batch needs no late count
     }
 
     static LoopBatch open(EventLoop loop, EventLoopWriteBatches owner, boolean counted) {
@@ -66,7 +66,7 @@ final class LoopBatch implements Runnable {
             channels = java.util.Arrays.copyOf(channels, n);
             stanzas = java.util.Arrays.copyOf(stanzas, n);
             recipients = java.util.Arrays.copyOf(recipients, n);
-            managers = java.util.Arrays.copyOf(managers, n);
+            managers = java.util.Arrays.copyOf(managers, n); // add fills plain batches only: never counted
         }
         channels[size] = channel;
         stanzas[size] = stanza;
@@ -87,7 +87,9 @@ final class LoopBatch implements Runnable {
         channels[n] = channel;
         stanzas[n] = stanza;
         recipients[n] = recipient;
-        managers[n] = sm;
+        if (managers != null) {
+            managers[n] = sm;
+        }
         return published.compareAndSet(n, n + 1);
     }
 
@@ -109,8 +111,8 @@ final class LoopBatch implements Runnable {
             }
             boolean isCounted = counted;
             RenderedStanza request = null;
-            StreamManager sm = managers[i];
-            if (!isCounted && sm != null && sm.isEnabled()) {
+            StreamManager sm = counted ? null : managers[i];
+            if (sm != null && sm.isEnabled()) {
                 // enabled since the room thread decided: the client counts it, so the server must
                 request = owner.lateCounts.count(sm, stanzas[i], recipients[i]);
                 isCounted = owner.lateCounts.counts();
